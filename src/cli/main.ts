@@ -1,0 +1,43 @@
+// The `curricula` command line: parse arguments, call the library, print. Each command lives in
+// src/cli/commands/<name>.ts and exports `register(program)`; commands/index.ts lists them.
+import { Command } from 'commander';
+import { UserError } from '../core/errors.ts';
+import { commands } from './commands/index.ts';
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('curricula')
+    .description('Reinforcement fine-tuning lab for reasoning language models')
+    .option('--debug', 'print stack traces on errors')
+    .showHelpAfterError();
+  for (const register of commands) register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    const debug = argv.includes('--debug');
+    const code = (error as { code?: string }).code;
+    if (typeof code === 'string' && code.startsWith('commander.')) {
+      // commander already printed the message (or help/version).
+      const helpCodes = ['commander.helpDisplayed', 'commander.help', 'commander.version'];
+      process.exitCode = helpCodes.includes(code) ? 0 : 2;
+      return;
+    }
+    if (error instanceof UserError) {
+      console.error(`error: ${error.message}`);
+      if (debug) console.error(error.stack);
+      process.exitCode = 2;
+      return;
+    }
+    console.error(
+      debug ? (error as Error).stack : `error: ${(error as Error).message} (run with --debug for the stack)`,
+    );
+    process.exitCode = 1;
+  }
+}

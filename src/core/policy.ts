@@ -1,0 +1,97 @@
+// The policy-backend contract (ARCHITECTURE.md, "the central seam"), modelled on Tinker's primitives.
+// Implemented in-process by the embedded transformer (src/policy) and over HTTP by remote backends.
+//
+// Conventions:
+// - A sequence is a list of token ids. `forward` scores each token given the ones before it, so the
+//   log-prob list of a sequence of length L has L-1 entries: logprobs[t] = log p(tokens[t+1] | tokens[..t]).
+// - A Datum is one training sequence plus per-position weights over those L-1 predicted tokens.
+// - forwardBackward with loss 'linear' minimises  L = Σ_datums Σ_t weights[t] · logp_t  (weights are
+//   dL/dlogp_t, held constant). So a custom loss computed on the client (PPO, KL, off-policy shaping)
+//   becomes per-token weights (Tinker's two-pass custom loss).
+// - With loss 'cross_entropy' the weights are non-negative token weights (Tinker's semantics) and the
+//   minimised loss is  L = -Σ weights[t] · logp_t; it equals 'linear' with the weights negated.
+
+export interface Datum {
+  /** Full token sequence (prompt + completion), length L ≥ 2. */
+  tokens: number[];
+  /** Length L-1: weight of the log-prob of tokens[t+1]. Zero on prompt positions. */
+  weights: number[];
+}
+
+export type LossKind = 'linear' | 'cross_entropy';
+
+export interface ForwardBackwardResult {
+  /** Value of the minimised loss: Σ w·logp for 'linear', -Σ w·logp for 'cross_entropy'. */
+  loss: number;
+  /** Per-datum per-position log-probs computed in this pass (length L-1 each). */
+  logprobs: number[][];
+  /** Number of tokens with non-zero weight. */
+  tokens: number;
+}
+
+export interface SampleOptions {
+  /** Completions per prompt. */
+  n: number;
+  temperature: number;
+  /** Nucleus sampling mass in (0, 1]. */
+  topP: number;
+  maxTokens: number;
+  /** Generation stops when the decoded completion ends with one of these (the stop string is kept). */
+  stop?: string[];
+  seed: number;
+}
+
+export type StopReason = 'eos' | 'stop' | 'length';
+
+export interface SampledSequence {
+  /** Completion tokens only (the EOS token, if generated, is included). */
+  tokens: number[];
+  /** Decoded completion text (without EOS). */
+  text: string;
+  /** log p(token) under the policy at temperature 1 (what the learner sees). */
+  logprobs: number[];
+  /** log q(token) under the actual sampling distribution (temperature + top-p). */
+  samplingLogprobs: number[];
+  stopReason: StopReason;
+}
+
+export interface OptimOptions {
+  learningRate: number;
+  betas?: [number, number];
+  eps?: number;
+  /** Decoupled (AdamW) weight decay; 0 = plain Adam. */
+  weightDecay?: number;
+  /** Clip the global gradient norm to this value; 0 or undefined = no clipping. */
+  gradClip?: number;
+}
+
+export interface OptimStepResult {
+  /** Global gradient norm before clipping. */
+  gradNorm: number;
+  step: number;
+}
+
+export interface Tokenizer {
+  readonly vocabSize: number;
+  readonly bos: number;
+  readonly eos: number;
+  readonly pad: number;
+  /** Encodes text; throws TokenizerError naming the character and position when it is out of vocabulary. */
+  encode(text: string, where?: string): number[];
+  /** Decodes ids, dropping special tokens. */
+  decode(ids: readonly number[]): string;
+}
+
+export interface PolicyBackend {
+  readonly tokenizer: Tokenizer;
+  /** Maximum sequence length (prompt + completion) the model accepts. */
+  readonly contextLength: number;
+  /** For each prompt, `n` completions: result[promptIndex][sampleIndex]. */
+  sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]>;
+  /** Teacher-forced per-token log-probs, length L-1 per sequence. */
+  forward(sequences: number[][]): Promise<number[][]>;
+  /** Accumulates gradients of the loss over the data (call optimStep to apply them). */
+  forwardBackward(data: Datum[], loss: LossKind): Promise<ForwardBackwardResult>;
+  optimStep(options: OptimOptions): Promise<OptimStepResult>;
+  save(dir: string): Promise<void>;
+}
