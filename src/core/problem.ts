@@ -19,6 +19,8 @@ export interface Problem {
   difficulty: number;
   /** Generator parameters (numeric ones form the ALP-GMM task space). */
   params: Record<string, ParamValue>;
+  /** Task-specific structured data that is not a generator parameter (e.g. code tests, answer choices). */
+  metadata?: Record<string, unknown>;
 }
 
 /** What a verifier says about one completion. */

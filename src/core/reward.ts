@@ -1,0 +1,28 @@
+// The reward contract: every reward scores a batch of (problem, completion) pairs asynchronously and says
+// why. Implementations live in src/rewards/ and are registered by name there.
+import type { Problem } from './problem.ts';
+
+export interface RewardInput {
+  problem: Problem;
+  completion: string;
+  /** All completions sampled for the same problem in this step (including this one), for group-aware rewards. */
+  group?: readonly string[];
+  /** Training step, for rewards whose weights follow a schedule. */
+  step?: number;
+}
+
+export interface RewardResult {
+  /** Scalar reward used by the trainer. */
+  reward: number;
+  /** Named parts (e.g. { correct: 1, format: 0.5 }); logged as reward/<name>. */
+  components: Record<string, number>;
+  /** Why the reward is what it is when it is not full marks (e.g. 'no answer found', 'timeout'). */
+  reason?: string;
+}
+
+export interface Reward {
+  readonly name: string;
+  score(inputs: readonly RewardInput[]): Promise<RewardResult[]>;
+  /** Releases worker pools or sandboxes. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,27 @@
+// The task-selector contract (what to practise). A selector owns a pool of problems, picks the next
+// batch, and learns from the graded groups. Implementations live in src/curricula/, one file each.
+import type { Problem } from './problem.ts';
+import type { Rng } from './rng.ts';
+
+/** What the trainer reports back about one problem after a step. */
+export interface GroupOutcome {
+  problem: Problem;
+  /** Scalar reward of each sampled completion, in sample order. */
+  rewards: number[];
+  /** Per-sample advantage (token-mean of the per-token advantage; for outcome rewards the sequence value). */
+  advantages: number[];
+}
+
+export interface TaskSelector {
+  readonly name: string;
+  /** Chooses `count` problems for the next step (repeats allowed where the method allows them). */
+  select(count: number, rng: Rng): Problem[];
+  /** Updates the selector with the graded groups of `step`. */
+  observe(step: number, outcomes: readonly GroupOutcome[]): void;
+  /** JSON-serialisable state, saved with checkpoints. */
+  state(): unknown;
+  /** Restores a state returned by `state()`. */
+  load(state: unknown): void;
+  /** Metrics under curriculum/… (e.g. curriculum/<arm>/prob, curriculum/target_difficulty). */
+  metrics(): Record<string, number>;
+}
