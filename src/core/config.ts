@@ -1,0 +1,79 @@
+// Config parsing: YAML or JSON files validated by strict zod schemas. Every problem becomes one line that
+// says where (file and key path), what is wrong, and — for unknown keys — which keys are allowed.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from './errors.ts';
+
+/** Validates `value` against `schema`; throws ConfigError naming `source` and each bad key path. */
+export function parseConfig<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  source: string,
+): z.output<Schema> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => describeIssue(schema, issue));
+  throw new ConfigError(`${source}: ${problems.join('; ')}`);
+}
+
+/** Reads a YAML (or JSON) file and validates it. */
+export function loadConfigFile<Schema extends z.ZodType>(schema: Schema, path: string): z.output<Schema> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  return parseConfig(schema, value ?? {}, path);
+}
+
+function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue): string {
+  const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+  if (issue.code === 'unrecognized_keys') {
+    const allowed = allowedKeysAt(schema, issue.path);
+    const known = allowed ? `; allowed: ${allowed.join(', ')}` : '';
+    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `'${key}'`).join(', ')} at ${where}${known}`;
+  }
+  return `${where}: ${issue.message}`;
+}
+
+/** Keys of the object schema found by following `path` through wrappers (optional, default, array items). */
+function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | null {
+  let current: unknown = schema;
+  for (const key of [...path, null]) {
+    current = unwrap(current);
+    const def = (current as { _zod?: { def?: Record<string, unknown> } })._zod?.def;
+    if (!def) return null;
+    if (key === null) {
+      return def.type === 'object' ? Object.keys(def.shape as object) : null;
+    }
+    if (def.type === 'object') current = (def.shape as Record<string, unknown>)[String(key)];
+    else if (def.type === 'array') current = def.element;
+    else if (def.type === 'record') current = def.valueType;
+    else return null;
+  }
+  return null;
+}
+
+function unwrap(schema: unknown): unknown {
+  let current = schema;
+  for (let depth = 0; depth < 10; depth++) {
+    const def = (current as { _zod?: { def?: Record<string, unknown> } })?._zod?.def;
+    if (!def) return current;
+    if (['optional', 'default', 'nullable', 'prefault', 'readonly', 'catch'].includes(def.type as string)) {
+      current = def.innerType;
+    } else if (def.type === 'pipe') {
+      current = def.in;
+    } else {
+      return current;
+    }
+  }
+  return current;
+}
