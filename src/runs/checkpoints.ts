@@ -1,0 +1,119 @@
+// Checkpoints of a run: checkpoints/step-000120/{model/, trainer.json}, plus LATEST and BEST pointer
+// files. A checkpoint is assembled in a temporary directory and renamed into place, and the pointers are
+// replaced atomically, so a kill -9 at any moment leaves the previous checkpoint intact and pointed to.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CheckpointError } from '../core/errors.ts';
+import type { RngState } from '../core/rng.ts';
+import { fsyncDirectory, writeFileAtomic } from './atomic.ts';
+
+/** Everything besides the model that a resumed run needs to continue exactly. */
+export interface TrainerState {
+  step: number;
+  rng: RngState;
+  /** Selector state (TaskSelector.state()). */
+  selector?: unknown;
+  /** Best eval score so far and other loop bookkeeping. */
+  extra?: Record<string, unknown>;
+}
+
+export interface CheckpointRef {
+  name: string;
+  path: string;
+  modelPath: string;
+  state: TrainerState;
+}
+
+export interface SaveCheckpointOptions {
+  /** Keep this checkpoint permanently (every-N checkpoints). */
+  keep?: boolean;
+  /** Point BEST at it. */
+  best?: boolean;
+  /** How many recent non-kept checkpoints to retain (default 2). */
+  retain?: number;
+}
+
+export function checkpointName(step: number): string {
+  return `step-${String(step).padStart(6, '0')}`;
+}
+
+/**
+ * Saves a checkpoint; `saveModel(dir)` writes the model, tokenizer and optimizer files into `dir`
+ * (e.g. PolicyBackend.save).
+ */
+export async function saveCheckpoint(
+  checkpointsDir: string,
+  state: TrainerState,
+  saveModel: (dir: string) => Promise<void>,
+  options: SaveCheckpointOptions = {},
+): Promise<CheckpointRef> {
+  mkdirSync(checkpointsDir, { recursive: true });
+  const name = checkpointName(state.step);
+  const staging = join(checkpointsDir, `.staging-${name}-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging);
+  await saveModel(join(staging, 'model'));
+  writeFileAtomic(join(staging, 'trainer.json'), `${JSON.stringify(state)}\n`);
+  if (options.keep) writeFileAtomic(join(staging, 'KEEP'), '');
+  const path = join(checkpointsDir, name);
+  rmSync(path, { recursive: true, force: true });
+  renameSync(staging, path);
+  fsyncDirectory(checkpointsDir);
+  writeFileAtomic(join(checkpointsDir, 'LATEST'), name);
+  if (options.best) writeFileAtomic(join(checkpointsDir, 'BEST'), name);
+  prune(checkpointsDir, options.retain ?? 2);
+  return { name, path, modelPath: join(path, 'model'), state };
+}
+
+/** The checkpoint LATEST (or BEST) points to, or null when the run has none yet. */
+export function readCheckpoint(
+  checkpointsDir: string,
+  pointer: 'LATEST' | 'BEST' = 'LATEST',
+): CheckpointRef | null {
+  const pointerPath = join(checkpointsDir, pointer);
+  if (!existsSync(pointerPath)) return null;
+  const name = readFileSync(pointerPath, 'utf8').trim();
+  const path = join(checkpointsDir, name);
+  const statePath = join(path, 'trainer.json');
+  if (!existsSync(statePath)) {
+    throw new CheckpointError(
+      `${pointerPath} points to ${name}, which is missing or incomplete (${statePath})`,
+    );
+  }
+  let state: TrainerState;
+  try {
+    state = JSON.parse(readFileSync(statePath, 'utf8'));
+  } catch (error) {
+    throw new CheckpointError(`${statePath}: corrupt trainer state (${(error as Error).message})`);
+  }
+  if (typeof state.step !== 'number' || !Array.isArray(state.rng) || state.rng.length !== 4) {
+    throw new CheckpointError(`${statePath}: trainer state lacks a step number or RNG state`);
+  }
+  return { name, path, modelPath: join(path, 'model'), state };
+}
+
+/** Removes stale staging dirs and old checkpoints, keeping LATEST, BEST, KEEP-marked and the newest `retain`. */
+function prune(checkpointsDir: string, retain: number): void {
+  const protectedNames = new Set<string>();
+  for (const pointer of ['LATEST', 'BEST']) {
+    const pointerPath = join(checkpointsDir, pointer);
+    if (existsSync(pointerPath)) protectedNames.add(readFileSync(pointerPath, 'utf8').trim());
+  }
+  const entries = readdirSync(checkpointsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  for (const entry of entries) {
+    if (entry.name.startsWith('.staging-') && !entry.name.endsWith(`-${process.pid}`)) {
+      rmSync(join(checkpointsDir, entry.name), { recursive: true, force: true });
+    }
+  }
+  const steps = entries
+    .map((entry) => entry.name)
+    .filter((name) => name.startsWith('step-'))
+    .sort()
+    .reverse();
+  let recent = 0;
+  for (const name of steps) {
+    if (protectedNames.has(name) || existsSync(join(checkpointsDir, name, 'KEEP'))) continue;
+    recent++;
+    if (recent > retain) rmSync(join(checkpointsDir, name), { recursive: true, force: true });
+  }
+}

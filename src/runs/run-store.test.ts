@@ -1,0 +1,100 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UserError } from '../core/errors.ts';
+import { readCheckpoint, saveCheckpoint } from './checkpoints.ts';
+import { RunLockedError } from './lock.ts';
+import { RunStore, readJsonlLines } from './run-store.ts';
+
+function freshDir(): string {
+  return join(mkdtempSync(join(tmpdir(), 'runs-')), 'run');
+}
+
+describe('RunStore', () => {
+  it('logs metrics to SQLite and JSONL and truncates steps after a checkpoint', () => {
+    const dir = freshDir();
+    const store = RunStore.create(dir, { seed: 1 });
+    for (let step = 1; step <= 5; step++)
+      store.logMetrics(step, { 'reward/mean': step / 10, 'losses/policy': -step });
+    store.logSamples(3, [{ problemId: 'p1', prompt: 'a', completion: 'b', reward: 1 }]);
+    expect(store.series('reward/mean').map((row) => row.value)).toEqual([0.1, 0.2, 0.3, 0.4, 0.5]);
+    store.truncateAfter(3);
+    expect(store.lastStep()).toBe(3);
+    expect(store.samples(3)).toHaveLength(1);
+    expect(
+      readJsonlLines(join(dir, 'metrics.jsonl')).map((entry) => (entry as { step: number }).step),
+    ).toEqual([1, 2, 3]);
+    expect(store.config()).toEqual({ seed: 1 });
+    store.close();
+  });
+
+  it('refuses to create over an existing run and to open a run twice for writing', () => {
+    const dir = freshDir();
+    const store = RunStore.create(dir, {});
+    expect(() => RunStore.create(dir, {})).toThrow(/already exists/);
+    expect(() => RunStore.resume(dir)).toThrow(RunLockedError);
+    // A different process is refused too, with the owner's pid in the message.
+    const script = `import('${join(process.cwd(), 'src/runs/run-store.ts')}').then(m => { try { m.RunStore.resume('${dir}'); console.log('opened'); } catch (e) { console.log(e.message); } })`;
+    const output = execFileSync('node', ['--import', 'tsx', '-e', script], { encoding: 'utf8' });
+    expect(output).toContain(`in use by process ${process.pid}`);
+    store.close();
+    const again = RunStore.resume(dir);
+    again.close();
+  });
+
+  it('takes over a stale lock and drops a torn JSONL line on resume', () => {
+    const dir = freshDir();
+    const store = RunStore.create(dir, {});
+    store.logMetrics(1, { x: 1 });
+    store.close();
+    writeFileSync(join(dir, 'lock'), JSON.stringify({ pid: 999999, host: 'x', since: 'then' }));
+    appendFileSync(join(dir, 'metrics.jsonl'), '{"step":2,"x":');
+    const resumed = RunStore.resume(dir);
+    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+    resumed.close();
+  });
+
+  it('rejects a directory that is not a run', () => {
+    expect(() => RunStore.resume(mkdtempSync(join(tmpdir(), 'x-')))).toThrow(UserError);
+  });
+});
+
+describe('checkpoints', () => {
+  it('saves atomically, points LATEST/BEST and prunes old ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ckpt-'));
+    const saveModel = async (path: string) => {
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(path);
+      writeFileSync(join(path, 'weights'), 'w');
+    };
+    for (let step = 1; step <= 4; step++) {
+      await saveCheckpoint(dir, { step, rng: [1, 2, 3, step] }, saveModel, {
+        best: step === 2,
+        keep: step === 1,
+      });
+    }
+    const latest = readCheckpoint(dir)!;
+    expect(latest.state.step).toBe(4);
+    expect(readCheckpoint(dir, 'BEST')!.state.step).toBe(2);
+    expect(existsSync(join(dir, 'step-000001'))).toBe(true); // kept
+    expect(existsSync(join(dir, 'step-000003'))).toBe(true); // recent
+    expect(readFileSync(join(latest.modelPath, 'weights'), 'utf8')).toBe('w');
+  });
+
+  it('a failed save leaves the previous checkpoint in place', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ckpt-'));
+    const ok = async (path: string) => {
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(path);
+    };
+    await saveCheckpoint(dir, { step: 1, rng: [1, 2, 3, 4] }, ok);
+    await expect(
+      saveCheckpoint(dir, { step: 2, rng: [1, 2, 3, 4] }, async () => {
+        throw new Error('disk full');
+      }),
+    ).rejects.toThrow('disk full');
+    expect(readCheckpoint(dir)!.state.step).toBe(1);
+  });
+});

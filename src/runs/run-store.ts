@@ -1,0 +1,240 @@
+// The run store: everything a run leaves behind, in runs/<name>/.
+//
+//   config.json          resolved config (written once, at creation)
+//   metrics.jsonl        append-only {step, time, metrics} lines anyone can read
+//   run.sqlite           metrics(step, key, value), samples(step, …), events; WAL mode
+//   checkpoints/         step-000100/ …, LATEST and BEST pointer files (see checkpoints.ts)
+//   lock                 exclusive writer lock (lock.ts)
+//
+// Crash safety: on resume the trainer restores the latest checkpoint at step s and calls
+// truncateAfter(s), which deletes every metric, sample and JSONL line of steps > s, so steps replayed
+// after the checkpoint are neither lost nor duplicated.
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { UserError } from '../core/errors.ts';
+import { writeFileAtomic } from './atomic.ts';
+import { acquireRunLock, type RunLock } from './lock.ts';
+
+export interface SampleRecord {
+  problemId: string;
+  prompt: string;
+  completion: string;
+  reward: number;
+  reason?: string;
+}
+
+export interface MetricRow {
+  step: number;
+  key: string;
+  value: number;
+}
+
+export type OpenMode = 'create' | 'resume' | 'read';
+
+export class RunStore {
+  private readonly db: Database.Database;
+  private readonly lock: RunLock | null;
+  private readonly insertMetric: Database.Statement;
+  private readonly insertSample: Database.Statement;
+
+  private constructor(
+    readonly dir: string,
+    mode: OpenMode,
+  ) {
+    this.lock = mode === 'read' ? null : acquireRunLock(dir);
+    try {
+      this.db = new Database(join(dir, 'run.sqlite'), { readonly: mode === 'read' });
+      if (mode !== 'read') {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma('synchronous = NORMAL');
+        this.db.exec(`
+          CREATE TABLE IF NOT EXISTS metrics (step INTEGER NOT NULL, key TEXT NOT NULL, value REAL, PRIMARY KEY (step, key));
+          CREATE TABLE IF NOT EXISTS samples (step INTEGER NOT NULL, problem_id TEXT, prompt TEXT, completion TEXT, reward REAL, reason TEXT);
+          CREATE INDEX IF NOT EXISTS samples_step ON samples (step);
+          CREATE TABLE IF NOT EXISTS events (time TEXT, kind TEXT, detail TEXT);
+        `);
+      }
+      this.insertMetric = this.db.prepare(
+        'INSERT OR REPLACE INTO metrics (step, key, value) VALUES (?, ?, ?)',
+      );
+      this.insertSample = this.db.prepare(
+        'INSERT INTO samples (step, problem_id, prompt, completion, reward, reason) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+    } catch (error) {
+      this.lock?.release();
+      throw error;
+    }
+  }
+
+  /**
+   * Creates runs/<name>/ with its resolved config. The directory is built under a temporary name and
+   * renamed into place, so a failure leaves nothing half-written.
+   */
+  static create(dir: string, config: unknown, options: { overwrite?: boolean } = {}): RunStore {
+    dir = resolve(dir);
+    if (existsSync(dir)) {
+      if (!options.overwrite) {
+        throw new UserError(
+          `run directory ${dir} already exists; resume it with --resume ${dir}, or choose another name`,
+        );
+      }
+      const probe = acquireRunLock(dir); // refuse to overwrite a run that is being written
+      probe.release();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    mkdirSync(dirname(dir), { recursive: true });
+    const staging = `${dir}.creating-${process.pid}`;
+    rmSync(staging, { recursive: true, force: true });
+    mkdirSync(join(staging, 'checkpoints'), { recursive: true });
+    writeFileAtomic(join(staging, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+    writeFileAtomic(join(staging, 'metrics.jsonl'), '');
+    renameSync(staging, dir);
+    const store = new RunStore(dir, 'create');
+    store.event('created', {});
+    return store;
+  }
+
+  /** Opens an existing run for writing (resume). Refused while another process holds it. */
+  static resume(dir: string): RunStore {
+    dir = resolve(dir);
+    RunStore.assertRun(dir);
+    const store = new RunStore(dir, 'resume');
+    store.repairJsonl();
+    return store;
+  }
+
+  /** Opens an existing run read-only (reports, dashboards); takes no lock. */
+  static read(dir: string): RunStore {
+    dir = resolve(dir);
+    RunStore.assertRun(dir);
+    return new RunStore(dir, 'read');
+  }
+
+  private static assertRun(dir: string): void {
+    if (!existsSync(join(dir, 'config.json')) || !existsSync(join(dir, 'run.sqlite'))) {
+      throw new UserError(`${dir} is not a run directory (no config.json / run.sqlite)`);
+    }
+  }
+
+  config<T = unknown>(): T {
+    return JSON.parse(readFileSync(join(this.dir, 'config.json'), 'utf8')) as T;
+  }
+
+  get checkpointsDir(): string {
+    return join(this.dir, 'checkpoints');
+  }
+
+  /** Records the metrics of one step in SQLite and appends one JSONL line. */
+  logMetrics(step: number, metrics: Record<string, number>): void {
+    const finite = Object.entries(metrics).filter(([, value]) => typeof value === 'number');
+    this.db.transaction(() => {
+      for (const [key, value] of finite)
+        this.insertMetric.run(step, key, Number.isFinite(value) ? value : null);
+    })();
+    const line = JSON.stringify({ step, time: new Date().toISOString(), ...Object.fromEntries(finite) });
+    appendFileSync(join(this.dir, 'metrics.jsonl'), `${line}\n`);
+  }
+
+  /** Records a bounded sample of completions for one step. */
+  logSamples(step: number, samples: readonly SampleRecord[]): void {
+    this.db.transaction(() => {
+      for (const sample of samples) {
+        this.insertSample.run(
+          step,
+          sample.problemId,
+          sample.prompt,
+          sample.completion,
+          sample.reward,
+          sample.reason ?? null,
+        );
+      }
+    })();
+  }
+
+  event(kind: string, detail: unknown): void {
+    this.db
+      .prepare('INSERT INTO events (time, kind, detail) VALUES (?, ?, ?)')
+      .run(new Date().toISOString(), kind, JSON.stringify(detail));
+  }
+
+  /** All rows of one metric key, by step. */
+  series(key: string): MetricRow[] {
+    return this.db
+      .prepare('SELECT step, key, value FROM metrics WHERE key = ? ORDER BY step')
+      .all(key) as MetricRow[];
+  }
+
+  /** Every metric key that was logged. */
+  keys(): string[] {
+    return (this.db.prepare('SELECT DISTINCT key FROM metrics ORDER BY key').all() as { key: string }[]).map(
+      (row) => row.key,
+    );
+  }
+
+  samples(step: number): (SampleRecord & { step: number })[] {
+    return this.db
+      .prepare(
+        'SELECT step, problem_id AS problemId, prompt, completion, reward, reason FROM samples WHERE step = ? ORDER BY rowid',
+      )
+      .all(step) as (SampleRecord & { step: number })[];
+  }
+
+  lastStep(): number | null {
+    const row = this.db.prepare('SELECT MAX(step) AS step FROM metrics').get() as { step: number | null };
+    return row.step;
+  }
+
+  /** Forgets everything logged for steps after `step` (used on resume from a checkpoint at `step`). */
+  truncateAfter(step: number): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM metrics WHERE step > ?').run(step);
+      this.db.prepare('DELETE FROM samples WHERE step > ?').run(step);
+    })();
+    const path = join(this.dir, 'metrics.jsonl');
+    const kept = readJsonlLines(path).filter((entry) => (entry as { step: number }).step <= step);
+    writeFileAtomic(path, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+    this.event('truncated', { after: step });
+  }
+
+  close(): void {
+    this.db.close();
+    this.lock?.release();
+  }
+
+  /** Drops a partial last line left by a crash in the middle of an append. */
+  private repairJsonl(): void {
+    const path = join(this.dir, 'metrics.jsonl');
+    if (!existsSync(path)) return;
+    const text = readFileSync(path, 'utf8');
+    if (text.length === 0 || text.endsWith('\n')) return;
+    const keptBytes = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
+    const droppedBytes = statSync(path).size - keptBytes;
+    truncateSync(path, keptBytes);
+    this.event('repaired-jsonl', { droppedBytes });
+  }
+}
+
+/** Parses a JSONL file, skipping a partial last line. */
+export function readJsonlLines(path: string): unknown[] {
+  const text = readFileSync(path, 'utf8');
+  const out: unknown[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      out.push(JSON.parse(line));
+    } catch {
+      // A torn last line from a crash; everything before it is intact.
+    }
+  }
+  return out;
+}
