@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FixtureTask } from './worker-pool.test-worker.ts';
+import {
+  WorkerCrashError,
+  WorkerPool,
+  WorkerPoolClosedError,
+  WorkerTaskError,
+  WorkerTimeoutError,
+} from './worker-pool.ts';
+
+const workerUrl = new URL('./worker-pool.test-worker.ts', import.meta.url);
+
+describe('WorkerPool', () => {
+  let pool: WorkerPool<FixtureTask, number> | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    pool = undefined;
+  });
+
+  it('runs tasks in a TypeScript worker and returns their results', async () => {
+    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 2, timeoutMs: 5000 });
+    const results = await Promise.all([1, 2, 3, 4, 5].map((value) => pool!.run({ kind: 'echo', value })));
+    expect(results).toEqual([2, 4, 6, 8, 10]);
+  });
+
+  it('times out a hung task, replaces its worker, and keeps working', async () => {
+    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 1, timeoutMs: 5000 });
+    await pool.run({ kind: 'echo', value: 0 }); // wait for the worker to load
+    const started = Date.now();
+    await expect(pool.run({ kind: 'spin', ms: 60_000 }, { timeoutMs: 200 })).rejects.toBeInstanceOf(
+      WorkerTimeoutError,
+    );
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(pool.replacements).toBe(1);
+    expect(await pool.run({ kind: 'echo', value: 21 })).toBe(42);
+  });
+
+  it('fails only the timed-out task of a batch', async () => {
+    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 2, timeoutMs: 300 });
+    const settled = await pool.runAll([
+      { kind: 'echo', value: 1 },
+      { kind: 'spin', ms: 60_000 },
+      { kind: 'echo', value: 2 },
+      { kind: 'echo', value: 3 },
+    ]);
+    expect(settled.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((settled[1] as PromiseRejectedResult).reason).toBeInstanceOf(WorkerTimeoutError);
+  });
+
+  it('reports handler errors and worker crashes, and recovers from both', async () => {
+    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 1, timeoutMs: 5000 });
+    await expect(pool.run({ kind: 'throw', message: 'bad input' })).rejects.toThrow(WorkerTaskError);
+    await expect(pool.run({ kind: 'throw', message: 'bad input' })).rejects.toThrow('bad input');
+    await expect(pool.run({ kind: 'exit' })).rejects.toBeInstanceOf(WorkerCrashError);
+    expect(await pool.run({ kind: 'echo', value: 5 })).toBe(10);
+  });
+
+  it('rejects queued work on close and refuses new work', async () => {
+    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 1, timeoutMs: 5000 });
+    const running = pool.run({ kind: 'spin', ms: 60_000 }).catch((error: unknown) => error);
+    const queued = pool.run({ kind: 'echo', value: 1 }).catch((error: unknown) => error);
+    await pool.close();
+    expect(await running).toBeInstanceOf(WorkerPoolClosedError);
+    expect(await queued).toBeInstanceOf(WorkerPoolClosedError);
+    await expect(pool.run({ kind: 'echo', value: 1 })).rejects.toBeInstanceOf(WorkerPoolClosedError);
+  });
+});

@@ -1,0 +1,9 @@
+// The reward registry: config names ('math-answer', 'code-tests', …) resolve to factories here. Every
+// factory has the same signature: it validates its options (zod) and throws ConfigError on bad ones, so
+// the training loop never branches on a reward's name. Entries are registered in ./index.ts.
+import { Registry } from '../core/registry.ts';
+import type { Reward } from '../core/reward.ts';
+
+export type RewardFactory = (options: unknown) => Reward;
+
+export const rewards = new Registry<RewardFactory>('reward');
