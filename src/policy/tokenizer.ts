@@ -1,0 +1,113 @@
+// Character-level tokenizer for the embedded model. Ids: PAD=0, BOS=1, EOS=2, then one id per character
+// in code-point order. `suiteTokenizer()` fixes the vocabulary to printable ASCII, newline and every
+// registered task's alphabet, so a checkpoint's vocabulary does not depend on which tasks it was trained on.
+import { z } from 'zod';
+import { TokenizerError } from '../core/errors.ts';
+import type { Tokenizer } from '../core/policy.ts';
+import { tasks } from '../tasks/index.ts';
+
+const specialCount = 3;
+
+const tokenizerJsonSchema = z.object({
+  type: z.literal('char'),
+  pad: z.literal(0),
+  bos: z.literal(1),
+  eos: z.literal(2),
+  characters: z.array(z.string()),
+});
+
+export type CharTokenizerJson = z.infer<typeof tokenizerJsonSchema>;
+
+export class CharTokenizer implements Tokenizer {
+  readonly pad = 0;
+  readonly bos = 1;
+  readonly eos = 2;
+  readonly vocabSize: number;
+  /** Vocabulary characters, id = index + 3. */
+  readonly characters: readonly string[];
+  private readonly idOf = new Map<string, number>();
+
+  /** `characters`: single code points; they are de-duplicated and sorted by code point. */
+  constructor(characters: Iterable<string>) {
+    const unique = [...new Set(characters)];
+    for (const character of unique) {
+      if ([...character].length !== 1) {
+        throw new TokenizerError(
+          `tokenizer vocabulary entries must be single characters, got ${describe(character)}`,
+        );
+      }
+    }
+    this.characters = unique.sort((a, b) => a.codePointAt(0)! - b.codePointAt(0)!);
+    for (const [index, character] of this.characters.entries())
+      this.idOf.set(character, index + specialCount);
+    this.vocabSize = this.characters.length + specialCount;
+  }
+
+  encode(text: string, where?: string): number[] {
+    const ids: number[] = [];
+    let index = 0;
+    for (const character of text) {
+      const id = this.idOf.get(character);
+      if (id === undefined) {
+        const place = where === undefined ? '' : ` in ${where}`;
+        throw new TokenizerError(
+          `character ${describe(character)} at index ${index}${place} is not in the tokenizer vocabulary`,
+        );
+      }
+      ids.push(id);
+      index += character.length;
+    }
+    return ids;
+  }
+
+  decode(ids: readonly number[]): string {
+    let text = '';
+    for (const id of ids) {
+      if (id >= specialCount && id < this.vocabSize) text += this.characters[id - specialCount];
+    }
+    return text;
+  }
+
+  toJSON(): CharTokenizerJson {
+    return { type: 'char', pad: 0, bos: 1, eos: 2, characters: [...this.characters] };
+  }
+
+  static fromJSON(json: unknown): CharTokenizer {
+    const parsed = tokenizerJsonSchema.safeParse(json);
+    if (!parsed.success) {
+      throw new TokenizerError(
+        `invalid char tokenizer JSON: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`,
+      );
+    }
+    return new CharTokenizer(parsed.data.characters);
+  }
+}
+
+/** Printable ASCII (space to '~') and newline. */
+export function printableAscii(): string[] {
+  const characters = ['\n'];
+  for (let code = 0x20; code <= 0x7e; code++) characters.push(String.fromCharCode(code));
+  return characters;
+}
+
+/** The fixed suite vocabulary: printable ASCII, newline and the alphabets of all registered tasks. */
+export function suiteTokenizer(): CharTokenizer {
+  const characters = printableAscii();
+  for (const name of tasks.names()) characters.push(...tasks.get(name).alphabet);
+  return new CharTokenizer(characters);
+}
+
+/** A character shown unambiguously: printable ASCII as is, others escaped, with the code point. */
+function describe(character: string): string {
+  const code = character.codePointAt(0) ?? 0;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+  const shown =
+    named[character] ??
+    (code >= 0x20 && code <= 0x7e
+      ? character
+      : code > 0xffff
+        ? `\\u{${code.toString(16)}}`
+        : `\\u${code.toString(16).padStart(4, '0')}`);
+  return `'${shown}' (${hex})`;
+}

@@ -1,0 +1,102 @@
+// Addition of two non-negative integers with a column-wise worked solution (least-significant column
+// first, explicit carries), designed to be easy for a tiny char-level transformer to imitate.
+//
+// Prompt:   `758+67\n`
+// Solution: `8+7+0=15,5+6+1=12,7+0+1=08\nA:825`
+// Each column i (from the right) is `a+b+c=tu`: a and b are the operands' i-th digits (0 when an operand
+// is shorter), c the carry into the column, and `tu` the column sum as two digits (t = carry out,
+// u = the answer digit). The answer line reads the u digits right to left, led by the last carry if 1.
+// Difficulty d: the longer operand has exactly d digits, the other 1..d digits (uniform), order random.
+import type { Problem } from '../core/problem.ts';
+import type { Rng } from '../core/rng.ts';
+import {
+  checkDifficulty,
+  extractAnswerLine,
+  knob,
+  makeProblem,
+  sortedAlphabet,
+  type Task,
+  verifyExactAnswer,
+} from './task.ts';
+
+const name = 'addition';
+const maxDigits = 12;
+const difficulty = { min: 1, max: maxDigits, meaning: 'digits of the longer operand' };
+
+/** A uniformly random number with exactly `digits` digits (1 digit: 0..9), as a decimal string. */
+export function randomDigits(rng: Rng, digits: number): string {
+  if (digits === 1) return String(rng.int(0, 9));
+  let text = String(rng.int(1, 9));
+  for (let i = 1; i < digits; i++) text += String(rng.int(0, 9));
+  return text;
+}
+
+/** Sum of two decimal strings and the column trace of the worked solution. */
+export function additionTrace(left: string, right: string): { columns: string[]; sum: string } {
+  const columns: string[] = [];
+  const sumDigits: string[] = [];
+  let carry = 0;
+  const width = Math.max(left.length, right.length);
+  for (let i = 0; i < width; i++) {
+    const a = digitFromRight(left, i);
+    const b = digitFromRight(right, i);
+    const total = a + b + carry;
+    columns.push(`${a}+${b}+${carry}=${Math.floor(total / 10)}${total % 10}`);
+    sumDigits.push(String(total % 10));
+    carry = Math.floor(total / 10);
+  }
+  if (carry > 0) sumDigits.push(String(carry));
+  const sum = sumDigits
+    .reverse()
+    .join('')
+    .replace(/^0+(?=\d)/, '');
+  return { columns, sum };
+}
+
+function digitFromRight(number: string, index: number): number {
+  return index < number.length ? number.charCodeAt(number.length - 1 - index) - 48 : 0;
+}
+
+/** An addition problem from two operands given as decimal strings. */
+export function additionProblem(left: string, right: string): Problem {
+  const { columns, sum } = additionTrace(left, right);
+  return makeProblem({
+    task: name,
+    difficulty: Math.max(left.length, right.length),
+    prompt: `${left}+${right}\n`,
+    answer: sum,
+    solution: `${columns.join(',')}\nA:${sum}`,
+    params: { digits: Math.max(left.length, right.length), digitsA: left.length, digitsB: right.length },
+  });
+}
+
+function generateFromDigits(rng: Rng, digitsA: number, digitsB: number): Problem {
+  return additionProblem(randomDigits(rng, digitsA), randomDigits(rng, digitsB));
+}
+
+export const addition: Task = {
+  name,
+  description: 'Add two integers; the worked solution adds column by column from the right with carries.',
+  difficulty,
+  alphabet: sortedAlphabet('0123456789', '+=,\n', 'A:'),
+  parameters: [
+    { name: 'digitsA', min: 1, max: maxDigits, integer: true },
+    { name: 'digitsB', min: 1, max: maxDigits, integer: true },
+  ],
+  generate(rng, level) {
+    checkDifficulty(name, difficulty, level);
+    const shorter = rng.int(1, level);
+    return rng.next() < 0.5
+      ? generateFromDigits(rng, level, shorter)
+      : generateFromDigits(rng, shorter, level);
+  },
+  generateFromParams(rng, params) {
+    return generateFromDigits(
+      rng,
+      knob(params.digitsA, 1, maxDigits, 1),
+      knob(params.digitsB, 1, maxDigits, 1),
+    );
+  },
+  verify: verifyExactAnswer,
+  extractAnswer: extractAnswerLine,
+};
