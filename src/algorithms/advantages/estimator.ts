@@ -1,0 +1,81 @@
+// The advantage-estimator contract. Every estimator turns groups of scalar rewards (one group = the samples
+// drawn for one prompt) into one advantage per sample, plus a flag per sample that says whether the sample
+// belongs in the training batch at all (RAFT drops negatives, Reinforce-Rej drops whole groups). A sample
+// that is not included must be left out of the batch, so that it does not count in a loss normaliser.
+// Every entry has the same call signature, so the trainer never branches on a name.
+import type { z } from 'zod';
+import { ConfigError } from '../../core/errors.ts';
+import { parseOptions } from '../options.ts';
+
+export interface RewardGroup {
+  /** Scalar reward of each sample of one prompt, in sample order. */
+  rewards: readonly number[];
+}
+
+export interface AdvantageEstimate {
+  /** [group][sample] advantage; 0 where the sample is not included. */
+  advantages: number[][];
+  /** [group][sample] false = leave the sample out of the batch (and out of the loss normaliser). */
+  included: boolean[][];
+}
+
+export interface AdvantageEstimator<Options = any> {
+  readonly name: string;
+  /** One line: what it computes. */
+  readonly description: string;
+  /** Paper title and arXiv id. */
+  readonly paper: string;
+  /** Smallest number of samples per prompt the estimator is defined for. */
+  readonly minGroupSize: number;
+  readonly optionsSchema: z.ZodType<Options>;
+  /** Resolves user options (undefined = all defaults) into the full options object; ConfigError on bad keys. */
+  resolveOptions(raw?: unknown): Options;
+  /** Throws ConfigError when the configured group size (samples per prompt) cannot work; call at config time. */
+  validate(groupSize: number): void;
+  /** Options are resolved through the schema first, so partial or raw config objects are accepted. */
+  estimate(groups: readonly RewardGroup[], options?: unknown): AdvantageEstimate;
+}
+
+interface Definition<Options> {
+  name: string;
+  description: string;
+  paper: string;
+  minGroupSize: number;
+  optionsSchema: z.ZodType<Options>;
+  compute: (groups: readonly RewardGroup[], options: Options) => AdvantageEstimate;
+}
+
+export function defineAdvantageEstimator<Options>(
+  definition: Definition<Options>,
+): AdvantageEstimator<Options> {
+  const { name, minGroupSize, optionsSchema, compute } = definition;
+  const validate = (groupSize: number): void => {
+    if (!Number.isInteger(groupSize) || groupSize < minGroupSize) {
+      throw new ConfigError(
+        `advantage estimator '${name}' needs at least ${minGroupSize} samples per prompt, got ${groupSize}: ` +
+          `with one sample the group baseline equals the reward and every advantage is 0; ` +
+          `raise the number of samples per prompt or use 'reinforce-pp' or 'raft'`,
+      );
+    }
+  };
+  const resolveOptions = (raw?: unknown): Options =>
+    parseOptions(optionsSchema, raw, `advantage estimator '${name}'`) as Options;
+  return {
+    name,
+    description: definition.description,
+    paper: definition.paper,
+    minGroupSize,
+    optionsSchema,
+    resolveOptions,
+    validate,
+    estimate(groups, options) {
+      for (const group of groups) validate(group.rewards.length);
+      return compute(groups, resolveOptions(options));
+    },
+  };
+}
+
+/** Every sample included. */
+export function includeAll(groups: readonly RewardGroup[]): boolean[][] {
+  return groups.map((group) => group.rewards.map(() => true));
+}
