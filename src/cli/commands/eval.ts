@@ -1,0 +1,68 @@
+// `curricula eval --checkpoint <dir>`: pass@1, unbiased pass@k and maj@k per task and difficulty.
+import type { Command } from 'commander';
+import { UserError } from '../../core/errors.ts';
+import { evaluateCheckpoint } from '../../eval/evaluate-checkpoint.ts';
+import { formatEvalTable } from '../../eval/format-table.ts';
+import { createProgress } from '../progress.ts';
+import { parseTaskSpec } from '../task-spec.ts';
+
+const positiveInteger = (name: string) => (value: string) => {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1)
+    throw new UserError(`${name} must be a positive integer, got '${value}'`);
+  return number;
+};
+
+export function register(program: Command): void {
+  program
+    .command('eval')
+    .description('evaluate a checkpoint on held-out problems: pass@1, pass@k (k = powers of two ≤ n), maj@k')
+    .requiredOption(
+      '--checkpoint <dir>',
+      'run directory (uses its best checkpoint), checkpoint or model directory',
+    )
+    .option(
+      '--tasks <spec>',
+      "tasks and difficulties, e.g. 'addition:1-4,countdown:3' (default: the run's training mix)",
+    )
+    .option('--samples <n>', 'completions per problem (n)', positiveInteger('--samples'), 1)
+    .option('--problems <n>', 'held-out problems per task and difficulty', positiveInteger('--problems'), 50)
+    .option(
+      '--temperature <t>',
+      'sampling temperature (default: 0 = greedy for n=1, 1 otherwise)',
+      Number.parseFloat,
+    )
+    .option('--top-p <p>', 'nucleus sampling mass', Number.parseFloat, 1)
+    .option('--seed <n>', 'seed of the held-out set and of sampling (default: the run seed)', Number.parseInt)
+    .option('--json', 'print the result as JSON on stdout')
+    .option('--quiet', 'no progress output')
+    .action(async (options) => {
+      const temperature = options.temperature ?? (options.samples === 1 ? 0 : 1);
+      if (!(temperature >= 0)) throw new UserError(`--temperature must be ≥ 0, got ${options.temperature}`);
+      if (!(options.topP > 0 && options.topP <= 1))
+        throw new UserError(`--top-p must be in (0, 1], got ${options.topP}`);
+      let progress: ReturnType<typeof createProgress> | undefined;
+      const result = await evaluateCheckpoint({
+        checkpoint: options.checkpoint,
+        tasks: options.tasks === undefined ? undefined : parseTaskSpec(options.tasks),
+        samples: options.samples,
+        problemsPerDifficulty: options.problems,
+        temperature,
+        topP: options.topP,
+        seed: options.seed,
+        onProgress: (done, total) => {
+          progress ??= createProgress('eval', total, { quiet: options.quiet });
+          progress.update(done);
+        },
+      });
+      progress?.stop();
+      if (options.json) {
+        console.log(JSON.stringify(result, null, 2));
+        return;
+      }
+      console.log(
+        `checkpoint: ${result.checkpoint}  samples per problem: ${result.samples}  temperature: ${temperature}`,
+      );
+      console.log(formatEvalTable(result.summary));
+    });
+}

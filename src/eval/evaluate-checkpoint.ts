@@ -1,0 +1,68 @@
+// Library side of `curricula eval`: load a checkpoint, build the held-out set (the run's own training mix
+// by default), sample, grade and summarise.
+import { UserError } from '../core/errors.ts';
+import { EmbeddedBackend } from '../policy/embedded-backend.ts';
+import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
+import { RunStore } from '../runs/run-store.ts';
+import { heldOutProblems, type MixEntry, validateMix } from '../training/problem-mix.ts';
+import { type EvalSummary, summarizeOutcomes } from './aggregate.ts';
+import { sampleAndVerify } from './evaluate.ts';
+
+export interface EvaluateCheckpointOptions {
+  checkpoint: string;
+  /** Default: the `tasks` mix of the run the checkpoint belongs to. */
+  tasks?: MixEntry[];
+  samples: number;
+  problemsPerDifficulty: number;
+  temperature: number;
+  topP?: number;
+  /** Default: the run's seed (0 outside a run). */
+  seed?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface EvaluateCheckpointResult {
+  checkpoint: string;
+  samples: number;
+  temperature: number;
+  summary: EvalSummary;
+}
+
+export async function evaluateCheckpoint(
+  options: EvaluateCheckpointOptions,
+): Promise<EvaluateCheckpointResult> {
+  const resolved = resolveCheckpoint(options.checkpoint);
+  const runConfig = resolved.runDir ? readRunConfig(resolved.runDir) : null;
+  const taskMix = options.tasks ?? runConfig?.tasks;
+  if (!taskMix) {
+    throw new UserError(
+      `${options.checkpoint} is not inside a run directory; say which tasks to evaluate with --tasks`,
+    );
+  }
+  validateMix(taskMix, '--tasks');
+  const seed = options.seed ?? runConfig?.seed ?? 0;
+  const backend = await EmbeddedBackend.load(resolved.modelPath);
+  const problems = heldOutProblems(taskMix, options.problemsPerDifficulty, seed);
+  const outcomes = await sampleAndVerify(backend, problems, {
+    samples: options.samples,
+    temperature: options.temperature,
+    topP: options.topP,
+    seed,
+    onProgress: options.onProgress,
+  });
+  return {
+    checkpoint: resolved.modelPath,
+    samples: options.samples,
+    temperature: options.temperature,
+    summary: summarizeOutcomes(outcomes),
+  };
+}
+
+function readRunConfig(runDir: string): { tasks?: MixEntry[]; seed?: number } {
+  const store = RunStore.read(runDir);
+  try {
+    return store.config<{ tasks?: MixEntry[]; seed?: number }>();
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,64 @@
+// Evaluation: sample n completions per held-out problem, grade them with the task verifiers, and aggregate
+// pass@1, unbiased pass@k and maj@k per task and difficulty (aggregate.ts).
+import type { PolicyBackend } from '../core/policy.ts';
+import type { Problem } from '../core/problem.ts';
+import { tasks } from '../tasks/index.ts';
+import { promptTokens } from '../training/format.ts';
+
+export interface SampleAndVerifyOptions {
+  /** Completions per problem (n). */
+  samples: number;
+  /** 0 = greedy. */
+  temperature: number;
+  topP?: number;
+  seed: number;
+  /** Prompts per sampling call (each gets `samples` completions). */
+  batchSize?: number;
+  /** Cap on completion length (default: whatever fits the context). */
+  maxTokens?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ProblemOutcome {
+  problem: Problem;
+  completions: string[];
+  correct: boolean[];
+  /** Extracted final answers (null when none), used by maj@k. */
+  answers: (string | null)[];
+  reasons: (string | undefined)[];
+}
+
+export async function sampleAndVerify(
+  backend: PolicyBackend,
+  problems: readonly Problem[],
+  options: SampleAndVerifyOptions,
+): Promise<ProblemOutcome[]> {
+  const batchSize = options.batchSize ?? Math.max(1, Math.floor(64 / options.samples));
+  const outcomes: ProblemOutcome[] = [];
+  for (let start = 0; start < problems.length; start += batchSize) {
+    const chunk = problems.slice(start, start + batchSize);
+    const prompts = chunk.map((problem) => promptTokens(backend.tokenizer, problem));
+    const longestPrompt = Math.max(...prompts.map((prompt) => prompt.length));
+    const room = backend.contextLength - longestPrompt;
+    const sampled = await backend.sample(prompts, {
+      n: options.samples,
+      temperature: options.temperature,
+      topP: options.topP ?? 1,
+      maxTokens: Math.max(1, Math.min(options.maxTokens ?? room, room)),
+      seed: options.seed + start,
+    });
+    chunk.forEach((problem, index) => {
+      const task = tasks.get(problem.task);
+      const verdicts = sampled[index].map((sequence) => task.verify(problem, sequence.text));
+      outcomes.push({
+        problem,
+        completions: sampled[index].map((sequence) => sequence.text),
+        correct: verdicts.map((verdict) => verdict.correct),
+        answers: verdicts.map((verdict) => verdict.extracted),
+        reasons: verdicts.map((verdict) => verdict.reason),
+      });
+    });
+    options.onProgress?.(Math.min(problems.length, start + batchSize), problems.length);
+  }
+  return outcomes;
+}

@@ -1,0 +1,51 @@
+// Renders an evaluation summary as a plain-text table: one row per task and difficulty.
+import type { EvalSummary } from './aggregate.ts';
+
+export function formatEvalTable(summary: EvalSummary): string {
+  const ks = Object.keys(summary.overall.passAt)
+    .map(Number)
+    .sort((a, b) => a - b);
+  const majKs = ks.filter((k) => k > 1);
+  const header = [
+    'task',
+    'difficulty',
+    'problems',
+    ...ks.map((k) => `pass@${k}`),
+    ...majKs.map((k) => `maj@${k}`),
+  ];
+  const rows = summary.groups.map((group) => [
+    group.task,
+    String(group.difficulty),
+    String(group.problems),
+    ...ks.map((k) => formatRate(group.passAt[k])),
+    ...majKs.map((k) => formatRate(group.majAt[k])),
+  ]);
+  rows.push([
+    'all',
+    '',
+    String(summary.overall.problems),
+    ...ks.map((k) => formatRate(summary.overall.passAt[k])),
+    ...majKs.map((k) => formatRate(summary.overall.majAt[k])),
+  ]);
+  return renderTable(header, rows);
+}
+
+/** Left-aligned text columns, right-aligned numbers, two spaces apart. */
+export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column].length)),
+  );
+  const numeric = header.map((_, column) =>
+    rows.every((row) => row[column] === '' || /^[-\d.%±]+$/.test(row[column])),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (numeric[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+function formatRate(value: number | undefined): string {
+  return value === undefined ? '' : value.toFixed(3);
+}

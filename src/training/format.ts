@@ -1,0 +1,30 @@
+// How problems become token sequences for the embedded model: [BOS] prompt completion [EOS].
+// The prompt ends where the completion begins, so the model learns to answer right after the prompt.
+import type { Datum, Tokenizer } from '../core/policy.ts';
+import type { Problem } from '../core/problem.ts';
+
+/** [BOS] + prompt characters. */
+export function promptTokens(tokenizer: Tokenizer, problem: Problem): number[] {
+  return [tokenizer.bos, ...tokenizer.encode(problem.prompt, `problem ${problem.id} prompt`)];
+}
+
+/** Full sequence prompt + completion (+ EOS) and the index where the completion starts. */
+export function sequenceTokens(
+  tokenizer: Tokenizer,
+  problem: Problem,
+  completion: string,
+): { tokens: number[]; completionStart: number } {
+  const prompt = promptTokens(tokenizer, problem);
+  const completionIds = tokenizer.encode(completion, `problem ${problem.id} completion`);
+  return { tokens: [...prompt, ...completionIds, tokenizer.eos], completionStart: prompt.length };
+}
+
+/**
+ * A supervised datum on the worked solution: weight 1 on every completion token (and EOS), 0 on the
+ * prompt. weights[t] weighs the prediction of tokens[t + 1].
+ */
+export function solutionDatum(tokenizer: Tokenizer, problem: Problem): Datum {
+  const { tokens, completionStart } = sequenceTokens(tokenizer, problem, problem.solution);
+  const weights = tokens.slice(1).map((_, t) => (t + 1 >= completionStart ? 1 : 0));
+  return { tokens, weights };
+}

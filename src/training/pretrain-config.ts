@@ -1,0 +1,51 @@
+// The config of `curricula pretrain`: supervised next-token training on worked solutions (cold start).
+import { z } from 'zod';
+import { modelBlockSchema } from './model-presets.ts';
+import { mixEntrySchema } from './problem-mix.ts';
+import { scheduleSchema } from './schedule.ts';
+
+export const optimizerSchema = scheduleSchema.extend({
+  betas: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).default([0.9, 0.99]),
+  weightDecay: z.number().min(0).default(0),
+  /** Global gradient-norm clip; 0 disables. */
+  gradClip: z.number().min(0).default(1),
+});
+
+export const heldOutEvalSchema = z.strictObject({
+  /** Evaluate every N steps (and always at the end); 0 = only at the end. */
+  every: z.number().int().nonnegative().default(200),
+  /** Held-out problems per (task, difficulty). */
+  problemsPerDifficulty: z.number().int().positive().default(50),
+  /** Completions per problem; pass@k is reported for powers of two up to this. */
+  samples: z.number().int().positive().default(1),
+  /** 0 = greedy decoding. */
+  temperature: z.number().min(0).default(0),
+});
+
+export const pretrainConfigSchema = z.strictObject({
+  /** Run name: the run directory is <runsDir>/<name>. */
+  name: z
+    .string()
+    .regex(/^[\w.-]+$/, 'use letters, digits, dot, dash or underscore')
+    .default('pretrain'),
+  runsDir: z.string().default('runs'),
+  seed: z.number().int().default(0),
+  model: modelBlockSchema.default({ preset: 'base' }),
+  tasks: z.array(mixEntrySchema).min(1),
+  train: optimizerSchema.extend({
+    steps: z.number().int().positive(),
+    /** Sequences per optimiser step. */
+    batchSize: z.number().int().positive().default(32),
+  }),
+  eval: heldOutEvalSchema.default(heldOutEvalSchema.parse({})),
+  checkpoint: z
+    .strictObject({
+      /** Keep a permanent checkpoint every N steps (0 = none); the latest is always kept. */
+      every: z.number().int().nonnegative().default(0),
+      /** Save the latest checkpoint every N steps (for resume). */
+      latestEvery: z.number().int().positive().default(50),
+    })
+    .default({ every: 0, latestEvery: 50 }),
+});
+
+export type PretrainConfig = z.output<typeof pretrainConfigSchema>;

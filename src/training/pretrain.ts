@@ -1,0 +1,163 @@
+// Supervised cold start: next-token training on worked solutions over a task/difficulty mix, with
+// periodic held-out evaluation and checkpoints in a run directory. Resumable after a crash: the latest
+// checkpoint holds the model, optimizer and RNG state, and logged steps after it are dropped on resume.
+import { ConfigError } from '../core/errors.ts';
+import { Rng } from '../core/rng.ts';
+import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
+import { sampleAndVerify } from '../eval/evaluate.ts';
+import { EmbeddedBackend } from '../policy/embedded-backend.ts';
+import { suiteTokenizer } from '../policy/tokenizer.ts';
+import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
+import { RunStore } from '../runs/run-store.ts';
+import { solutionDatum } from './format.ts';
+import { resolveModelShape } from './model-presets.ts';
+import type { PretrainConfig } from './pretrain-config.ts';
+import { heldOutProblems, ProblemMix, validateMix } from './problem-mix.ts';
+import { learningRateAt } from './schedule.ts';
+
+export interface PretrainHooks {
+  onStep?: (step: number, metrics: Record<string, number>) => void;
+  onEval?: (step: number, summary: EvalSummary) => void;
+  onCheckpoint?: (step: number, path: string) => void;
+}
+
+export interface PretrainResult {
+  runDir: string;
+  steps: number;
+  finalEval: EvalSummary;
+  wallSeconds: number;
+}
+
+
+export async function pretrain(
+  config: PretrainConfig,
+  options: { resume?: string; overwrite?: boolean } & PretrainHooks = {},
+): Promise<PretrainResult> {
+  const started = Date.now();
+  validateMix(config.tasks, 'tasks');
+  const shape = resolveModelShape(config.model);
+  const tokenizer = suiteTokenizer();
+  const heldOut = heldOutProblems(
+    config.tasks,
+    config.eval.problemsPerDifficulty,
+    config.seed,
+  );
+  const mix = new ProblemMix(config.tasks);
+  checkSequencesFit(mix, tokenizer, shape.contextLength, config.seed);
+
+  const store = options.resume
+    ? RunStore.resume(options.resume)
+    : RunStore.create(`${config.runsDir}/${config.name}`, config, { overwrite: options.overwrite });
+  try {
+    let step = 0;
+    let rng = new Rng(config.seed);
+    let backend: EmbeddedBackend;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    const latest = options.resume ? readCheckpoint(store.checkpointsDir) : null;
+    if (latest) {
+      backend = await EmbeddedBackend.load(latest.modelPath);
+      step = latest.state.step;
+      rng = Rng.fromState(latest.state.rng);
+      bestScore = Number(latest.state.extra?.bestScore ?? bestScore);
+      store.truncateAfter(step);
+      store.event('resumed', { step });
+    } else {
+      if (options.resume) store.truncateAfter(0);
+      backend = await EmbeddedBackend.create(
+        { ...shape, vocabSize: tokenizer.vocabSize },
+        tokenizer,
+        config.seed,
+      );
+    }
+
+    const evaluate = async (): Promise<EvalSummary> => {
+      const outcomes = await sampleAndVerify(backend, heldOut, {
+        samples: config.eval.samples,
+        temperature: config.eval.temperature,
+        seed: config.seed + step,
+      });
+      return summarizeOutcomes(outcomes);
+    };
+    const checkpoint = async (summary?: EvalSummary) => {
+      const best = summary !== undefined && summary.overall.passAt1 > bestScore;
+      if (best) bestScore = summary.overall.passAt1;
+      const keep = config.checkpoint.every > 0 && step % config.checkpoint.every === 0;
+      const saved = await saveCheckpoint(
+        store.checkpointsDir,
+        { step, rng: rng.state(), extra: { bestScore } },
+        (dir) => backend.save(dir),
+        { best, keep },
+      );
+      options.onCheckpoint?.(step, saved.path);
+    };
+
+    const { train } = config;
+    let lastSummary: EvalSummary | undefined;
+    while (step < train.steps) {
+      step++;
+      const stepStart = performance.now();
+      const data = Array.from({ length: train.batchSize }, () => solutionDatum(tokenizer, mix.draw(rng)));
+      const weightedTokens = data.reduce((sum, datum) => sum + datum.weights.filter((w) => w > 0).length, 0);
+      // Mean cross-entropy per completion token: scale the per-token weights by 1/weightedTokens.
+      for (const datum of data) datum.weights = datum.weights.map((w) => w / weightedTokens);
+      const result = await backend.forwardBackward(data, 'cross_entropy');
+      const learningRate = learningRateAt(train, step, train.steps);
+      const optim = await backend.optimStep({
+        learningRate,
+        betas: train.betas,
+        weightDecay: train.weightDecay,
+        gradClip: train.gradClip,
+      });
+      const seconds = (performance.now() - stepStart) / 1000;
+      const tokens = data.reduce((sum, datum) => sum + datum.tokens.length, 0);
+      const metrics: Record<string, number> = {
+        'train/loss': result.loss,
+        'train/lr': learningRate,
+        'train/grad_norm': optim.gradNorm,
+        'perf/tokens_per_sec': tokens / seconds,
+        'perf/step_seconds': seconds,
+      };
+      const evalDue = (config.eval.every > 0 && step % config.eval.every === 0) || step === train.steps;
+      let summary: EvalSummary | undefined;
+      if (evalDue) {
+        summary = await evaluate();
+        lastSummary = summary;
+        Object.assign(metrics, summary.metrics);
+        options.onEval?.(step, summary);
+      }
+      store.logMetrics(step, metrics);
+      options.onStep?.(step, metrics);
+      if (
+        evalDue ||
+        step % config.checkpoint.latestEvery === 0 ||
+        (config.checkpoint.every > 0 && step % config.checkpoint.every === 0)
+      ) {
+        await checkpoint(summary);
+      }
+    }
+    const finalEval = lastSummary ?? (await evaluate());
+    store.event('finished', { step });
+    return { runDir: store.dir, steps: step, finalEval, wallSeconds: (Date.now() - started) / 1000 };
+  } finally {
+    store.close();
+  }
+}
+
+/** Fails before training when a drawn problem cannot fit the model's context. */
+function checkSequencesFit(
+  mix: ProblemMix,
+  tokenizer: ReturnType<typeof suiteTokenizer>,
+  contextLength: number,
+  seed: number,
+): void {
+  const rng = new Rng(seed ^ 0x7fff);
+  for (let i = 0; i < 200; i++) {
+    const problem = mix.draw(rng);
+    const length = solutionDatum(tokenizer, problem).tokens.length;
+    if (length > contextLength) {
+      throw new ConfigError(
+        `${problem.task} difficulty ${problem.difficulty} needs sequences of ${length} tokens (e.g. problem ${problem.id}) but model.contextLength is ${contextLength}; raise contextLength or lower the difficulty`,
+      );
+    }
+  }
+}
