@@ -1,0 +1,186 @@
+// The policy-loss contract. A loss is computed on the client from a forward pass and handed to the backend
+// as per-token weights w_{i,t} = ∂L/∂logp_{i,t} (src/core/policy.ts, loss 'linear', which minimises
+// Σ w·logp with w held constant): the backend's gradient of Σ w·logp equals the gradient of L.
+// Each loss here defines one per-token term ℓ(logp) and its derivative; aggregation (./aggregation.ts)
+// is linear, so weights = aggregation coefficient × derivative. Metrics are token means over the masked
+// tokens whatever the aggregation, with fixed names (STYLE.md): losses/policy, losses/clipfrac, …
+import { z } from 'zod';
+import { parseOptions } from '../options.ts';
+import { type AggregationMode, aggregationCoefficients, aggregationModes } from './aggregation.ts';
+
+export interface LossSequence {
+  /** log π_θ of each completion token from the current forward pass. [T] */
+  logprobs: readonly number[];
+  /** log π_old: the sampling (behaviour) policy's log-probs; absent = equal to logprobs (on-policy). [T] */
+  oldLogprobs?: readonly number[];
+  /** Per-token advantages [T], or one sequence advantage broadcast to every token. */
+  advantages: readonly number[] | number;
+  /** 1 for tokens that carry loss (completion), 0 for prompt and padding. [T] */
+  mask: readonly number[];
+  /** true for tokens that came from another policy (an expert trace); used by 'policy-shaping'. [T] */
+  offPolicy?: readonly boolean[];
+}
+
+export interface PolicyLossResult {
+  /** [sequence][token] ∂loss/∂logp, zero where the mask is zero. */
+  weights: number[][];
+  loss: number;
+  metrics: Record<string, number>;
+}
+
+export interface PolicyLoss<Options = any> {
+  readonly name: string;
+  readonly description: string;
+  readonly paper: string;
+  readonly optionsSchema: z.ZodType<Options>;
+  resolveOptions(raw?: unknown): Options;
+  /** Options are resolved through the schema first; undefined = all defaults. */
+  compute(sequences: readonly LossSequence[], options?: unknown): PolicyLossResult;
+}
+
+/** Aggregation fields shared by every loss's options. */
+export const aggregationOptionsShape = {
+  /** How per-token losses are combined; see ./aggregation.ts. */
+  aggregation: z.enum(aggregationModes).default('token-mean'),
+  /** The constant N of seq-mean-token-sum-norm (set it to the generation budget); default: longest sequence. */
+  tokenSumNormaliser: z.number().positive().optional(),
+};
+export interface AggregationOptions {
+  aggregation: AggregationMode;
+  tokenSumNormaliser?: number;
+}
+
+export interface TokenInput {
+  logprob: number;
+  oldLogprob: number;
+  advantage: number;
+  offPolicy: boolean;
+}
+
+/** Which clipping bound, if any, set this token's term (for the clipfrac metrics). */
+export type ClipSide = 'high' | 'low' | 'dual' | undefined;
+
+export interface TokenTerm {
+  /** ℓ: this token's contribution before aggregation. */
+  value: number;
+  /** ∂ℓ/∂logp (with any stop-gradient the method prescribes). */
+  derivative: number;
+  clipped?: ClipSide;
+}
+
+export type TokenLoss<Options> = (token: TokenInput, options: Options) => TokenTerm;
+
+/** Applies a per-token loss to every masked token and aggregates it. */
+export function computeTokenLoss<Options extends AggregationOptions>(
+  sequences: readonly LossSequence[],
+  options: Options,
+  tokenLoss: TokenLoss<Options>,
+  requireOldLogprobs: boolean,
+): PolicyLossResult {
+  for (let index = 0; index < sequences.length; index++)
+    checkShapes(sequences[index], index, requireOldLogprobs);
+  const coefficients = aggregationCoefficients(
+    sequences.map((sequence) => sequence.mask),
+    options.aggregation,
+    options.tokenSumNormaliser,
+  );
+  let loss = 0;
+  let tokens = 0;
+  const counts = { high: 0, low: 0, dual: 0 };
+  let approxKl = 0;
+  let ppoKl = 0;
+  let ratioSum = 0;
+  const weights = sequences.map((sequence, i) =>
+    sequence.logprobs.map((logprob, t) => {
+      if (sequence.mask[t] === 0) return 0;
+      const oldLogprob = sequence.oldLogprobs?.[t] ?? logprob;
+      const advantage =
+        typeof sequence.advantages === 'number' ? sequence.advantages : sequence.advantages[t];
+      const term = tokenLoss(
+        { logprob, oldLogprob, advantage, offPolicy: sequence.offPolicy?.[t] ?? false },
+        options,
+      );
+      loss += coefficients[i][t] * term.value;
+      tokens += 1;
+      if (term.clipped !== undefined) counts[term.clipped] += 1;
+      const logRatio = logprob - oldLogprob;
+      ppoKl += -logRatio;
+      approxKl += Math.expm1(logRatio) - logRatio;
+      ratioSum += Math.exp(logRatio);
+      return coefficients[i][t] * term.derivative;
+    }),
+  );
+  const perToken = (value: number) => (tokens > 0 ? value / tokens : 0);
+  return {
+    weights,
+    loss,
+    metrics: {
+      'losses/policy': loss,
+      'losses/clipfrac': perToken(counts.high + counts.low),
+      'losses/clipfrac_high': perToken(counts.high),
+      'losses/clipfrac_low': perToken(counts.low),
+      'losses/clipfrac_dual': perToken(counts.dual),
+      // k3 = (r − 1) − log r of π_θ against π_old (Schulman's low-variance estimator, as cleanrl reports).
+      'losses/approx_kl': perToken(approxKl),
+      // k1 = mean(log π_old − log π_θ), verl's ppo_kl.
+      'losses/ppo_kl': perToken(ppoKl),
+      'losses/ratio_mean': perToken(ratioSum),
+      'losses/tokens': tokens,
+    },
+  };
+}
+
+function checkShapes(sequence: LossSequence, index: number, requireOldLogprobs: boolean): void {
+  const length = sequence.logprobs.length;
+  const check = (name: string, values: readonly unknown[] | undefined) => {
+    if (values !== undefined && values.length !== length) {
+      throw new RangeError(`sequence ${index}: ${name} has ${values.length} entries, logprobs has ${length}`);
+    }
+  };
+  check('mask', sequence.mask);
+  check('oldLogprobs', sequence.oldLogprobs);
+  check('offPolicy', sequence.offPolicy);
+  if (typeof sequence.advantages !== 'number') check('advantages', sequence.advantages);
+  if (requireOldLogprobs && sequence.oldLogprobs === undefined) {
+    throw new RangeError(`sequence ${index}: this loss needs oldLogprobs (the sampling policy's log-probs)`);
+  }
+}
+
+interface Definition<Options extends AggregationOptions> {
+  name: string;
+  description: string;
+  paper: string;
+  optionsSchema: z.ZodType<Options>;
+  tokenLoss: TokenLoss<Options>;
+  requireOldLogprobs: boolean;
+}
+
+export function definePolicyLoss<Options extends AggregationOptions>(
+  definition: Definition<Options>,
+): PolicyLoss<Options> {
+  const resolveOptions = (raw?: unknown): Options =>
+    parseOptions(definition.optionsSchema, raw, `loss '${definition.name}'`) as Options;
+  return {
+    name: definition.name,
+    description: definition.description,
+    paper: definition.paper,
+    optionsSchema: definition.optionsSchema,
+    resolveOptions,
+    compute: (sequences, options) =>
+      computeTokenLoss(
+        sequences,
+        resolveOptions(options),
+        definition.tokenLoss,
+        definition.requireOldLogprobs,
+      ),
+  };
+}
+
+/** Element-wise sum of two weight arrays of the same shape (e.g. policy loss + KL penalty). */
+export function addWeights(a: readonly (readonly number[])[], b: readonly (readonly number[])[]): number[][] {
+  if (a.length !== b.length) throw new RangeError(`addWeights: ${a.length} sequences vs ${b.length}`);
+  return a.map((row, i) => {
+    if (row.length !== b[i].length) throw new RangeError(`addWeights: sequence ${i} lengths differ`);
+    return row.map((value, t) => value + b[i][t]);
+  });
+}
