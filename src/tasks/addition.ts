@@ -97,6 +97,8 @@ export const addition: Task = {
       knob(params.digitsB, 1, maxDigits, 1),
     );
   },
+  // prompt 2d+2 (`a+b\n`), solution 9d-1 (columns) + 3 (`\nA:`) + d+1 (sum), BOS and EOS: 12d+7
+  maxSequenceTokens: (level) => 12 * level + 7,
   verify: verifyExactAnswer,
   extractAnswer: extractAnswerLine,
 };

@@ -1,8 +1,15 @@
 // The task registry: every synthetic task, by name. Config files and problem sets name tasks through it.
 import { Registry } from '../core/registry.ts';
 import { addition } from './addition.ts';
+import { countdown } from './countdown.ts';
+import { modularChain } from './modular-chain.ts';
+import { stringCompose } from './string-compose.ts';
 import type { Task } from './task.ts';
 
-export const tasks = new Registry<Task>('task').register(addition.name, addition);
+export const tasks = new Registry<Task>('task')
+  .register(addition.name, addition)
+  .register(stringCompose.name, stringCompose)
+  .register(countdown.name, countdown)
+  .register(modularChain.name, modularChain);
 
-export type { Task } from './task.ts';
+export type { DifficultyRange, ParameterRange, Task } from './task.ts';

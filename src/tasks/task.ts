@@ -37,6 +37,11 @@ export interface Task {
   verify(problem: Problem, completion: string): Verdict;
   /** The text of the last `A:` line of a completion, trimmed; null when there is none. */
   extractAnswer(completion: string): string | null;
+  /**
+   * Upper bound on the tokens of [BOS] + prompt + solution + [EOS] (one token per character) for problems
+   * from `generate` at this difficulty. Exact (attained) for addition, string-compose and modular-chain.
+   */
+  maxSequenceTokens?(difficulty: number): number;
   /** Numeric knobs accepted by `generateFromParams` (absent when the task has none beyond difficulty). */
   readonly parameters?: readonly ParameterRange[];
   /** A problem from numeric knobs (out-of-range values are clamped, non-integers rounded). */

@@ -1,0 +1,91 @@
+// Conformance suite: every registered task must pass these checks.
+import { describe, expect, it } from 'vitest';
+import { Rng } from '../core/rng.ts';
+import { tasks } from './index.ts';
+import { sampledMaxSequenceLength } from './lengths.ts';
+
+const garbage = [
+  '',
+  'A:',
+  'A:\u0000',
+  '\n\n\nA:  \n',
+  'A:((((',
+  'A:)*/',
+  'a:1',
+  'A:'.repeat(500),
+  '🙂A:🙂',
+  'A:1/0',
+];
+
+for (const name of tasks.names()) {
+  const task = tasks.get(name);
+  describe(`task ${name}`, () => {
+    it('verifies its own worked solution at every difficulty, for many seeds', () => {
+      for (let level = task.difficulty.min; level <= task.difficulty.max; level++) {
+        for (let seed = 0; seed < 60; seed++) {
+          const problem = task.generate(new Rng(seed * 31 + level), level);
+          expect(problem.task).toBe(name);
+          expect(problem.difficulty).toBe(level);
+          expect(problem.category).toBe(name);
+          expect(problem.id.startsWith(`${name}-${level}-`)).toBe(true);
+          expect(problem.prompt.endsWith('\n')).toBe(true);
+          expect(problem.solution.endsWith(`\nA:${problem.answer}`)).toBe(true);
+          expect(task.extractAnswer(problem.solution)).toBe(problem.answer);
+          expect(task.verify(problem, problem.solution)).toEqual({
+            correct: true,
+            extracted: problem.answer,
+          });
+          for (const character of problem.prompt + problem.solution)
+            expect(task.alphabet).toContain(character);
+        }
+      }
+    });
+
+    it('rejects another problem’s answer and gives reasons for garbage instead of throwing', () => {
+      const rng = new Rng(5);
+      const problem = task.generate(rng, task.difficulty.max);
+      let other = task.generate(rng, task.difficulty.max);
+      while (other.answer === problem.answer) other = task.generate(rng, task.difficulty.max);
+      const verdict = task.verify(problem, `A:${other.answer}`);
+      // a countdown expression for other numbers can never use exactly this problem's numbers
+      expect(verdict.correct).toBe(false);
+      expect(verdict.reason).toBeTruthy();
+      for (const completion of garbage) {
+        const result = task.verify(problem, completion);
+        expect(result.correct).toBe(false);
+        expect(typeof result.reason).toBe('string');
+      }
+    });
+
+    it('is deterministic by seed, and ids follow the prompt', () => {
+      const first = task.generate(new Rng(99), task.difficulty.min);
+      const again = task.generate(new Rng(99), task.difficulty.min);
+      expect(again).toEqual(first);
+      expect(JSON.parse(JSON.stringify(first))).toEqual(first);
+    });
+
+    it('stays within its declared sequence-length bound', () => {
+      for (let level = task.difficulty.min; level <= task.difficulty.max; level++) {
+        const sampled = sampledMaxSequenceLength(task, level, { samples: 300 });
+        if (task.maxSequenceTokens) expect(sampled).toBeLessThanOrEqual(task.maxSequenceTokens(level));
+      }
+    });
+
+    it('generates from numeric parameters, clamping out-of-range values', () => {
+      if (!task.generateFromParams || !task.parameters) return;
+      const rng = new Rng(11);
+      for (const position of [0, 0.5, 1, -1, 2]) {
+        const params: Record<string, number> = {};
+        for (const range of task.parameters)
+          params[range.name] = range.min + position * (range.max - range.min);
+        const problem = task.generateFromParams(rng, params);
+        for (const range of task.parameters) {
+          const value = problem.params[range.name] as number;
+          expect(value).toBeGreaterThanOrEqual(range.min);
+          expect(value).toBeLessThanOrEqual(range.max);
+        }
+        expect(task.verify(problem, problem.solution).correct).toBe(true);
+      }
+    });
+  });
+}
