@@ -1,0 +1,114 @@
+// sec — Self-Evolving Curriculum: a non-stationary bandit over problem categories.
+// Paper: Chen et al., "Self-Evolving Curriculum for LLM Reasoning", arXiv 2505.14970. Authors' code: the
+// SEC verl fork, verl/utils/auto_curriculum/priority.py and dataloader.py (read through public copies).
+// Arms c: the problem's difficulty level (default, as the authors' feature ['difficulty']), task, category,
+// or category×difficulty ('both'). State Q ∈ R^K, init 0.
+// Signal (objective 'adv'): r_t(c) = mean over trajectories i of arm c of |A_i|.
+// Update (TD(0)/EMA): Q ← (1−α)·Q + α·r̃, with r̃(c) = r_t(c) if c occurred in the batch, else 0 — the
+// authors' code updates every arm, so absent arms decay toward 0 (`decayAbsentArms: true`, the default);
+// `false` updates only the arms in the batch. Whether the paper intends the decay is [unverified].
+// Selection ('boltzmann'): for each slot draw c ~ softmax(Q/τ), then take the next problem of c's shuffled
+// list (no replacement; refilled when exhausted). 'greedy': ε-greedy on Q.
+// Defaults: α = 0.5 and τ = 1.0 (README Countdown run; the class defaults are α = 0.1, τ = 1.0), ε = 0.1.
+// Deviation: the 'progress' objective is not implemented.
+import { z } from 'zod';
+import type { Problem } from '../core/problem.ts';
+import type { Rng } from '../core/rng.ts';
+import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import {
+  ArmLists,
+  type ArmListsState,
+  armKey,
+  armMetrics,
+  expectState,
+  groupIntoArms,
+  parseOptions,
+  requireDifficulty,
+  requireNonEmptyPool,
+  softmax,
+} from './shared.ts';
+
+export const secOptions = z.strictObject({
+  arms: z.enum(['difficulty', 'task', 'category', 'both']).default('difficulty'),
+  learningRate: z.number().min(0).max(1).default(0.5),
+  temperature: z.number().positive().default(1),
+  method: z.enum(['boltzmann', 'greedy']).default('boltzmann'),
+  epsilon: z.number().min(0).max(1).default(0.1),
+  decayAbsentArms: z.boolean().default(true),
+});
+
+/**
+ * One SEC update. `rewards[c]` is r_t(c), or null when arm c did not occur in the batch.
+ * Returns the new Q (a fresh array).
+ */
+export function secUpdate(
+  q: readonly number[],
+  rewards: readonly (number | null)[],
+  learningRate: number,
+  decayAbsentArms: boolean,
+): number[] {
+  return q.map((value, arm) => {
+    const reward = rewards[arm];
+    if (reward === null) return decayAbsentArms ? (1 - learningRate) * value : value;
+    return (1 - learningRate) * value + learningRate * reward;
+  });
+}
+
+interface SecState {
+  selector: 'sec';
+  q: number[];
+  lists: ArmListsState;
+}
+
+export function createSec(pool: Problem[], options: unknown): TaskSelector {
+  const config = parseOptions('sec', secOptions, options);
+  requireNonEmptyPool('sec', pool);
+  if (config.arms === 'difficulty' || config.arms === 'both') requireDifficulty('sec', pool);
+  const arms = groupIntoArms(pool, (problem) => armKey(problem, config.arms));
+  const lists = new ArmLists(arms.members);
+  let q = arms.names.map(() => 0);
+
+  function probabilities(): number[] {
+    if (config.method === 'boltzmann') return softmax(q, config.temperature);
+    let best = 0;
+    for (let arm = 1; arm < q.length; arm++) if (q[arm] > q[best]) best = arm;
+    return q.map((_, arm) => config.epsilon / q.length + (arm === best ? 1 - config.epsilon : 0));
+  }
+
+  return {
+    name: 'sec',
+    select(count: number, rng: Rng): Problem[] {
+      const weights = probabilities();
+      const batch: Problem[] = [];
+      for (let slot = 0; slot < count; slot++) batch.push(pool[lists.next(rng.categorical(weights), rng)]);
+      return batch;
+    },
+    observe(_step: number, outcomes: readonly GroupOutcome[]): void {
+      const sums = q.map(() => 0);
+      const counts = q.map(() => 0);
+      for (const outcome of outcomes) {
+        const arm = arms.indexOfName.get(armKey(outcome.problem, config.arms));
+        if (arm === undefined) continue;
+        for (const advantage of outcome.advantages) {
+          sums[arm] += Math.abs(advantage);
+          counts[arm]++;
+        }
+      }
+      const rewards = sums.map((sum, arm) => (counts[arm] > 0 ? sum / counts[arm] : null));
+      q = secUpdate(q, rewards, config.learningRate, config.decayAbsentArms);
+    },
+    state: (): SecState => ({ selector: 'sec', q: [...q], lists: lists.state() }),
+    load(state: unknown): void {
+      const saved = expectState<SecState>('sec', state);
+      q = [...saved.q];
+      lists.load(saved.lists);
+    },
+    metrics(): Record<string, number> {
+      const metrics = armMetrics(arms.names, probabilities());
+      arms.names.forEach((name, arm) => {
+        metrics[`curriculum/${name}/q`] = q[arm];
+      });
+      return metrics;
+    },
+  };
+}
