@@ -1,0 +1,8 @@
+// Fills the reward registry. One register call per reward; config names resolve through `rewards`.
+import { createMathAnswerReward } from './math-answer/reward.ts';
+import { rewards } from './registry.ts';
+
+rewards.register('math-answer', createMathAnswerReward);
+
+export type { RewardFactory } from './registry.ts';
+export { rewards };

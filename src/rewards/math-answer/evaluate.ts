@@ -1,0 +1,411 @@
+// Evaluators over compute-engine's non-canonical MathJSON: an exact rational one (BigInt) and a complex
+// floating-point one. We evaluate ourselves instead of calling compute-engine's `N()`/`isEqual` because
+// (1) canonicalising costs ~2 ms per expression against ~0.2 ms for a raw parse, and (2) `isEqual` uses an
+// absolute tolerance (1e-10), which declares 1/2004! = 1/2006! and 1/2^99 = 1/2^98. Exact values are
+// compared exactly here; see compare.ts for the tolerance rules.
+// Follows the spirit of Math-Verify v0.8.0 (exact numbers must be exactly equal after evaluation) and
+// Qwen's math_equal (numeric evaluation as a fallback); both use SymPy, this uses its own small evaluator.
+
+/** MathJSON as compute-engine prints it: numbers, {num} big numbers, symbols, 'strings', [head, ...args]. */
+export type Json = number | string | { num: string } | Json[];
+
+/** A value too large to evaluate exactly (e.g. 10^{10^{10}}); the caller falls back or reports an error. */
+export class TooLargeError extends Error {
+  override name = 'TooLargeError';
+}
+
+/** An operator this evaluator does not know. */
+export class UnsupportedError extends Error {
+  override name = 'UnsupportedError';
+}
+
+// ---------- exact rationals ----------
+
+export interface Rational {
+  n: bigint;
+  d: bigint; // > 0, gcd(n, d) = 1
+}
+
+const MAX_BITS = 200_000; // ~60,000 decimal digits: 2006! has ~5,700
+
+function gcd(a: bigint, b: bigint): bigint {
+  if (a < 0n) a = -a;
+  if (b < 0n) b = -b;
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+function bits(x: bigint): number {
+  return (x < 0n ? -x : x).toString(16).length * 4;
+}
+
+export function rational(n: bigint, d = 1n): Rational {
+  if (d === 0n) throw new RangeError('division by zero');
+  if (d < 0n) {
+    n = -n;
+    d = -d;
+  }
+  const g = gcd(n, d);
+  const result = g > 1n ? { n: n / g, d: d / g } : { n, d };
+  if (bits(result.n) + bits(result.d) > MAX_BITS) throw new TooLargeError('number too large');
+  return result;
+}
+
+const add = (a: Rational, b: Rational) => rational(a.n * b.d + b.n * a.d, a.d * b.d);
+const mul = (a: Rational, b: Rational) => rational(a.n * b.n, a.d * b.d);
+const div = (a: Rational, b: Rational) => rational(a.n * b.d, a.d * b.n);
+export const ratEqual = (a: Rational, b: Rational) => a.n === b.n && a.d === b.d;
+
+function ratPow(base: Rational, exponent: bigint): Rational {
+  if (exponent < 0n) {
+    if (base.n === 0n) throw new RangeError('division by zero');
+    return ratPow(rational(base.d, base.n), -exponent);
+  }
+  if (base.n === 0n || base.n === 1n || base.n === -1n) {
+    if (base.d === 1n) return rational(exponent % 2n === 0n && base.n !== 0n ? 1n : base.n);
+  }
+  if (Number(exponent) * (bits(base.n) + bits(base.d)) > MAX_BITS) throw new TooLargeError('power too large');
+  return rational(base.n ** exponent, base.d ** exponent);
+}
+
+function isqrt(x: bigint): bigint {
+  if (x < 2n) return x;
+  let r = BigInt(Math.floor(Math.sqrt(Number(x))));
+  while (r * r > x) r--;
+  while ((r + 1n) * (r + 1n) <= x) r++;
+  return r;
+}
+
+function iroot(x: bigint, k: bigint): bigint | null {
+  // exact integer k-th root of x >= 0, or null
+  if (x < 2n) return x;
+  let r = BigInt(Math.round(Number(x) ** (1 / Number(k))));
+  for (const candidate of [r - 1n, r, r + 1n]) if (candidate >= 0n && candidate ** k === x) return candidate;
+  if (k === 2n) {
+    r = isqrt(x);
+    return r * r === x ? r : null;
+  }
+  return null;
+}
+
+function factorial(n: bigint): Rational {
+  if (n < 0n) throw new RangeError('factorial of a negative number');
+  if (n > 20_000n) throw new TooLargeError('factorial too large');
+  let result = 1n;
+  for (let i = 2n; i <= n; i++) result *= i;
+  return rational(result);
+}
+
+/** Parses a decimal literal ('-1.25e-3') into an exact rational. */
+export function decimalToRational(text: string): Rational {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text.trim());
+  if (!match) throw new UnsupportedError(`not a decimal: ${text}`);
+  const [, sign, whole, fraction = '', exponentText] = match;
+  const exponent = Number(exponentText ?? 0) - fraction.length;
+  if (Math.abs(exponent) > 10_000) throw new TooLargeError('exponent too large');
+  let n = BigInt((whole || '0') + fraction);
+  if (sign === '-') n = -n;
+  return exponent >= 0 ? rational(n * 10n ** BigInt(exponent)) : rational(n, 10n ** BigInt(-exponent));
+}
+
+function numberToRational(x: number): Rational {
+  if (!Number.isFinite(x)) throw new UnsupportedError('infinite');
+  if (Number.isInteger(x) && Math.abs(x) <= Number.MAX_SAFE_INTEGER) return rational(BigInt(x));
+  // Shortest round-trip decimal, which is what the author typed for literals of up to ~15 digits.
+  return decimalToRational(String(x));
+}
+
+const asInteger = (r: Rational | null): bigint | null => (r && r.d === 1n ? r.n : null);
+
+/**
+ * Exact value of a constant expression, or null when it is not rational (π, √2, free variables, unknown
+ * operators). Throws TooLargeError for values beyond ~200,000 bits and RangeError on division by zero.
+ */
+export function exactValue(json: Json): Rational | null {
+  if (typeof json === 'number') return numberToRational(json);
+  if (typeof json === 'string') return null;
+  if (!Array.isArray(json)) return decimalToRational(json.num);
+  const [head, ...args] = json;
+  const values = (): (Rational | null)[] => args.map(exactValue);
+  switch (head) {
+    case 'Add': {
+      let total = rational(0n);
+      for (const value of values()) {
+        if (!value) return null;
+        total = add(total, value);
+      }
+      return total;
+    }
+    case 'Subtract': {
+      const [a, b] = values();
+      if (!a || !b || args.length !== 2) return null;
+      return add(a, mul(b, rational(-1n)));
+    }
+    case 'Negate': {
+      const [a] = values();
+      return a ? mul(a, rational(-1n)) : null;
+    }
+    case 'Multiply':
+    case 'InvisibleOperator': {
+      if (head === 'InvisibleOperator' && isMixedNumber(json)) {
+        const [whole, fraction] = values();
+        return whole && fraction ? add(whole, whole.n < 0n ? mul(fraction, rational(-1n)) : fraction) : null;
+      }
+      let product = rational(1n);
+      for (const value of values()) {
+        if (!value) return null;
+        product = mul(product, value);
+      }
+      return product;
+    }
+    case 'Divide':
+    case 'Rational': {
+      const [a, b] = values();
+      if (!a || !b || args.length !== 2) return null;
+      return div(a, b);
+    }
+    case 'Power': {
+      const [base, exponent] = values();
+      if (!base || !exponent) return null;
+      if (exponent.d === 1n) return ratPow(base, exponent.n);
+      if (exponent.d > 16n || base.n < 0n) return null;
+      return exactRoot(ratPow(base, exponent.n), exponent.d);
+    }
+    case 'Square': {
+      const [a] = values();
+      return a ? mul(a, a) : null;
+    }
+    case 'Sqrt': {
+      const [a] = values();
+      return a && a.n >= 0n ? exactRoot(a, 2n) : null;
+    }
+    case 'Root': {
+      const [a, k] = values();
+      const degree = asInteger(k);
+      if (!a || degree === null || degree < 1n || degree > 64n) return null;
+      if (a.n < 0n) {
+        if (degree % 2n === 0n) return null;
+        const root = exactRoot(rational(-a.n, a.d), degree);
+        return root ? rational(-root.n, root.d) : null;
+      }
+      return exactRoot(a, degree);
+    }
+    case 'Factorial': {
+      const n = asInteger(values()[0]);
+      return n === null ? null : factorial(n);
+    }
+    case 'Binomial': {
+      const [n, k] = values().map(asInteger);
+      if (n === null || k === null || n < 0n || k < 0n || k > n) return null;
+      if (n > 100_000n) throw new TooLargeError('binomial too large');
+      let result = 1n;
+      // biome-ignore lint/complexity/useMathMinMax: bigint operands (Math.min does not take bigints)
+      const kk = k < n - k ? k : n - k;
+      for (let i = 1n; i <= kk; i++) result = (result * (n - kk + i)) / i;
+      return rational(result);
+    }
+    case 'Abs': {
+      const [a] = values();
+      return a ? rational(a.n < 0n ? -a.n : a.n, a.d) : null;
+    }
+    case 'Delimiter':
+      return args.length === 1 ? exactValue(args[0]) : null;
+    default:
+      return null;
+  }
+}
+
+function exactRoot(a: Rational, k: bigint): Rational | null {
+  const n = iroot(a.n, k);
+  const d = iroot(a.d, k);
+  return n === null || d === null ? null : rational(n, d);
+}
+
+/** `7\frac34` (an integer literal followed by a numeric fraction) reads as the mixed number 7¾. */
+export function isMixedNumber(json: Json): boolean {
+  if (!Array.isArray(json) || json[0] !== 'InvisibleOperator' || json.length !== 3) return false;
+  const [, whole, fraction] = json;
+  return (
+    typeof whole === 'number' &&
+    Number.isInteger(whole) &&
+    Array.isArray(fraction) &&
+    fraction[0] === 'Divide' &&
+    typeof fraction[1] === 'number' &&
+    typeof fraction[2] === 'number'
+  );
+}
+
+// ---------- complex floating point ----------
+
+export type Complex = [number, number];
+
+const C = (re: number, im = 0): Complex => [re, im];
+const cAdd = (a: Complex, b: Complex): Complex => [a[0] + b[0], a[1] + b[1]];
+const cMul = (a: Complex, b: Complex): Complex => [a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]];
+function cDiv(a: Complex, b: Complex): Complex {
+  const denominator = b[0] * b[0] + b[1] * b[1];
+  return [(a[0] * b[0] + a[1] * b[1]) / denominator, (a[1] * b[0] - a[0] * b[1]) / denominator];
+}
+function cLog(a: Complex): Complex {
+  return [Math.log(Math.hypot(a[0], a[1])), Math.atan2(a[1], a[0])];
+}
+function cExp(a: Complex): Complex {
+  const m = Math.exp(a[0]);
+  return a[1] === 0 ? [m, 0] : [m * Math.cos(a[1]), m * Math.sin(a[1])];
+}
+function cPow(a: Complex, b: Complex): Complex {
+  if (b[1] === 0 && Number.isInteger(b[0]) && Math.abs(b[0]) <= 64) {
+    let result: Complex = [1, 0];
+    let base = b[0] < 0 ? cDiv([1, 0], a) : a;
+    let n = Math.abs(b[0]);
+    while (n > 0) {
+      if (n & 1) result = cMul(result, base);
+      base = cMul(base, base);
+      n >>= 1;
+    }
+    return result;
+  }
+  if (a[1] === 0 && b[1] === 0 && a[0] >= 0) return [a[0] ** b[0], 0];
+  if (a[0] === 0 && a[1] === 0) return [0, 0];
+  // Real odd roots of negative reals (x^{1/3} of -8 is -2) follow the real branch, as students expect.
+  if (a[1] === 0 && b[1] === 0 && a[0] < 0) {
+    const inverse = 1 / b[0];
+    if (Number.isInteger(inverse) && Math.abs(inverse) % 2 === 1) return [-((-a[0]) ** b[0]), 0];
+  }
+  return cExp(cMul(b, cLog(a)));
+}
+function realOnly(a: Complex, f: (x: number) => number): Complex {
+  return a[1] === 0 ? [f(a[0]), 0] : [Number.NaN, Number.NaN];
+}
+function gammaFactorial(x: number): number {
+  if (Number.isInteger(x) && x >= 0 && x <= 170) {
+    let result = 1;
+    for (let i = 2; i <= x; i++) result *= i;
+    return result;
+  }
+  return x > 170 ? Number.POSITIVE_INFINITY : Number.NaN;
+}
+
+const CONSTANTS: Record<string, Complex> = {
+  Pi: [Math.PI, 0],
+  ExponentialE: [Math.E, 0],
+  e: [Math.E, 0],
+  ImaginaryUnit: [0, 1],
+  i: [0, 1],
+  PositiveInfinity: [Number.POSITIVE_INFINITY, 0],
+  NegativeInfinity: [Number.NEGATIVE_INFINITY, 0],
+  Half: [0.5, 0],
+  GoldenRatio: [(1 + Math.sqrt(5)) / 2, 0],
+};
+
+export function isConstantSymbol(symbol: string): boolean {
+  return symbol in CONSTANTS;
+}
+
+const UNARY: Record<string, (a: Complex) => Complex> = {
+  Negate: (a) => [-a[0], -a[1]],
+  Sqrt: (a) => cPow(a, [0.5, 0]),
+  Exp: cExp,
+  Ln: cLog,
+  Lb: (a) => cDiv(cLog(a), [Math.LN2, 0]),
+  Lg: (a) => cDiv(cLog(a), [Math.LN10, 0]),
+  Abs: (a) => [Math.hypot(a[0], a[1]), 0],
+  Square: (a) => cMul(a, a),
+  Sin: (a) => realOnly(a, Math.sin),
+  Cos: (a) => realOnly(a, Math.cos),
+  Tan: (a) => realOnly(a, Math.tan),
+  Sec: (a) => realOnly(a, (x) => 1 / Math.cos(x)),
+  Csc: (a) => realOnly(a, (x) => 1 / Math.sin(x)),
+  Cot: (a) => realOnly(a, (x) => 1 / Math.tan(x)),
+  Arcsin: (a) => realOnly(a, Math.asin),
+  Arccos: (a) => realOnly(a, Math.acos),
+  Arctan: (a) => realOnly(a, Math.atan),
+  Arccot: (a) => realOnly(a, (x) => Math.atan(1 / x)),
+  Arcsec: (a) => realOnly(a, (x) => Math.acos(1 / x)),
+  Arccsc: (a) => realOnly(a, (x) => Math.asin(1 / x)),
+  Sinh: (a) => realOnly(a, Math.sinh),
+  Cosh: (a) => realOnly(a, Math.cosh),
+  Tanh: (a) => realOnly(a, Math.tanh),
+  Floor: (a) => realOnly(a, Math.floor),
+  Ceil: (a) => realOnly(a, Math.ceil),
+  Factorial: (a) => realOnly(a, gammaFactorial),
+  Delimiter: (a) => a,
+};
+
+/**
+ * Complex value of an expression with the free symbols bound by `env`; NaN parts where undefined.
+ * Throws UnsupportedError for operators it does not know and for unbound symbols.
+ */
+export function numericValue(json: Json, env: Record<string, Complex> = {}): Complex {
+  if (typeof json === 'number') return C(json);
+  if (typeof json === 'string') {
+    const value = env[json] ?? CONSTANTS[json];
+    if (!value) throw new UnsupportedError(`unbound symbol ${json}`);
+    return value;
+  }
+  if (!Array.isArray(json)) return C(Number(json.num));
+  const [head, ...args] = json;
+  if (typeof head !== 'string') throw new UnsupportedError('non-symbol head');
+  const value = (x: Json) => numericValue(x, env);
+  const unary = UNARY[head];
+  if (unary && args.length === 1) return unary(value(args[0]));
+  switch (head) {
+    case 'Add':
+      return args.reduce<Complex>((total, x) => cAdd(total, value(x)), [0, 0]);
+    case 'Subtract':
+      if (args.length !== 2) break;
+      return cAdd(value(args[0]), UNARY.Negate(value(args[1])));
+    case 'InvisibleOperator':
+      if (isMixedNumber(json)) {
+        const whole = value(args[0]);
+        const fraction = value(args[1]);
+        return cAdd(whole, whole[0] < 0 ? UNARY.Negate(fraction) : fraction);
+      }
+      return args.reduce<Complex>((product, x) => cMul(product, value(x)), [1, 0]);
+    case 'Multiply':
+      return args.reduce<Complex>((product, x) => cMul(product, value(x)), [1, 0]);
+    case 'Divide':
+    case 'Rational':
+      if (args.length !== 2) break;
+      return cDiv(value(args[0]), value(args[1]));
+    case 'Power':
+      return cPow(value(args[0]), value(args[1]));
+    case 'Root':
+      return cPow(value(args[0]), cDiv([1, 0], value(args[1])));
+    case 'Log': {
+      const base = args.length > 1 ? cLog(value(args[1])) : C(Math.LN10);
+      return cDiv(cLog(value(args[0])), base);
+    }
+    case 'Complex':
+      return [value(args[0])[0], value(args[1])[0]];
+    case 'Binomial': {
+      const [n, k] = args.map((x) => value(x)[0]);
+      return C(gammaFactorial(n) / (gammaFactorial(k) * gammaFactorial(n - k)));
+    }
+    case 'Max':
+    case 'Min': {
+      const values = args.map((x) => value(x)[0]);
+      return C(head === 'Max' ? Math.max(...values) : Math.min(...values));
+    }
+  }
+  throw new UnsupportedError(`unsupported operator ${head}`);
+}
+
+/** Free symbols of an expression (constants like Pi, e, i excluded). */
+export function freeSymbols(json: Json, into = new Set<string>()): Set<string> {
+  if (typeof json === 'string') {
+    if (!json.startsWith("'") && !isConstantSymbol(json)) into.add(json);
+  } else if (Array.isArray(json)) {
+    for (let i = 1; i < json.length; i++) freeSymbols(json[i], into);
+  }
+  return into;
+}
+
+/** Whether the expression contains a decimal literal (so tolerance rules apply). */
+export function hasFloatLiteral(json: Json): boolean {
+  if (typeof json === 'number') return !Number.isInteger(json);
+  if (typeof json === 'string') return false;
+  if (!Array.isArray(json)) return /[.eE]/.test(json.num) && !/^-?\d+$/.test(json.num);
+  for (let i = 1; i < json.length; i++) if (hasFloatLiteral(json[i])) return true;
+  return false;
+}

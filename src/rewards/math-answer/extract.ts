@@ -1,0 +1,203 @@
+// Answer extraction from a model's completion, by priority (Math-Verify v0.8.0's LaTeX/Expr/String configs,
+// with boxed at the highest priority as its README recommends for rewards):
+//   1. the last \boxed{…} / \fbox{…} (brace-matched; boxes separated only by ',', 'and', 'or', '$' are
+//      joined with ', ' so that a multi-answer box list reads as one list);
+//   2. "final answer is …" (Minerva's "Final Answer: The final answer is X. I hope it is correct.");
+//   3. "answer: …" / "the answer is …" (last occurrence);
+//   4. fallbacks: the last LaTeX environment ($…$, $$…$$, \[…\], \(…\)), then the last number.
+// With `boxedOnly`, only (1) counts. Multiple-choice letters (A–E) are extracted by extractLetter when the
+// gold is a letter.
+// Deviation from Math-Verify: it tries every match of a priority right-to-left until one parses; we take the
+// last match of the highest priority present (a later, unparseable answer is the model's fault).
+
+export type AnswerSource = 'boxed' | 'final' | 'answer' | 'latex' | 'number';
+
+export interface Extracted {
+  /** The raw answer text (may be '' for an empty box). */
+  answer: string;
+  source: AnswerSource;
+}
+
+const BOX_COMMANDS = /\\(?:boxed|fbox)\b/g;
+
+/** Contents of a brace group starting at text[open] === '{'; unbalanced → the rest of the text. */
+function braceGroup(text: string, open: number): { content: string; end: number } {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '\\') {
+      i++; // skip escaped characters such as \{ and \}
+      continue;
+    }
+    if (ch === '{') depth++;
+    else if (ch === '}') {
+      depth--;
+      if (depth === 0) return { content: text.slice(open + 1, i), end: i + 1 };
+    }
+  }
+  return { content: text.slice(open + 1), end: text.length };
+}
+
+interface Box {
+  content: string;
+  start: number;
+  end: number;
+}
+
+export function findBoxes(text: string): Box[] {
+  const boxes: Box[] = [];
+  for (const match of text.matchAll(BOX_COMMANDS)) {
+    let i = match.index + match[0].length;
+    while (text[i] === ' ') i++;
+    if (text[i] === '{') {
+      const group = braceGroup(text, i);
+      boxes.push({ content: group.content, start: match.index, end: group.end });
+    } else {
+      // \boxed 5 — a single token
+      const token = /^[^\s$]+/.exec(text.slice(i));
+      if (token) boxes.push({ content: token[0], start: match.index, end: i + token[0].length });
+    }
+  }
+  return boxes;
+}
+
+const BOX_SEPARATOR = /^(?:\s|,|;|\$|\\quad|\\qquad|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b|\\,)*$/i;
+
+function lastBoxed(text: string): string | null {
+  const boxes = findBoxes(text);
+  if (boxes.length === 0) return null;
+  const joined = [boxes[boxes.length - 1].content];
+  for (let i = boxes.length - 2; i >= 0; i--) {
+    if (!BOX_SEPARATOR.test(text.slice(boxes[i].end, boxes[i + 1].start))) break;
+    joined.unshift(boxes[i].content);
+  }
+  return joined.join(', ');
+}
+
+/** Text after a marker up to the end of its sentence: a $…$ group if it starts with one, else to a newline. */
+function phraseAfter(text: string, index: number): string {
+  const rest = text.slice(index).replace(/^[\s:*]+/, '');
+  const envs = [
+    ['$$', '$$'],
+    ['\\[', '\\]'],
+    ['\\(', '\\)'],
+    ['$', '$'],
+  ];
+  for (const [open, close] of envs) {
+    if (rest.startsWith(open)) {
+      const end = rest.indexOf(close, open.length);
+      if (end > 0) return rest.slice(open.length, end);
+    }
+  }
+  const line = rest.split('\n')[0];
+  // "… is 5. I hope it is correct." — stop at a sentence end (a period followed by a space and a capital)
+  return line
+    .replace(/\.\s+(?:I hope|[A-Z]).*$/, '')
+    .replace(/\.\s*$/, '')
+    .trim();
+}
+
+function lastMatchIndex(text: string, pattern: RegExp): number {
+  let index = -1;
+  for (const match of text.matchAll(pattern)) index = match.index + match[0].length;
+  return index;
+}
+
+function lastLatexEnv(text: string): string | null {
+  const pattern = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$]+?)\$/g;
+  let last: string | null = null;
+  for (const match of text.matchAll(pattern)) last = match[1] ?? match[2] ?? match[3] ?? match[4];
+  return last?.trim() || null;
+}
+
+const NUMBER = /-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?\s*(?:%|\\%)?|-?\.\d+/g;
+
+function lastNumber(text: string): string | null {
+  let last: string | null = null;
+  for (const match of text.matchAll(NUMBER)) last = match[0];
+  return last;
+}
+
+export interface ExtractOptions {
+  /** Accept only \boxed{} answers. */
+  boxedOnly?: boolean;
+}
+
+/** The model's final answer, by the priorities above; null when none is found. */
+export function extractAnswer(completion: string, options: ExtractOptions = {}): Extracted | null {
+  const boxed = lastBoxed(completion);
+  if (boxed !== null) return { answer: boxed.trim(), source: 'boxed' };
+  if (options.boxedOnly) return null;
+  const finalIndex = lastMatchIndex(completion, /final answer\s*(?:is|:)/gi);
+  if (finalIndex >= 0) {
+    const phrase = phraseAfter(completion, finalIndex);
+    if (phrase) return { answer: phrase, source: 'final' };
+  }
+  const answerIndex = lastMatchIndex(completion, /\banswer\s*(?::|is\b)/gi);
+  if (answerIndex >= 0) {
+    const phrase = phraseAfter(completion, answerIndex);
+    if (phrase) return { answer: phrase, source: 'answer' };
+  }
+  const env = lastLatexEnv(completion);
+  if (env) return { answer: env, source: 'latex' };
+  const number = lastNumber(completion);
+  return number ? { answer: number, source: 'number' } : null;
+}
+
+// ---------- multiple choice ----------
+
+const LETTER_ONLY = /^\(?\s*([A-E])\s*\)?[.:]?$/;
+
+/** The gold's choice letter (A–E) when the gold is one: 'C', '(C)', 'C)', '\text{(C)}', '\textbf{C}'. */
+export function goldLetter(gold: string): string | null {
+  return letterOf(gold);
+}
+
+function letterOf(text: string): string | null {
+  const stripped = text
+    .replace(/\$/g, '')
+    .replace(/\\(?:text|textbf|mathrm|mathbf|mbox)\s*\{([^{}]*)\}/g, '$1')
+    .trim();
+  const match = LETTER_ONLY.exec(stripped);
+  return match ? match[1] : null;
+}
+
+export interface ExtractedLetter {
+  /** The letter(s) found; more than one means the model hedged. */
+  letters: string[];
+  source: AnswerSource;
+}
+
+/** Choice letters for a multiple-choice gold. A box or answer phrase listing several letters returns them all. */
+export function extractLetters(completion: string, options: ExtractOptions = {}): ExtractedLetter | null {
+  const lettersIn = (text: string): string[] => {
+    const single = letterOf(text);
+    if (single) return [single];
+    const cleaned = text
+      .replace(/\\(?:text|textbf|mathrm|mathbf|mbox)\s*\{([^{}]*)\}/g, '$1')
+      .replace(/\$/g, '');
+    // "(C) 12", "C) 12", "C: 12" — a letter leading the answer
+    const leading = /^\s*\(?([A-E])(?:\)|:|\.\s)/.exec(cleaned);
+    if (leading) return [leading[1]];
+    const list = cleaned.split(/\s*(?:,|\bor\b|\band\b|\/)\s*/).map(letterOf);
+    if (list.length > 1 && list.every((letter) => letter !== null)) return list as string[];
+    return [];
+  };
+  const boxed = lastBoxed(completion);
+  if (boxed !== null) return { letters: lettersIn(boxed), source: 'boxed' };
+  if (options.boxedOnly) return null;
+  for (const [pattern, source] of [
+    [/final answer\s*(?:is|:)/gi, 'final'],
+    [/\banswer\s*(?::|is\b)/gi, 'answer'],
+  ] as const) {
+    const index = lastMatchIndex(completion, pattern);
+    if (index >= 0) {
+      const letters = lettersIn(phraseAfter(completion, index));
+      if (letters.length > 0) return { letters, source };
+    }
+  }
+  // Fallback: the last "(C)" / "\text{(C)}" / "C)" in the text.
+  let last: string | null = null;
+  for (const match of completion.matchAll(/\(([A-E])\)|(?:^|\s)([A-E])\)/g)) last = match[1] ?? match[2];
+  return last ? { letters: [last], source: 'latex' } : null;
+}
