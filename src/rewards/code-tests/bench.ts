@@ -1,0 +1,147 @@
+// Benchmark of the code-tests sandbox: the per-run overhead of bubblewrap (a trivial Python program run
+// sequentially inside the sandbox, against the same program spawned bare) and the throughput of short
+// Python stdin/stdout tests through the reward's sandbox pool. The `curricula bench` CLI calls this; it
+// prints nothing itself. Target from the design notes (reference/verifiers-and-ml.md §2.3): ~19 ms
+// overhead per python3 run, ≥ 20 short tests/s on 2 cores.
+import { spawn } from 'node:child_process';
+import type { Problem } from '../../core/problem.ts';
+import { CodeTestsReward } from './reward.ts';
+import { runInSandbox, type SandboxLimits } from './sandbox.ts';
+
+export interface BenchOptions {
+  /** Sequential runs for the overhead measurement. */
+  overheadRuns?: number;
+  /** Completions scored in the throughput measurement (each runs `testsPerProblem` tests). */
+  completions?: number;
+  testsPerProblem?: number;
+  /** Sandbox pool size (default: number of cores). */
+  concurrency?: number;
+  pythonPath?: string;
+}
+
+export interface Distribution {
+  medianMs: number;
+  p95Ms: number;
+}
+
+export interface BenchResult {
+  /** Trivial python program inside the sandbox, one at a time. */
+  sandboxed: Distribution;
+  /** The same program spawned without a sandbox. */
+  bare: Distribution;
+  /** sandboxed − bare, at the median and the 95th percentile. */
+  overhead: Distribution;
+  /** Short python stdin/stdout tests per second through the reward's pool. */
+  testsPerSecond: number;
+  tests: number;
+  concurrency: number;
+  /** Fraction of throughput tests that passed (should be 1; anything else means the bench is broken). */
+  passRate: number;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  const position = (sorted.length - 1) * q;
+  const low = Math.floor(position);
+  const high = Math.ceil(position);
+  return sorted[low] + (sorted[high] - sorted[low]) * (position - low);
+}
+
+function distribution(samples: number[]): Distribution {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { medianMs: quantile(sorted, 0.5), p95Ms: quantile(sorted, 0.95) };
+}
+
+function bareRun(pythonPath: string, code: string, stdin: string): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(pythonPath, ['-I', '-B', '-c', code], { stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin.end(stdin);
+    child.on('error', reject);
+    child.on('close', () => resolve(performance.now() - started));
+  });
+}
+
+const echoProgram = 'import sys\nprint(sum(map(int, sys.stdin.read().split())))\n';
+
+export async function benchCodeTests(options: BenchOptions = {}): Promise<BenchResult> {
+  const overheadRuns = options.overheadRuns ?? 40;
+  const completions = options.completions ?? 16;
+  const testsPerProblem = options.testsPerProblem ?? 8;
+  const pythonPath = options.pythonPath ?? '/usr/bin/python3';
+  const reward = new CodeTestsReward({
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    pythonPath,
+  });
+  const config = {
+    bwrapPath: reward.options.bwrapPath,
+    prlimitPath: reward.options.prlimitPath,
+    pythonPath,
+    nodePath: reward.options.nodePath,
+  };
+  const limits: SandboxLimits = {
+    timeoutMs: 5000,
+    memoryMb: 512,
+    maxProcesses: 32,
+    maxOutputBytes: 1 << 20,
+    maxFileBytes: 1 << 20,
+    tmpfsBytes: 8 << 20,
+  };
+
+  const sandboxed: number[] = [];
+  const bare: number[] = [];
+  // One warm-up of each so that page cache and the interpreter probe do not count.
+  await bareRun(pythonPath, echoProgram, '1 2');
+  for (let run = 0; run <= overheadRuns; run++) {
+    const outcome = await runInSandbox(
+      {
+        language: 'python',
+        files: [{ path: '/sandbox/solution.py', content: echoProgram }],
+        entry: '/sandbox/solution.py',
+        stdin: '1 2',
+        limits,
+      },
+      config,
+    );
+    if (outcome.exitCode !== 0) throw new Error(`bench: sandboxed run failed: ${outcome.stderr.slice(-200)}`);
+    const bareMs = await bareRun(pythonPath, echoProgram, '1 2');
+    if (run === 0) continue;
+    sandboxed.push(outcome.wallMs);
+    bare.push(bareMs);
+  }
+  const overhead = sandboxed.map((ms, index) => ms - bare[index]);
+
+  const tests = Array.from({ length: testsPerProblem }, (_, index) => ({
+    input: `${index} ${index * 7}\n`,
+    output: `${index * 8}\n`,
+  }));
+  const problem: Problem = {
+    id: 'bench/sum',
+    task: 'code',
+    prompt: 'Print the sum of the integers on stdin.',
+    answer: '',
+    solution: '',
+    category: 'code',
+    difficulty: 1,
+    params: {},
+    metadata: { tests, language: 'python' },
+  };
+  const completion = `\`\`\`python\n${echoProgram}\`\`\``;
+  const inputs = Array.from({ length: completions }, () => ({ problem, completion }));
+  await reward.score(inputs.slice(0, 1));
+  const started = performance.now();
+  const results = await reward.score(inputs);
+  const seconds = (performance.now() - started) / 1000;
+  await reward.close();
+  const total = completions * testsPerProblem;
+  const passRate =
+    results.reduce((sum, result) => sum + (result.components.pass_rate ?? 0), 0) / results.length;
+  return {
+    sandboxed: distribution(sandboxed),
+    bare: distribution(bare),
+    overhead: distribution(overhead),
+    testsPerSecond: total / seconds,
+    tests: total,
+    concurrency: reward.options.concurrency,
+    passRate,
+  };
+}

@@ -1,0 +1,207 @@
+// The `code-tests` reward: extracts a Python or JavaScript program from a completion, runs it against the
+// problem's stdin/stdout and function-call tests in bubblewrap sandboxes (a pool of them), and scores the
+// share of tests passed with TAROT's tiered partial credit.
+//
+// Follows TAROT (Park et al., arXiv 2602.15449; deep-diver/TAROT custom_rewards) for the four test tiers,
+// their weights and schedules, and LiveCodeBench (lcb_runner/evaluation/testing_util.py) for comparison
+// and call-based tests. Deviations: the reward is normalised to [0, 1] (see tiers.ts); the program may also
+// come from an untagged fence or a fence-free completion (extract.ts); TAROT runs `python3 -c` in an E2B
+// cloud sandbox and LCB `exec`s in-process under `reliability_guard` — here each test is a fresh local
+// bubblewrap sandbox (sandbox.ts), and no code ever runs when that sandbox is unavailable.
+//
+// components: pass_rate (unweighted, tests that ran), tier/<tier> (per-tier pass rate, tiered problems
+// only: TAROT's capability-conditioned view, logged as reward/tier/<tier>), fenced (1 when the code came
+// from a fenced block).
+import type { Problem } from '../../core/problem.ts';
+import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
+import { type ExtractedProgram, extractProgram } from './extract.ts';
+import { prepareRun } from './harness.ts';
+import { judge, type TestStatus, type Verdict } from './judge.ts';
+import { Limiter } from './limiter.ts';
+import { type CodeTestsOptions, parseCodeTestsOptions } from './options.ts';
+import {
+  assertSandbox,
+  probeInterpreter,
+  runInSandbox,
+  type SandboxConfig,
+  type SandboxLimits,
+  SandboxUnavailableError,
+} from './sandbox.ts';
+import { type ProblemTests, parseProblemTests, type TestCase, type Tier } from './schema.ts';
+import { aggregateTiers, allowedTiers, type TierWeights, weightSets } from './tiers.ts';
+
+export interface TestReport extends Verdict {
+  tier: Tier;
+  /** Index of the test within its tier. */
+  index: number;
+  wallMs: number;
+}
+
+export interface CodeTestsReport {
+  result: RewardResult;
+  program: ExtractedProgram;
+  tests: TestReport[];
+}
+
+export class CodeTestsReward implements Reward {
+  readonly name = 'code-tests';
+  readonly options: CodeTestsOptions;
+  private readonly sandbox: SandboxConfig;
+  private readonly limiter: Limiter;
+  private readonly weights: TierWeights;
+  private closed = false;
+
+  /** Throws ConfigError on bad options and SandboxUnavailableError when bubblewrap cannot run here. */
+  constructor(options: unknown = {}) {
+    this.options = parseCodeTestsOptions(options);
+    const { bwrapPath, prlimitPath, pythonPath, nodePath } = this.options;
+    this.sandbox = { bwrapPath, prlimitPath, pythonPath, nodePath };
+    assertSandbox(this.sandbox);
+    this.limiter = new Limiter(this.options.concurrency);
+    const { weights } = this.options;
+    this.weights = typeof weights === 'string' ? weightSets[weights] : weights;
+  }
+
+  async score(inputs: readonly RewardInput[]): Promise<RewardResult[]> {
+    // Validate every problem first: a malformed spec fails the batch before any code runs.
+    const specs = inputs.map((input) => parseProblemTests(input.problem));
+    const reports = await Promise.all(
+      inputs.map((input, index) => this.evaluateParsed(input.completion, specs[index], input.step)),
+    );
+    return reports.map((report) => report.result);
+  }
+
+  /** Scores one completion and returns the per-test verdicts as well. */
+  evaluate(problem: Problem, completion: string, step?: number): Promise<CodeTestsReport> {
+    return this.evaluateParsed(completion, parseProblemTests(problem), step);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private async evaluateParsed(
+    completion: string,
+    spec: ProblemTests,
+    step?: number,
+  ): Promise<CodeTestsReport> {
+    if (this.closed) throw new Error('code-tests reward is closed');
+    const program = extractProgram(completion, spec.language);
+    const allowed = allowedTiers(this.options.schedule, this.progress(step));
+    const planned: { tier: Tier; index: number; test: TestCase }[] = [];
+    for (const [tier, tests] of spec.groups) {
+      if (spec.tiered && !allowed.has(tier)) continue;
+      tests.forEach((test, index) => {
+        planned.push({ tier, index, test });
+      });
+    }
+    if (program.code === null || planned.length === 0) {
+      const why =
+        program.code === null
+          ? program.source
+          : `no tests in the tiers allowed now (${[...allowed].join(', ')})`;
+      const tests = planned.map(({ tier, index }) => ({ tier, index, status: 'SKIP' as const, wallMs: 0 }));
+      return { program, tests, result: { reward: 0, components: { pass_rate: 0, fenced: 0 }, reason: why } };
+    }
+    const interpreter = await probeInterpreter(spec.language, this.sandbox);
+    if (!interpreter.ok) throw new SandboxUnavailableError(`code-tests: ${interpreter.reason}`);
+
+    const code = program.code;
+    const runOne = async ({ tier, index, test }: (typeof planned)[number]): Promise<TestReport> => {
+      const verdict = await this.limiter.run(() => this.runTest(spec, code, test));
+      return { tier, index, ...verdict };
+    };
+    let reports: TestReport[];
+    if (this.options.failFast) {
+      reports = [];
+      let failed = false;
+      for (const entry of planned) {
+        if (failed) {
+          reports.push({ tier: entry.tier, index: entry.index, status: 'SKIP', wallMs: 0 });
+          continue;
+        }
+        const report = await runOne(entry);
+        reports.push(report);
+        failed = report.status !== 'AC';
+      }
+    } else {
+      reports = await Promise.all(planned.map(runOne));
+    }
+    return { program, tests: reports, result: this.summarise(spec, program, reports) };
+  }
+
+  private progress(step: number | undefined): number | undefined {
+    const { totalSteps } = this.options;
+    return step === undefined || totalSteps === undefined ? undefined : step / totalSteps;
+  }
+
+  private async runTest(
+    spec: ProblemTests,
+    code: string,
+    test: TestCase,
+  ): Promise<Verdict & { wallMs: number }> {
+    const options = this.options;
+    const expectedBytes =
+      test.kind === 'stdio' ? Buffer.byteLength(test.output) : JSON.stringify(test.expected ?? null).length;
+    const limits: SandboxLimits = {
+      timeoutMs: options.timeoutMs,
+      memoryMb: options.memoryMb,
+      maxProcesses: options.maxProcesses,
+      maxOutputBytes: Math.max(options.maxOutputBytes, 2 * expectedBytes + 1024),
+      maxFileBytes: options.maxFileBytes,
+      tmpfsBytes: options.tmpfsBytes,
+    };
+    const prepared = prepareRun(spec.language, code, test);
+    const outcome = await runInSandbox({ language: spec.language, ...prepared, limits }, this.sandbox);
+    const verdict = judge(outcome, test, {
+      mode: spec.compare ?? options.compare,
+      tolerance: { relTol: options.relTol, absTol: options.absTol },
+      timeoutMs: limits.timeoutMs,
+      maxOutputBytes: limits.maxOutputBytes,
+    });
+    return { ...verdict, wallMs: outcome.wallMs };
+  }
+
+  private summarise(
+    spec: ProblemTests,
+    program: ExtractedProgram,
+    reports: readonly TestReport[],
+  ): RewardResult {
+    const counts = new Map<Tier, { passed: number; total: number }>();
+    for (const report of reports) {
+      const count = counts.get(report.tier) ?? { passed: 0, total: 0 };
+      count.total++;
+      if (report.status === 'AC') count.passed++;
+      counts.set(report.tier, count);
+    }
+    const outcomes = [...counts].map(([tier, count]) => ({ tier, ...count }));
+    const { aggregate, weighting } = this.options;
+    const summary = aggregateTiers(outcomes, spec.tiered, { aggregate, weighting, weights: this.weights });
+    const components: Record<string, number> = {
+      pass_rate: summary.passRate,
+      fenced: program.fenced ? 1 : 0,
+    };
+    for (const [tier, rate] of Object.entries(summary.tierRates)) components[`tier/${tier}`] = rate;
+
+    const passed = reports.filter((report) => report.status === 'AC').length;
+    const tierSummary = spec.tiered
+      ? ` (${outcomes.map((o) => `${o.tier} ${o.passed}/${o.total}`).join(', ')})`
+      : '';
+    const parts = [`passed ${passed}/${reports.length} tests${tierSummary}`];
+    const statuses = new Map<TestStatus, number>();
+    for (const report of reports) {
+      if (report.status !== 'AC') statuses.set(report.status, (statuses.get(report.status) ?? 0) + 1);
+    }
+    if (statuses.size > 0)
+      parts.push(`failures: ${[...statuses].map(([status, n]) => `${status}×${n}`).join(' ')}`);
+    const first = reports.find((report) => report.status !== 'AC' && report.status !== 'SKIP');
+    if (first) parts.push(`first: ${first.tier}#${first.index} ${first.status} ${first.detail ?? ''}`.trim());
+    parts.push(`code: ${program.source}`);
+    return { reward: summary.reward, components, reason: parts.join('; ') };
+  }
+}
+
+/** Registry factory: `rewards.register('code-tests', createCodeTestsReward)`. */
+export function createCodeTestsReward(options: unknown): Reward {
+  return new CodeTestsReward(options);
+}

@@ -1,0 +1,387 @@
+// Runs one untrusted program inside bubblewrap and reports what happened (exit, signal, output, time).
+//
+// Design (measured in reference/verifiers-and-ml.md §2.3, after the graders of LiveCodeBench, Code-R1's
+// firejail executor and SandboxFusion): one fresh sandbox per test run.
+// - bwrap is spawned as an unprivileged uid (65534 when we are root) so that RLIMIT_NPROC is enforced
+//   (the kernel ignores it for root) and nothing inside can signal or read our processes;
+// - `--unshare-all` (no network, own pid/ipc/uts/cgroup namespaces), `--die-with-parent`, `--new-session`,
+//   `--clearenv`; only /usr is bound (read-only) plus /bin, /lib, /lib64 symlinks; fresh /proc and /dev;
+//   size-capped tmpfs at /work (the working directory), /tmp and /dev/shm; the program and the harness
+//   come in through pipes (`--ro-bind-data`), so no host file is shared and the expected outputs never
+//   enter the sandbox: only stdin does;
+// - inside, `prlimit` sets CPU seconds, address space (python) or data segment (node: V8 crashes at start
+//   under RLIMIT_AS, so node gets `--max-old-space-size` plus RLIMIT_DATA, which only counts memory it
+//   actually commits), processes, file size and open files;
+// - outside, a wall-clock timer and an output cap SIGKILL the whole process group. bwrap runs the program
+//   as pid 1 of a private pid namespace; when that init dies, the kernel kills everything left in the
+//   namespace, so no background process survives a run.
+//
+// If bubblewrap is missing or cannot create namespaces, `probeSandbox` says why and the reward refuses to
+// run any code: there is deliberately no unsandboxed fallback.
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants as fsConstants, lstatSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { UserError } from '../../core/errors.ts';
+
+export type Language = 'python' | 'javascript';
+
+export interface SandboxLimits {
+  /** Wall-clock limit per run in milliseconds; the process group is SIGKILLed when it passes. */
+  timeoutMs: number;
+  /** Memory limit in MiB: RLIMIT_AS for python; V8 old space and RLIMIT_DATA (+256 MiB) for node. */
+  memoryMb: number;
+  /** RLIMIT_NPROC: processes and threads of the sandbox user. */
+  maxProcesses: number;
+  /** Largest stdout (and, separately, stderr) in bytes before the run is killed. */
+  maxOutputBytes: number;
+  /** RLIMIT_FSIZE: largest file the program may write, in bytes. */
+  maxFileBytes: number;
+  /** Size of each tmpfs (/work, /tmp, /dev/shm) in bytes. */
+  tmpfsBytes: number;
+}
+
+export interface SandboxConfig {
+  bwrapPath: string;
+  pythonPath: string;
+  nodePath: string;
+  prlimitPath: string;
+}
+
+export interface SandboxFile {
+  /** Path inside the sandbox, e.g. /sandbox/solution.py (read-only there). */
+  path: string;
+  content: string;
+}
+
+export interface SandboxRun {
+  language: Language;
+  files: SandboxFile[];
+  /** The file to execute (one of `files`). */
+  entry: string;
+  stdin: string;
+  limits: SandboxLimits;
+}
+
+export interface SandboxOutcome {
+  exitCode: number | null;
+  /** Signal that ended bwrap (ours: SIGKILL on timeout or output cap). */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  /** The first 64 KiB of stderr. */
+  stderr: string;
+  wallMs: number;
+  timedOut: boolean;
+  /** Which stream went past maxOutputBytes, if any. */
+  outputExceeded: 'stdout' | 'stderr' | null;
+}
+
+/** The sandbox cannot run here; the message says why and what to do. Never falls back to running unsandboxed. */
+export class SandboxUnavailableError extends UserError {
+  override name = 'SandboxUnavailableError';
+}
+
+const stderrKeepBytes = 64 * 1024;
+// The uid/gid that owns nothing on Debian; used when we are root so that the sandbox is unprivileged.
+const nobody = 65534;
+
+/** Spawn options that make bwrap run unprivileged: as nobody when we are root, else as ourselves. */
+function identity(): { uid?: number; gid?: number } {
+  return process.getuid?.() === 0 ? { uid: nobody, gid: nobody } : {};
+}
+
+/** Root-level symlinks of merged-/usr systems (/bin -> usr/bin) are recreated; real directories are bound. */
+function systemBinds(): string[] {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64']) {
+    let stat: ReturnType<typeof lstatSync>;
+    try {
+      stat = lstatSync(dir);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) args.push('--symlink', `usr${dir}`, dir);
+    else if (stat.isDirectory()) args.push('--ro-bind', dir, dir);
+  }
+  // Interpreters read a few files from /etc (locale, ld.so cache, alternatives symlinks); bind only those.
+  for (const file of ['/etc/ld.so.cache', '/etc/alternatives', '/etc/localtime']) {
+    try {
+      lstatSync(file);
+      args.push('--ro-bind', file, file);
+    } catch {
+      // absent on this system; the interpreters start without it
+    }
+  }
+  return args;
+}
+
+function interpreterCommand(language: Language, entry: string, config: SandboxConfig, limits: SandboxLimits) {
+  const mib = 1024 * 1024;
+  const cpuSeconds = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
+  const common = [
+    config.prlimitPath,
+    // soft:hard — SIGXCPU at the soft limit, SIGKILL one second later
+    `--cpu=${cpuSeconds}:${cpuSeconds + 1}`,
+    `--nproc=${limits.maxProcesses}`,
+    `--fsize=${limits.maxFileBytes}`,
+    '--nofile=128',
+    '--core=0',
+  ];
+  if (language === 'python') {
+    return [...common, `--as=${limits.memoryMb * mib}`, '--', config.pythonPath, '-I', '-B', entry];
+  }
+  return [
+    ...common,
+    `--data=${(limits.memoryMb + 256) * mib}`,
+    '--',
+    config.nodePath,
+    `--max-old-space-size=${limits.memoryMb}`,
+    entry,
+  ];
+}
+
+/** The full bwrap argument list; program files arrive on fds 3, 4, … in the order of `files`. */
+export function bwrapArgs(run: SandboxRun, config: SandboxConfig): string[] {
+  const { limits } = run;
+  const args = [
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+    '--setenv',
+    'PATH',
+    '/usr/bin:/bin',
+    '--setenv',
+    'HOME',
+    '/work',
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--setenv',
+    'PYTHONIOENCODING',
+    'utf-8',
+    '--setenv',
+    'OPENBLAS_NUM_THREADS',
+    '1',
+    '--setenv',
+    'OMP_NUM_THREADS',
+    '1',
+    '--hostname',
+    'sandbox',
+    ...systemBinds(),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(limits.tmpfsBytes),
+    '--tmpfs',
+    '/dev/shm',
+    '--size',
+    String(limits.tmpfsBytes),
+    '--tmpfs',
+    '/tmp',
+    '--size',
+    String(limits.tmpfsBytes),
+    '--tmpfs',
+    '/work',
+    '--chdir',
+    '/work',
+  ];
+  run.files.forEach((file, index) => {
+    args.push('--perms', '0444', '--ro-bind-data', String(3 + index), file.path);
+  });
+  // Remount / read-only last, so that nothing outside the tmpfs mounts is writable.
+  args.push('--remount-ro', '/');
+  args.push(...interpreterCommand(run.language, run.entry, config, limits));
+  return args;
+}
+
+/** Runs one program in a fresh sandbox. Never rejects for anything the program does. */
+export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<SandboxOutcome> {
+  const { limits } = run;
+  const started = performance.now();
+  const stdio: ('pipe' | 'ignore')[] = ['pipe', 'pipe', 'pipe', ...run.files.map(() => 'pipe' as const)];
+  return new Promise((resolve) => {
+    // detached: bwrap leads a new process group, so one kill(-pid) reaches bwrap and anything it started.
+    const child = spawn(config.bwrapPath, bwrapArgs(run, config), { ...identity(), detached: true, stdio });
+    const stdoutChunks: Buffer[] = [];
+    const stderrChunks: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderrBytes = 0;
+    let timedOut = false;
+    let outputExceeded: SandboxOutcome['outputExceeded'] = null;
+    let settled = false;
+
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, limits.timeoutMs);
+
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > limits.maxOutputBytes) {
+        outputExceeded ??= 'stdout';
+        killGroup();
+        return;
+      }
+      stdoutChunks.push(chunk);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderrBytes += chunk.length;
+      if (stderrBytes > limits.maxOutputBytes) {
+        outputExceeded ??= 'stderr';
+        killGroup();
+      }
+      if (stderrBytes - chunk.length < stderrKeepBytes) stderrChunks.push(chunk);
+    });
+
+    // The program may exit without reading its input or files (EPIPE): that is its business, not an error.
+    const feed = (stream: Writable | null | undefined, data: string) => {
+      if (!stream) return;
+      stream.on('error', () => {});
+      stream.end(data);
+    };
+    run.files.forEach((file, index) => {
+      feed(child.stdio[3 + index] as Writable, file.content);
+    });
+    feed(child.stdin, run.stdin);
+
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Belt and braces: the group may hold a process that escaped bwrap's namespace teardown.
+      killGroup();
+      resolve({
+        exitCode,
+        signal,
+        stdout: Buffer.concat(stdoutChunks).toString('utf8'),
+        stderr: Buffer.concat(stderrChunks).toString('utf8').slice(0, stderrKeepBytes),
+        wallMs: performance.now() - started,
+        timedOut,
+        outputExceeded,
+      });
+    };
+    child.on('error', (error) => {
+      stderrChunks.push(Buffer.from(`sandbox failed to start: ${error.message}`));
+      finish(null, null);
+    });
+    child.on('close', finish);
+  });
+}
+
+export interface ProbeResult {
+  ok: boolean;
+  /** Why the sandbox is unavailable and what to do (absent when ok). */
+  reason?: string;
+}
+
+const probes = new Map<string, ProbeResult>();
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks once per configuration (cached) that bwrap exists and can create its namespaces as the sandbox
+ * user, by running `true` inside exactly the sandbox the programs get. Synchronous so that a reward can
+ * refuse at construction.
+ */
+export function probeSandbox(config: SandboxConfig): ProbeResult {
+  const key = JSON.stringify(config);
+  const cached = probes.get(key);
+  if (cached) return cached;
+  const result = probeUncached(config);
+  probes.set(key, result);
+  return result;
+}
+
+function probeUncached(config: SandboxConfig): ProbeResult {
+  const install = 'install it (Debian/Ubuntu: apt-get install -y bubblewrap)';
+  if (!executable(config.bwrapPath)) {
+    return { ok: false, reason: `bubblewrap not found at ${config.bwrapPath}: ${install}` };
+  }
+  if (!executable(config.prlimitPath)) {
+    return { ok: false, reason: `prlimit not found at ${config.prlimitPath}: install util-linux` };
+  }
+  const limits: SandboxLimits = {
+    timeoutMs: 10_000,
+    memoryMb: 256,
+    maxProcesses: 16,
+    maxOutputBytes: 4096,
+    maxFileBytes: 4096,
+    tmpfsBytes: 1024 * 1024,
+  };
+  const args = bwrapArgs({ language: 'python', files: [], entry: '', stdin: '', limits }, config);
+  // Replace the interpreter with `true`: the probe checks namespaces and mounts, not python.
+  const cut = args.indexOf(config.prlimitPath);
+  const probeArgs = [...args.slice(0, cut), '/usr/bin/true'];
+  const result = spawnSync(config.bwrapPath, probeArgs, { ...identity(), timeout: 10_000, encoding: 'utf8' });
+  if (result.error || result.status !== 0) {
+    const detail =
+      (result.error?.message ?? result.stderr ?? '').trim().split('\n').pop() || `exit ${result.status}`;
+    return {
+      ok: false,
+      reason:
+        `bubblewrap cannot create an unprivileged sandbox here (${detail}); enable unprivileged user ` +
+        'namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also ' +
+        'kernel.apparmor_restrict_unprivileged_userns=0) or run in a container that allows them',
+    };
+  }
+  return { ok: true };
+}
+
+/** Throws SandboxUnavailableError unless the sandbox works (probed once, cached). */
+export function assertSandbox(config: SandboxConfig): void {
+  const probe = probeSandbox(config);
+  if (!probe.ok) throw new SandboxUnavailableError(`code-tests: refusing to run code: ${probe.reason}`);
+}
+
+/** Checks that an interpreter starts inside the sandbox (cached per config and language). */
+const interpreterProbes = new Map<string, Promise<ProbeResult>>();
+
+export function probeInterpreter(language: Language, config: SandboxConfig): Promise<ProbeResult> {
+  const key = `${language}\0${JSON.stringify(config)}`;
+  let probe = interpreterProbes.get(key);
+  if (!probe) {
+    const limits: SandboxLimits = {
+      timeoutMs: 15_000,
+      memoryMb: 512,
+      maxProcesses: 64,
+      maxOutputBytes: 4096,
+      maxFileBytes: 4096,
+      tmpfsBytes: 1024 * 1024,
+    };
+    const path = language === 'python' ? '/sandbox/probe.py' : '/sandbox/probe.js';
+    const content = language === 'python' ? 'print("ok")' : 'console.log("ok")';
+    const interpreter = language === 'python' ? config.pythonPath : config.nodePath;
+    probe = runInSandbox(
+      { language, files: [{ path, content }], entry: path, stdin: '', limits },
+      config,
+    ).then((outcome) =>
+      outcome.exitCode === 0 && outcome.stdout.trim() === 'ok'
+        ? { ok: true }
+        : {
+            ok: false,
+            reason:
+              `${language} interpreter ${interpreter} does not start inside the sandbox ` +
+              `(${outcome.stderr.trim().split('\n').pop() || `exit ${outcome.exitCode}`}); it must live under /usr ` +
+              '(set the pythonPath/nodePath option)',
+          },
+    );
+    interpreterProbes.set(key, probe);
+  }
+  return probe;
+}
