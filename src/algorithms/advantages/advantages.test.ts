@@ -192,3 +192,32 @@ describe('reinforce-rej', () => {
     expect(estimate('reinforce-rej', [[1, 0]], { baseline: 'none' }).advantages).toEqual([[1, 0]]);
   });
 });
+
+describe('conformance: every estimator', () => {
+  const batch = [
+    [1, 0, 0, 1],
+    [1, 1, 1, 1],
+    [0, 0, 0, 0],
+    [0.5, 0.2, 0.9, 0.2],
+  ];
+  for (const name of advantageEstimators.names()) {
+    it(`${name}: one finite advantage per sample, 0 where excluded, deterministic, zero-sum where centred`, () => {
+      const first = estimate(name, batch);
+      expect(first).toEqual(estimate(name, batch));
+      expect(first.advantages.map((row) => row.length)).toEqual(batch.map((row) => row.length));
+      first.advantages.forEach((row, i) => {
+        row.forEach((value, j) => {
+          expect(Number.isFinite(value)).toBe(true);
+          if (!first.included[i][j]) expect(value).toBe(0);
+        });
+      });
+      if (['grpo', 'dr-grpo', 'rloo', 'reinforce-rej'].includes(name)) {
+        for (const row of first.advantages)
+          expect(row.reduce((sum, value) => sum + value, 0)).toBeCloseTo(0, 12);
+      }
+      expect(advantageEstimators.get(name).resolveOptions()).toEqual(
+        advantageEstimators.get(name).optionsSchema.parse({}),
+      );
+    });
+  }
+});

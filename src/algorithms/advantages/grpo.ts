@@ -7,6 +7,8 @@
 // (core_algos.py, ε = 1e-6 added to the std), TRL GRPOTrainer and OpenRLHF group_norm. We default to
 // 'sample' to match them. It matters for small G: with G = 2 and rewards (1, 0) the sample std is 0.7071,
 // giving A = ±0.7071, where the population std 0.5 gives A = ±1 (all advantages scale by sqrt((G−1)/G)).
+// With a fixed G the choice is a constant factor that the learning rate absorbs, except where the absolute
+// scale of A matters (ε in the denominator, a KL or entropy term added to the loss, mixing group sizes).
 // A group whose rewards are all equal gets A = 0 (0 / ε).
 //
 // Deviation from verl: verl gives a group of one sample A = r (mean 0, std 1); we reject G < 2 with a

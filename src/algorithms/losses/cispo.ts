@@ -8,7 +8,8 @@
 // bound 5), the ScaleRL values as written in a SkyRL config docstring; other SkyRL configs use
 // ε_low 0 / ε_high 5. The paper's own ε_high is [unverified]. Because of the stop-gradient, the reported
 // loss value is the surrogate −clip(r)·A·logp, whose derivative with the clipped weight held fixed is the
-// weight; it is not a quantity to compare across runs.
+// weight; it is not a quantity to compare across runs. losses/clipfrac counts tokens whose ratio lies
+// outside the bounds, whatever the sign of A (the weight is bounded either way).
 import { z } from 'zod';
 import {
   aggregationOptionsShape,

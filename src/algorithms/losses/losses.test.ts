@@ -207,3 +207,19 @@ describe('other losses, golden values', () => {
     expect(result.weights[0][0]).toBeCloseTo(-0.25, 12);
   });
 });
+
+describe('edge cases', () => {
+  it('an all-masked batch gives loss 0, zero weights and no NaN for every loss and aggregation', () => {
+    const batch: LossSequence[] = [
+      { logprobs: [-1, -2], oldLogprobs: [-1, -1], advantages: 1, mask: [0, 0] },
+    ];
+    for (const name of policyLosses.names()) {
+      for (const aggregation of aggregationModes) {
+        const result = policyLosses.get(name).compute(batch, { aggregation });
+        expect(result.loss).toBe(0);
+        expect(result.weights).toEqual([[0, 0]]);
+        for (const value of Object.values(result.metrics)) expect(Number.isNaN(value)).toBe(false);
+      }
+    }
+  });
+});
