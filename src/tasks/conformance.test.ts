@@ -22,7 +22,7 @@ for (const name of tasks.names()) {
   describe(`task ${name}`, () => {
     it('verifies its own worked solution at every difficulty, for many seeds', () => {
       for (let level = task.difficulty.min; level <= task.difficulty.max; level++) {
-        for (let seed = 0; seed < 60; seed++) {
+        for (let seed = 0; seed < 40; seed++) {
           const problem = task.generate(new Rng(seed * 31 + level), level);
           expect(problem.task).toBe(name);
           expect(problem.difficulty).toBe(level);
@@ -35,8 +35,8 @@ for (const name of tasks.names()) {
             correct: true,
             extracted: problem.answer,
           });
-          for (const character of problem.prompt + problem.solution)
-            expect(task.alphabet).toContain(character);
+          const outside = [...(problem.prompt + problem.solution)].filter((c) => !task.alphabet.includes(c));
+          expect(outside).toEqual([]);
         }
       }
     });
