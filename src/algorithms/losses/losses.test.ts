@@ -223,3 +223,23 @@ describe('edge cases', () => {
     }
   });
 });
+
+describe('Dr. GRPO pairing', () => {
+  it('seq-mean-token-sum-norm gives every token the same weight whatever its sequence length; seq-mean-token-mean does not', () => {
+    // On-policy, A = 1 on a 2-token and a 4-token sequence; importance-sampling weight per token = −c.
+    const batch: LossSequence[] = [
+      { logprobs: [-1, -1], advantages: 1, mask: [1, 1] },
+      { logprobs: [-1, -1, -1, -1], advantages: 1, mask: [1, 1, 1, 1] },
+    ];
+    const loss = policyLosses.get('importance-sampling');
+    const perSequence = loss.compute(batch, { aggregation: 'seq-mean-token-mean' }).weights;
+    expect(perSequence[0][0]).toBeCloseTo(-1 / 4, 12); // 1/(B·2)
+    expect(perSequence[1][0]).toBeCloseTo(-1 / 8, 12); // 1/(B·4): long answers are down-weighted
+    const drGrpo = loss.compute(batch, {
+      aggregation: 'seq-mean-token-sum-norm',
+      tokenSumNormaliser: 16,
+    }).weights;
+    expect(drGrpo[0][0]).toBeCloseTo(-1 / 32, 12);
+    expect(drGrpo[1][3]).toBeCloseTo(-1 / 32, 12);
+  });
+});
