@@ -1,0 +1,266 @@
+// The in-process PolicyBackend (src/core/policy.ts): the GPT-2-style transformer of model.ts trained with
+// tfjs on the wasm backend. Objective conventions are exactly those of the contract:
+//   'linear':         L =  Σ_datums Σ_t weights[t] · logp_t   (weights = dL/dlogp_t)
+//   'cross_entropy':  L = −Σ_datums Σ_t weights[t] · logp_t
+// forwardBackward adds dL/dθ into a gradient buffer; optimStep applies AdamW to the sum accumulated since
+// the previous step and clears it. Long batches are split into micro-batches (a token budget), which
+// changes only memory use, not the sum.
+//
+// A checkpoint (checkpoint.ts) holds weights, config, tokenizer and Adam state; a gradient buffer that
+// has not been applied yet is not saved.
+import { CheckpointError, ConfigError, UserError } from '../core/errors.ts';
+import type {
+  Datum,
+  ForwardBackwardResult,
+  LossKind,
+  OptimOptions,
+  OptimStepResult,
+  PolicyBackend,
+  SampledSequence,
+  SampleOptions,
+  Tokenizer,
+} from '../core/policy.ts';
+import { Rng } from '../core/rng.ts';
+import { readCheckpoint, writeCheckpoint } from './checkpoint.ts';
+import { type ModelConfig, TransformerModel } from './model.ts';
+import { parseModelConfig } from './model-config.ts';
+import { AdamW } from './optimizer.ts';
+import { initRuntime, type RuntimeBackend, tf } from './runtime.ts';
+import { sampleWithKvCache } from './sampler.ts';
+import { microBatches, padBatch, tokenLogprobs, unpadRows } from './teacher-forcing.ts';
+import { CharTokenizer } from './tokenizer.ts';
+
+/** A tokenizer that a checkpoint can store. */
+export interface SerializableTokenizer extends Tokenizer {
+  toJSON(): unknown;
+}
+
+export interface EmbeddedBackendOptions {
+  /** tfjs backend (default 'wasm'; 'cpu' only for parity tests, it is ~15x slower). */
+  runtime?: RuntimeBackend;
+  /** Largest padded micro-batch (rows × positions) run through the model at once. Default 4096. */
+  maxTokensPerMicroBatch?: number;
+}
+
+export interface LoadOptions extends EmbeddedBackendOptions {
+  /** Rebuilds the tokenizer from tokenizer.json; default CharTokenizer.fromJSON. */
+  tokenizerFromJSON?: (json: unknown) => SerializableTokenizer;
+}
+
+const defaultTokenBudget = 4096;
+
+export class EmbeddedBackend implements PolicyBackend {
+  readonly model: TransformerModel;
+  readonly tokenizer: SerializableTokenizer;
+  readonly optimizer: AdamW;
+  private readonly tokenBudget: number;
+  /** Summed gradients since the last optimStep, by parameter name (null when empty). */
+  private gradients: Map<string, tf.Tensor> | null = null;
+  /** tfjs variable name → checkpoint parameter name (tf.variableGrads keys by the former). */
+  private readonly parameterOfVariable = new Map<string, string>();
+
+  private constructor(
+    model: TransformerModel,
+    tokenizer: SerializableTokenizer,
+    options: EmbeddedBackendOptions,
+  ) {
+    if (tokenizer.vocabSize !== model.config.vocabSize) {
+      throw new ConfigError(
+        `model vocabSize ${model.config.vocabSize} differs from the tokenizer's ${tokenizer.vocabSize}`,
+      );
+    }
+    this.model = model;
+    this.tokenizer = tokenizer;
+    this.tokenBudget = options.maxTokensPerMicroBatch ?? defaultTokenBudget;
+    const shapes = new Map<string, number[]>();
+    for (const [name, variable] of model.params) {
+      shapes.set(name, variable.shape);
+      this.parameterOfVariable.set(variable.name, name);
+    }
+    this.optimizer = new AdamW(shapes);
+  }
+
+  /** A freshly initialised model (GPT-2 init drawn from Rng(seed)). */
+  static async create(
+    config: ModelConfig,
+    tokenizer: SerializableTokenizer,
+    seed: number,
+    options: EmbeddedBackendOptions = {},
+  ): Promise<EmbeddedBackend> {
+    await initRuntime(options.runtime ?? 'wasm');
+    const model = TransformerModel.create(parseModelConfig(config), new Rng(seed));
+    return new EmbeddedBackend(model, tokenizer, options);
+  }
+
+  /** Loads a checkpoint directory written by save(); throws CheckpointError naming the bad file. */
+  static async load(dir: string, options: LoadOptions = {}): Promise<EmbeddedBackend> {
+    await initRuntime(options.runtime ?? 'wasm');
+    const contents = readCheckpoint(dir);
+    let tokenizer: SerializableTokenizer;
+    try {
+      tokenizer = (options.tokenizerFromJSON ?? CharTokenizer.fromJSON)(contents.tokenizer);
+    } catch (error) {
+      throw new CheckpointError(`checkpoint ${dir}/tokenizer.json: ${(error as Error).message}`);
+    }
+    if (tokenizer.vocabSize !== contents.config.vocabSize) {
+      throw new CheckpointError(
+        `checkpoint ${dir}: tokenizer.json has ${tokenizer.vocabSize} tokens, config.json says vocabSize ${contents.config.vocabSize}`,
+      );
+    }
+    const model = new TransformerModel(contents.config, contents.weights);
+    const backend = new EmbeddedBackend(model, tokenizer, options);
+    if (contents.optimizer) backend.optimizer.loadState(contents.optimizer);
+    return backend;
+  }
+
+  get contextLength(): number {
+    return this.model.config.contextLength;
+  }
+
+  async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
+    return sampleWithKvCache(this.model, this.tokenizer, prompts, options);
+  }
+
+  async forward(sequences: number[][]): Promise<number[][]> {
+    for (const [index, tokens] of sequences.entries())
+      this.checkSequence(tokens, `forward: sequence ${index}`);
+    const result: number[][] = new Array(sequences.length);
+    const lengths = sequences.map((tokens) => tokens.length - 1);
+    for (const group of microBatches(lengths, this.tokenBudget)) {
+      const batch = padBatch(
+        group.map((i) => sequences[i]),
+        null,
+        this.tokenizer.pad,
+      );
+      const values = tf.tidy(() => {
+        const inputs = tf.tensor2d(batch.inputs, [batch.rows, batch.time], 'int32');
+        const targets = tf.tensor2d(batch.targets, [batch.rows, batch.time], 'int32');
+        return tokenLogprobs(this.model, inputs, targets);
+      });
+      const rows = unpadRows(values.dataSync() as Float32Array, batch.time, batch.lengths);
+      values.dispose();
+      group.forEach((sequenceIndex, row) => {
+        result[sequenceIndex] = rows[row];
+      });
+    }
+    return result;
+  }
+
+  async forwardBackward(data: Datum[], loss: LossKind): Promise<ForwardBackwardResult> {
+    if (loss !== 'linear' && loss !== 'cross_entropy') {
+      throw new UserError(`forwardBackward: unknown loss '${loss}'; known: cross_entropy, linear`);
+    }
+    for (const [index, datum] of data.entries()) this.checkDatum(datum, `forwardBackward: datum ${index}`);
+    const sign = loss === 'linear' ? 1 : -1;
+    const variables = [...this.model.params.values()];
+    const logprobs: number[][] = new Array(data.length);
+    let totalLoss = 0;
+    let weightedTokens = 0;
+    const lengths = data.map((datum) => datum.tokens.length - 1);
+    for (const group of microBatches(lengths, this.tokenBudget)) {
+      const batch = padBatch(
+        group.map((i) => data[i].tokens),
+        group.map((i) => data[i].weights),
+        this.tokenizer.pad,
+      );
+      for (const weight of batch.weights) if (weight !== 0) weightedTokens++;
+      let tokenValues: tf.Tensor | undefined;
+      const { value, grads } = tf.variableGrads(() => {
+        const inputs = tf.tensor2d(batch.inputs, [batch.rows, batch.time], 'int32');
+        const targets = tf.tensor2d(batch.targets, [batch.rows, batch.time], 'int32');
+        const signedWeights = tf.tensor2d(batch.weights, [batch.rows, batch.time], 'float32');
+        const tokenLogp = tokenLogprobs(this.model, inputs, targets); // [B, T]
+        tokenValues = tf.keep(tokenLogp);
+        return tf.mul(tf.sum(tf.mul(tokenLogp, signedWeights)), sign) as tf.Scalar;
+      }, variables);
+      totalLoss += value.dataSync()[0];
+      value.dispose();
+      this.accumulate(grads);
+      const rows = unpadRows(tokenValues!.dataSync() as Float32Array, batch.time, batch.lengths);
+      tokenValues!.dispose();
+      group.forEach((datumIndex, row) => {
+        logprobs[datumIndex] = rows[row];
+      });
+    }
+    return { loss: totalLoss, logprobs, tokens: weightedTokens };
+  }
+
+  async optimStep(options: OptimOptions): Promise<OptimStepResult> {
+    const gradients = this.gradients ?? new Map<string, tf.Tensor>();
+    this.gradients = null;
+    try {
+      return this.optimizer.apply(this.model.params, gradients, options);
+    } finally {
+      for (const gradient of gradients.values()) gradient.dispose();
+    }
+  }
+
+  /** Drops accumulated gradients without applying them. */
+  zeroGradients(): void {
+    if (this.gradients) for (const gradient of this.gradients.values()) gradient.dispose();
+    this.gradients = null;
+  }
+
+  async save(dir: string): Promise<void> {
+    if (typeof this.tokenizer.toJSON !== 'function') {
+      throw new CheckpointError(`cannot save checkpoint ${dir}: the tokenizer has no toJSON()`);
+    }
+    writeCheckpoint(dir, {
+      config: this.model.config,
+      weights: this.model.parameterValues(),
+      tokenizer: this.tokenizer.toJSON(),
+      optimizer: this.optimizer.state(),
+    });
+  }
+
+  /** Frees every tensor the backend holds; the backend is unusable afterwards. */
+  dispose(): void {
+    this.zeroGradients();
+    this.optimizer.dispose();
+    this.model.dispose();
+  }
+
+  private accumulate(grads: tf.NamedTensorMap): void {
+    const previous = this.gradients;
+    const next = new Map<string, tf.Tensor>();
+    for (const [variableName, gradient] of Object.entries(grads)) {
+      const name = this.parameterOfVariable.get(variableName);
+      if (name === undefined) throw new Error(`gradient for unknown variable '${variableName}'`);
+      const old = previous?.get(name);
+      if (old) {
+        next.set(name, tf.add(old, gradient));
+        old.dispose();
+        gradient.dispose();
+      } else {
+        next.set(name, gradient);
+      }
+    }
+    this.gradients = next;
+  }
+
+  private checkSequence(tokens: readonly number[], where: string): void {
+    const { contextLength, vocabSize } = this.model.config;
+    if (tokens.length < 2) throw new UserError(`${where}: needs at least 2 tokens, got ${tokens.length}`);
+    if (tokens.length > contextLength) {
+      throw new UserError(`${where}: ${tokens.length} tokens exceed the context length ${contextLength}`);
+    }
+    for (let t = 0; t < tokens.length; t++) {
+      const token = tokens[t];
+      if (!Number.isInteger(token) || token < 0 || token >= vocabSize) {
+        throw new UserError(`${where}: token ${t} is ${token}, outside the vocabulary [0, ${vocabSize})`);
+      }
+    }
+  }
+
+  private checkDatum(datum: Datum, where: string): void {
+    this.checkSequence(datum.tokens, where);
+    if (datum.weights.length !== datum.tokens.length - 1) {
+      throw new UserError(
+        `${where}: ${datum.weights.length} weights for ${datum.tokens.length} tokens (need tokens − 1)`,
+      );
+    }
+    for (const weight of datum.weights) {
+      if (!Number.isFinite(weight)) throw new UserError(`${where}: weight ${weight} is not finite`);
+    }
+  }
+}
