@@ -4,13 +4,15 @@
 //      joined with ', ' so that a multi-answer box list reads as one list);
 //   2. "final answer is …" (Minerva's "Final Answer: The final answer is X. I hope it is correct.");
 //   3. "answer: …" / "the answer is …" (last occurrence);
-//   4. fallbacks: the last LaTeX environment ($…$, $$…$$, \[…\], \(…\)), then the last number.
+//   4. fallbacks: the last LaTeX environment ($…$, $$…$$, \[…\], \(…\)); the whole text when it is a bare
+//      answer (one short line with at most one English word: '\frac{1}{2}', 'x = 3', 'Evelyn'), as
+//      Math-Verify's fallback_mode="first_match" does with the raw string; then the last number.
 // With `boxedOnly`, only (1) counts. Multiple-choice letters (A–E) are extracted by extractLetter when the
 // gold is a letter.
 // Deviation from Math-Verify: it tries every match of a priority right-to-left until one parses; we take the
 // last match of the highest priority present (a later, unparseable answer is the model's fault).
 
-export type AnswerSource = 'boxed' | 'final' | 'answer' | 'latex' | 'number';
+export type AnswerSource = 'boxed' | 'final' | 'answer' | 'latex' | 'whole' | 'number';
 
 export interface Extracted {
   /** The raw answer text (may be '' for an empty box). */
@@ -118,6 +120,17 @@ function lastNumber(text: string): string | null {
   return last;
 }
 
+/** One short line with at most one word of three or more letters outside LaTeX commands and \text{}. */
+function isBareAnswer(text: string): boolean {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed.length > 120 || trimmed.includes('\n')) return false;
+  const words = trimmed
+    .replace(/\\(?:text|mathrm|mbox|textbf|begin|end)\s*\{[^{}]*\}/g, ' ')
+    .replace(/\\[a-zA-Z]+/g, ' ')
+    .match(/[A-Za-z]{3,}/g);
+  return (words?.length ?? 0) <= 1;
+}
+
 export interface ExtractOptions {
   /** Accept only \boxed{} answers. */
   boxedOnly?: boolean;
@@ -140,6 +153,7 @@ export function extractAnswer(completion: string, options: ExtractOptions = {}):
   }
   const env = lastLatexEnv(completion);
   if (env) return { answer: env, source: 'latex' };
+  if (isBareAnswer(completion)) return { answer: completion.trim(), source: 'whole' };
   const number = lastNumber(completion);
   return number ? { answer: number, source: 'number' } : null;
 }

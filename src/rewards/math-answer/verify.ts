@@ -1,6 +1,15 @@
-// Synchronous verification core run inside the worker (work in progress: string comparison only).
-import { extractAnswer } from './extract.ts';
-import { normalizeAnswer } from './normalize.ts';
+// The synchronous verification core that runs inside a worker thread (worker.ts): extraction (extract.ts),
+// normalisation (normalize.ts), parsing (parse.ts) and comparison (compare.ts), plus the anti-hacking
+// rules. Follows Math-Verify v0.8.0's verify(gold, pred) with boxed-first extraction; see
+// docs/rewards/math-answer.md for the deviations.
+// Anti-hacking: a prediction listing more answers than the gold has (`1, 2, 3` or `1 or 2 or 3` for a single
+// gold, more letters than one for a multiple-choice gold) scores 0 with reason 'multiple answers'; a
+// relation copied from the question ('echoes the question') and an empty box score 0 with a reason.
+import { nodesEqual } from './compare.ts';
+import { TooLargeError } from './evaluate.ts';
+import { extractAnswer, extractLetters, findBoxes, goldLetter } from './extract.ts';
+import { type Normalized, normalizeAnswer } from './normalize.ts';
+import { answerCount, type MathNode, type Parsed, parseNormalized } from './parse.ts';
 
 export type VerifyTask =
   | {
@@ -11,21 +20,135 @@ export type VerifyTask =
       relTol: number;
       boxedOnly: boolean;
     }
+  /** Compares two bare answers (no extraction), the first as the reference. */
   | { kind: 'equivalent'; gold: string; answer: string; relTol: number };
 
 export interface WorkerVerdict {
   correct: boolean;
+  /** The extracted answer (raw), or null when none was found. */
   extracted: string | null;
   reason?: string;
+  /** The gold answer itself does not parse (a dataset problem, not the model's). */
   goldUnparseable?: boolean;
 }
 
+interface GoldEntry {
+  normalized: Normalized;
+  parsed: Parsed;
+  letter: string | null;
+}
+
+const GOLD_CACHE_LIMIT = 4096;
+const goldCache = new Map<string, GoldEntry>();
+
+function goldEntry(gold: string): GoldEntry {
+  let entry = goldCache.get(gold);
+  if (!entry) {
+    // A gold given as a full solution or as \boxed{…} means its box.
+    const boxes = findBoxes(gold);
+    const answer = boxes.length > 0 ? boxes[boxes.length - 1].content : gold;
+    const normalized = normalizeAnswer(answer);
+    entry = { normalized, parsed: parseNormalized(normalized), letter: goldLetter(answer) };
+    if (goldCache.size >= GOLD_CACHE_LIMIT) goldCache.clear();
+    goldCache.set(gold, entry);
+  }
+  return entry;
+}
+
+const shorten = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
+
+const compact = (text: string) => text.replace(/[\s$]|\\[,;:! ]/g, '');
+
+/** How many answers the gold can hold (a prediction listing more is hedging). */
+function capacity(node: MathNode): number {
+  if (node.kind === 'set' || node.kind === 'tuple' || node.kind === 'or')
+    return Math.max(1, node.items.length);
+  if (node.kind === 'interval') return 2;
+  if (node.kind === 'union') return node.items.length * 2;
+  if (node.kind === 'matrix') return node.rows.reduce((total, row) => total + row.length, 0);
+  return 1;
+}
+
+function isEquationLike(node: MathNode): boolean {
+  return node.kind === 'relation' || node.kind === 'or';
+}
+
+/** Judges an extracted answer against a gold answer. */
+export function judge(gold: string, answer: string, relTol: number, question?: string): WorkerVerdict {
+  const reference = goldEntry(gold);
+  if (!reference.parsed.ok) {
+    return { correct: false, extracted: answer, reason: 'gold unparseable', goldUnparseable: true };
+  }
+  const goldNode = reference.parsed.node;
+  const decimalComma = goldNode.kind === 'expr' && /^-?\d+\.\d+$/.test(reference.normalized.latex);
+  const normalized = normalizeAnswer(answer, { decimalComma });
+  if (normalized.latex === '') return { correct: false, extracted: answer, reason: 'empty answer' };
+  if (
+    normalized.latex === reference.normalized.latex &&
+    normalized.percent === reference.normalized.percent
+  ) {
+    return { correct: true, extracted: answer };
+  }
+  const parsed = parseNormalized(normalized);
+  if (!parsed.ok)
+    return { correct: false, extracted: answer, reason: `unparseable answer: ${shorten(answer)}` };
+  const predNode = parsed.node;
+  const given = answerCount(predNode);
+  if (given > 1 && given > capacity(goldNode)) {
+    return { correct: false, extracted: answer, reason: `multiple answers (${given} given)` };
+  }
+  if (question && isEquationLike(predNode) && !isEquationLike(goldNode)) {
+    const haystack = compact(normalizeAnswer(question).latex);
+    if (compact(normalized.latex).length >= 3 && haystack.includes(compact(normalized.latex))) {
+      return { correct: false, extracted: answer, reason: 'echoes the question' };
+    }
+  }
+  try {
+    if (nodesEqual(goldNode, predNode, { relTol })) return { correct: true, extracted: answer };
+  } catch (error) {
+    if (error instanceof TooLargeError)
+      return { correct: false, extracted: answer, reason: 'error: number too large' };
+    throw error;
+  }
+  return { correct: false, extracted: answer, reason: `wrong: got ${shorten(answer)}` };
+}
+
+function judgeLetter(letter: string, completion: string, boxedOnly: boolean): WorkerVerdict {
+  const found = extractLetters(completion, { boxedOnly });
+  if (!found) return { correct: false, extracted: null, reason: 'no answer found' };
+  const letters = [...new Set(found.letters)];
+  const extracted = letters.join(', ') || null;
+  if (letters.length === 0) return { correct: false, extracted: null, reason: 'no choice letter found' };
+  if (letters.length > 1)
+    return { correct: false, extracted, reason: `multiple answers (${letters.length} given)` };
+  return letters[0] === letter
+    ? { correct: true, extracted }
+    : { correct: false, extracted, reason: `wrong: got ${letters[0]}` };
+}
+
+/** The worker's entry point. */
 export function verifyTask(task: VerifyTask): WorkerVerdict {
-  const answer =
-    task.kind === 'verify' ? (extractAnswer(task.completion, task)?.answer ?? null) : task.answer;
-  if (answer === null) return { correct: false, extracted: null, reason: 'no answer found' };
-  const correct = normalizeAnswer(answer).latex === normalizeAnswer(task.gold).latex;
-  return correct
-    ? { correct, extracted: answer }
-    : { correct, extracted: answer, reason: `wrong: got ${answer}` };
+  if (task.kind === 'equivalent') return judge(task.gold, task.answer, task.relTol);
+  const reference = goldEntry(task.gold);
+  if (reference.letter) return judgeLetter(reference.letter, task.completion, task.boxedOnly);
+  const extracted = extractAnswer(task.completion, { boxedOnly: task.boxedOnly });
+  if (!extracted) return { correct: false, extracted: null, reason: 'no answer found' };
+  if (extracted.answer.trim() === '') return { correct: false, extracted: '', reason: 'empty answer' };
+  return judge(task.gold, extracted.answer, task.relTol, task.question);
+}
+
+/** Synchronous verification in the calling thread (no timeout): for tests and trusted inputs. */
+export function verifySync(
+  gold: string,
+  completion: string,
+  options: { relTol?: number; boxedOnly?: boolean; question?: string } = {},
+): WorkerVerdict {
+  return verifyTask({
+    kind: 'verify',
+    gold,
+    completion,
+    question: options.question,
+    relTol: options.relTol ?? 1e-6,
+    boxedOnly: options.boxedOnly ?? false,
+  });
 }
