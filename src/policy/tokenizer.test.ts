@@ -14,8 +14,8 @@ describe('CharTokenizer', () => {
   });
 
   it('decode drops special tokens and round-trips', () => {
-    const tokenizer = new CharTokenizer('0123456789+=,\nA:');
-    const text = '758+67\n8+7+0=15,5+6+1=12,7+0+1=08\nA:825';
+    const tokenizer = new CharTokenizer('0123456789+=\nA:');
+    const text = '758+67\n8+7+0=15\n5+6+1=12\n7+0+1=08\nA:825';
     const ids = tokenizer.encode(text);
     expect(tokenizer.decode([tokenizer.bos, ...ids, tokenizer.eos, tokenizer.pad])).toBe(text);
   });

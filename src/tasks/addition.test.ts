@@ -6,7 +6,7 @@ describe('addition', () => {
   it('writes the hand-checked trace for 758+67', () => {
     const problem = additionProblem('758', '67');
     expect(problem.prompt).toBe('758+67\n');
-    expect(problem.solution).toBe('8+7+0=15,5+6+1=12,7+0+1=08\nA:825');
+    expect(problem.solution).toBe('8+7+0=15\n5+6+1=12\n7+0+1=08\nA:825');
     expect(problem.answer).toBe('825');
     expect(problem.difficulty).toBe(3);
     expect(problem.params).toEqual({ digits: 3, digitsA: 3, digitsB: 2 });

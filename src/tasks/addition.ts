@@ -2,7 +2,7 @@
 // first, explicit carries), designed to be easy for a tiny char-level transformer to imitate.
 //
 // Prompt:   `758+67\n`
-// Solution: `8+7+0=15,5+6+1=12,7+0+1=08\nA:825`
+// Solution: `8+7+0=15\n5+6+1=12\n7+0+1=08\nA:825`   (one column per line, like every task's steps)
 // Each column i (from the right) is `a+b+c=tu`: a and b are the operands' i-th digits (0 when an operand
 // is shorter), c the carry into the column, and `tu` the column sum as two digits (t = carry out,
 // u = the answer digit). The answer line reads the u digits right to left, led by the last carry if 1.
@@ -65,7 +65,7 @@ export function additionProblem(left: string, right: string): Problem {
     difficulty: Math.max(left.length, right.length),
     prompt: `${left}+${right}\n`,
     answer: sum,
-    solution: `${columns.join(',')}\nA:${sum}`,
+    solution: `${columns.join('\n')}\nA:${sum}`,
     params: { digits: Math.max(left.length, right.length), digitsA: left.length, digitsB: right.length },
   });
 }
@@ -78,7 +78,7 @@ export const addition: Task = {
   name,
   description: 'Add two integers; the worked solution adds column by column from the right with carries.',
   difficulty,
-  alphabet: sortedAlphabet('0123456789', '+=,\n', 'A:'),
+  alphabet: sortedAlphabet('0123456789', '+=\n', 'A:'),
   parameters: [
     { name: 'digitsA', min: 1, max: maxDigits, integer: true },
     { name: 'digitsB', min: 1, max: maxDigits, integer: true },
@@ -97,7 +97,7 @@ export const addition: Task = {
       knob(params.digitsB, 1, maxDigits, 1),
     );
   },
-  // prompt 2d+2 (`a+b\n`), solution 9d-1 (columns) + 3 (`\nA:`) + d+1 (sum), BOS and EOS: 12d+7
+  // prompt 2d+2 (`a+b\n`), solution 9d-1 (d columns of 8 and d-1 newlines) + 3 (`\nA:`) + d+1 (sum), BOS and EOS: 12d+7
   maxSequenceTokens: (level) => 12 * level + 7,
   verify: verifyExactAnswer,
   extractAnswer: extractAnswerLine,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
 import { tasks } from './index.ts';
 import { sampledMaxSequenceLength } from './lengths.ts';
+import { solutionSteps } from './task.ts';
 
 const garbage = [
   '',
@@ -31,6 +32,9 @@ for (const name of tasks.names()) {
           expect(problem.prompt.endsWith('\n')).toBe(true);
           expect(problem.solution.endsWith(`\nA:${problem.answer}`)).toBe(true);
           expect(task.extractAnswer(problem.solution)).toBe(problem.answer);
+          const steps = solutionSteps(problem.solution);
+          expect(steps.length).toBeGreaterThanOrEqual(1);
+          expect(steps.filter((step) => step.startsWith('A:') || step === '')).toEqual([]);
           expect(task.verify(problem, problem.solution)).toEqual({
             correct: true,
             extracted: problem.answer,

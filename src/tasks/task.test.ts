@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { tasks } from './index.ts';
 import { sequenceLengthTable, sequenceTokens } from './lengths.ts';
 import { modularChainProblem } from './modular-chain.ts';
-import { extractAnswerLine, problemId } from './task.ts';
+import { extractAnswerLine, problemId, solutionSteps } from './task.ts';
 
 describe('extractAnswerLine', () => {
   it('takes the last line that starts with A:, trimmed', () => {
@@ -12,6 +12,17 @@ describe('extractAnswerLine', () => {
     expect(extractAnswerLine('xA:12')).toBeNull();
     expect(extractAnswerLine('A:')).toBeNull();
     expect(extractAnswerLine('no answer')).toBeNull();
+  });
+});
+
+describe('solutionSteps', () => {
+  it('splits a solution into step lines and drops the answer line', () => {
+    expect(solutionSteps('8+7+0=15\n5+6+1=12\n7+0+1=08\nA:825')).toEqual([
+      '8+7+0=15',
+      '5+6+1=12',
+      '7+0+1=08',
+    ]);
+    expect(solutionSteps('A:3')).toEqual([]);
   });
 });
 

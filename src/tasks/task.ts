@@ -2,8 +2,8 @@
 // Problems whose worked `solution` ends with the uniform answer line, and grades completions by
 // extracting that line. Implementations live in this folder, one file each, registered in index.ts.
 //
-// Answer convention (all tasks): the final answer is stated on a line of its own, `A:<answer>`, and the
-// solution's last line is that answer line. The extractor takes the LAST line that starts with `A:`
+// Solution convention (all tasks): one step per line, and the last line states the final answer as
+// `A:<answer>`; prompts end with a newline. The extractor takes the LAST line that starts with `A:`
 // (at the start of the completion or right after a newline), so text generated after it is ignored.
 import { createHash } from 'node:crypto';
 import type { ParamValue, Problem, Verdict } from '../core/problem.ts';
@@ -61,6 +61,12 @@ export function extractAnswerLine(completion: string): string | null {
   const lineEnd = completion.indexOf('\n', start);
   const answer = completion.slice(start + answerPrefix.length, lineEnd < 0 ? undefined : lineEnd).trim();
   return answer.length > 0 ? answer : null;
+}
+
+/** The step lines of a worked solution, without the final answer line (for hints and reverse curricula). */
+export function solutionSteps(solution: string): string[] {
+  const lines = solution.split('\n');
+  return lines[lines.length - 1].startsWith(answerPrefix) ? lines.slice(0, -1) : lines;
 }
 
 /** Stable problem id: task, difficulty and a 48-bit hash of the prompt (equal prompts → equal ids). */
