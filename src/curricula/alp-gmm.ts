@@ -13,7 +13,7 @@
 // the pool (Euclidean, scaled space) and then to that vector's next problem (shuffled, no replacement).
 // (2) the nearest earlier task is looked up exactly first (same vector → its latest reward, which is the
 // common case in a discrete pool) and by brute force over the last `historySize` points otherwise;
-// teachDeepRL keeps the whole history in a kd-tree. (3) our EM starts from random points, not k-means.
+// teachDeepRL keeps the whole history in a kd-tree. (3) our EM starts from k-means++ seeds, not a k-means solution.
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import { Rng } from '../core/rng.ts';

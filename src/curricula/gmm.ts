@@ -1,6 +1,6 @@
 // A small Gaussian mixture with full covariances, fitted by expectation–maximisation, for ALP-GMM.
 // Mirrors what teachDeepRL gets from sklearn.mixture.GaussianMixture(covariance_type='full', n_init=1):
-// means initialised at k distinct random points (sklearn uses k-means; ours is cheaper), a ridge of
+// means seeded by k-means++ (sklearn runs k-means first; ours is cheaper), a ridge of
 // `regularization` on every covariance diagonal (sklearn's reg_covar = 1e-6), stop when the mean
 // log-likelihood changes by less than `tolerance` (sklearn: 1e-3) or after `maxIterations` (sklearn: 100).
 // Model selection by AIC = −2·logL + 2·(free parameters).
@@ -63,15 +63,7 @@ export function gaussianLogDensity(
   return -0.5 * (d * Math.log(2 * Math.PI) + logDeterminant + squared);
 }
 
-function logSumExp(values: readonly number[]): number {
-  const maximum = Math.max(...values);
-  if (maximum === Number.NEGATIVE_INFINITY) return maximum;
-  let sum = 0;
-  for (const value of values) sum += Math.exp(value - maximum);
-  return maximum + Math.log(sum);
-}
-
-/** Fits a k-component mixture to `points` ([n][d], n ≥ k). */
+/** Fits a k-component mixture to `points` ([n][d], n ≥ k). Flat typed arrays keep the loops allocation-free. */
 export function fitGmm(
   points: readonly (readonly number[])[],
   k: number,
@@ -82,68 +74,123 @@ export function fitGmm(
   const n = points.length;
   const d = points[0].length;
   if (n < k) throw new RangeError(`fitGmm: ${n} points cannot fit ${k} components`);
-  // Initial means: k distinct points; initial covariances: the data's diagonal variance.
-  const picks = rng.shuffle(points.map((_, index) => index)).slice(0, k);
-  let means = picks.map((index) => [...points[index]]);
-  const globalMean = new Array<number>(d).fill(0);
-  for (const point of points) for (let j = 0; j < d; j++) globalMean[j] += point[j] / n;
-  const globalVariance = globalMean.map(
-    (m, j) => points.reduce((sum, point) => sum + (point[j] - m) ** 2, 0) / n,
-  );
-  let covariances = means.map(() =>
-    globalVariance.map((variance, i) =>
-      globalVariance.map((_, j) => (i === j ? variance + regularization : 0)),
-    ),
-  );
-  let weights = new Array<number>(k).fill(1 / k);
-  const responsibilities = Array.from({ length: n }, () => new Array<number>(k).fill(0));
+  const x = new Float64Array(n * d); // [n, d]
+  points.forEach((point, i) => {
+    for (let j = 0; j < d; j++) x[i * d + j] = point[j];
+  });
+  // Initial means by k-means++ seeding (first point uniform, each next ∝ squared distance to the nearest
+  // chosen one); sklearn starts EM from a k-means solution, which this approximates at a fraction of the cost.
+  const means = new Float64Array(k * d); // [k, d]
+  const nearest = new Float64Array(n).fill(Number.POSITIVE_INFINITY);
+  for (let c = 0; c < k; c++) {
+    let pick = rng.int(0, n - 1);
+    if (c > 0) {
+      const weights = Array.from(nearest);
+      if (weights.some((weight) => weight > 0)) pick = rng.categorical(weights);
+    }
+    for (let j = 0; j < d; j++) means[c * d + j] = x[pick * d + j];
+    for (let i = 0; i < n; i++) {
+      let distance = 0;
+      for (let j = 0; j < d; j++) distance += (x[i * d + j] - means[c * d + j]) ** 2;
+      nearest[i] = Math.min(nearest[i], distance);
+    }
+  }
+  const covariances = new Float64Array(k * d * d); // [k, d, d]
+  for (let j = 0; j < d; j++) {
+    let average = 0;
+    for (let i = 0; i < n; i++) average += x[i * d + j] / n;
+    let variance = 0;
+    for (let i = 0; i < n; i++) variance += (x[i * d + j] - average) ** 2 / n;
+    for (let c = 0; c < k; c++) covariances[c * d * d + j * d + j] = variance + regularization;
+  }
+  const weights = new Float64Array(k).fill(1 / k);
+  const responsibilities = new Float64Array(n * k); // [n, k]
+  const lowers = new Float64Array(k * d * d); // Cholesky factors, [k, d, d]
+  const logNormalisers = new Float64Array(k); // log w_c − ½(d·log 2π + log|Σ_c|)
+  const z = new Float64Array(d);
+  const logs = new Float64Array(k);
   let previous = Number.NEGATIVE_INFINITY;
   let logLikelihood = Number.NEGATIVE_INFINITY;
   for (let iteration = 0; iteration < maxIterations; iteration++) {
-    // E step.
-    const lowers = covariances.map(cholesky);
-    logLikelihood = 0;
-    const logs = new Array<number>(k);
-    for (let i = 0; i < n; i++) {
-      for (let c = 0; c < k; c++)
-        logs[c] = Math.log(weights[c]) + gaussianLogDensity(points[i], means[c], lowers[c]);
-      const total = logSumExp(logs);
-      logLikelihood += total;
-      for (let c = 0; c < k; c++) responsibilities[i][c] = Math.exp(logs[c] - total);
+    // E step: Cholesky of each covariance, then log w_c + log N(x_i; μ_c, Σ_c) by forward substitution.
+    for (let c = 0; c < k; c++) {
+      const base = c * d * d;
+      let logDeterminant = 0;
+      for (let i = 0; i < d; i++) {
+        for (let j = 0; j <= i; j++) {
+          let sum = covariances[base + i * d + j];
+          for (let m = 0; m < j; m++) sum -= lowers[base + i * d + m] * lowers[base + j * d + m];
+          if (i === j) {
+            const root = Math.sqrt(Math.max(sum, regularization));
+            lowers[base + i * d + i] = root;
+            logDeterminant += 2 * Math.log(root);
+          } else lowers[base + i * d + j] = sum / lowers[base + j * d + j];
+        }
+      }
+      logNormalisers[c] = Math.log(weights[c]) - 0.5 * (d * Math.log(2 * Math.PI) + logDeterminant);
     }
-    if (Math.abs(logLikelihood / n - previous / n) < tolerance) break;
+    logLikelihood = 0;
+    for (let i = 0; i < n; i++) {
+      let maximum = Number.NEGATIVE_INFINITY;
+      for (let c = 0; c < k; c++) {
+        const base = c * d * d;
+        let squared = 0;
+        for (let a = 0; a < d; a++) {
+          let value = x[i * d + a] - means[c * d + a];
+          for (let m = 0; m < a; m++) value -= lowers[base + a * d + m] * z[m];
+          z[a] = value / lowers[base + a * d + a];
+          squared += z[a] * z[a];
+        }
+        logs[c] = logNormalisers[c] - 0.5 * squared;
+        if (logs[c] > maximum) maximum = logs[c];
+      }
+      let sum = 0;
+      for (let c = 0; c < k; c++) sum += Math.exp(logs[c] - maximum);
+      const total = maximum + Math.log(sum);
+      logLikelihood += total;
+      for (let c = 0; c < k; c++) responsibilities[i * k + c] = Math.exp(logs[c] - total);
+    }
+    if (Math.abs(logLikelihood - previous) / n < tolerance) break;
     previous = logLikelihood;
     // M step.
-    const mass = new Array<number>(k).fill(0);
-    for (let i = 0; i < n; i++) for (let c = 0; c < k; c++) mass[c] += responsibilities[i][c];
-    weights = mass.map((value) => Math.max(value, 1e-12) / n);
-    means = mass.map((value, c) => {
-      const mean = new Array<number>(d).fill(0);
-      for (let i = 0; i < n; i++)
-        for (let j = 0; j < d; j++) mean[j] += responsibilities[i][c] * points[i][j];
-      return mean.map((sum) => sum / Math.max(value, 1e-12));
-    });
-    covariances = mass.map((value, c) => {
-      const covariance = Array.from({ length: d }, () => new Array<number>(d).fill(0));
-      for (let i = 0; i < n; i++) {
-        const r = responsibilities[i][c];
-        for (let a = 0; a < d; a++) {
-          const da = points[i][a] - means[c][a];
-          for (let b = 0; b <= a; b++) covariance[a][b] += r * da * (points[i][b] - means[c][b]);
-        }
+    for (let c = 0; c < k; c++) {
+      let mass = 0;
+      for (let i = 0; i < n; i++) mass += responsibilities[i * k + c];
+      mass = Math.max(mass, 1e-12);
+      weights[c] = mass / n;
+      for (let a = 0; a < d; a++) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += responsibilities[i * k + c] * x[i * d + a];
+        means[c * d + a] = sum / mass;
       }
+      const base = c * d * d;
       for (let a = 0; a < d; a++) {
         for (let b = 0; b <= a; b++) {
-          covariance[a][b] /= Math.max(value, 1e-12);
-          covariance[b][a] = covariance[a][b];
+          let sum = 0;
+          for (let i = 0; i < n; i++) {
+            sum +=
+              responsibilities[i * k + c] *
+              (x[i * d + a] - means[c * d + a]) *
+              (x[i * d + b] - means[c * d + b]);
+          }
+          covariances[base + a * d + b] = sum / mass + (a === b ? regularization : 0);
+          covariances[base + b * d + a] = covariances[base + a * d + b];
         }
-        covariance[a][a] += regularization;
       }
-      return covariance;
-    });
+    }
   }
   const parameters = k - 1 + k * d + (k * d * (d + 1)) / 2;
-  return { weights, means, covariances, logLikelihood, aic: -2 * logLikelihood + 2 * parameters };
+  return {
+    weights: Array.from(weights),
+    means: Array.from({ length: k }, (_, c) => Array.from(means.subarray(c * d, (c + 1) * d))),
+    covariances: Array.from({ length: k }, (_, c) =>
+      Array.from({ length: d }, (_, a) =>
+        Array.from(covariances.subarray(c * d * d + a * d, c * d * d + (a + 1) * d)),
+      ),
+    ),
+    logLikelihood,
+    aic: -2 * logLikelihood + 2 * parameters,
+  };
 }
 
 /** Fits k = kMin..kMax (capped at the number of points) and keeps the lowest AIC. */

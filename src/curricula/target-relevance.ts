@@ -7,7 +7,8 @@
 // Achievability [code]: per-problem estimate a_i (init `prior`, or metadata[priorKey]). Every
 // `updateDelay` (10) steps, problems trained on take their observed accuracy and all others shift in logit
 // space by δ = clip(mean(logit(obs) − logit(pred)), ±0.5) (logits of values clipped to [0.05, 0.95]).
-// Keep a ∈ [0.25, 0.6]; if fewer than `minKept` (1000) qualify, add those closest to the band's midpoint.
+// Keep a ∈ [0.25, 0.6]; if fewer than `minKept` (1000) qualify, add those closest to the band's midpoint
+// (at least one batch's worth, so an empty band still yields problems).
 // The next `updateDelay` steps draw, in order, from the `count × updateDelay` most relevant kept problems.
 // Deviations: the authors choose within the kept set by SIFT (VTL: relevant and mutually diverse); we rank
 // by relevance alone (their `cosine` alternative). [unverified]: the prior (ours 0.5 when no priorKey).
@@ -121,11 +122,12 @@ export function createTargetRelevance(pool: Problem[], options: unknown): TaskSe
     const kept: number[] = [];
     for (let i = 0; i < pool.length; i++)
       if (estimates[i] >= config.low && estimates[i] <= config.high) kept.push(i);
-    if (kept.length < config.minKept) {
+    const wanted = Math.min(pool.length, Math.max(config.minKept, count));
+    if (kept.length < wanted) {
       const closeness = Float64Array.from(estimates, (a) =>
         a >= config.low && a <= config.high ? Number.NEGATIVE_INFINITY : -Math.abs(a - middle),
       );
-      kept.push(...topK(closeness, Math.min(config.minKept, pool.length) - kept.length));
+      kept.push(...topK(closeness, wanted - kept.length));
     }
     keptCount = kept.length;
     const keptRelevance = kept.map((index) => relevance[index]);

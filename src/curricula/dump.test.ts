@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { createDump, dumpScore } from './dump.ts';
+import { outcome, testProblem } from './test-pool.ts';
+
+describe('dump', () => {
+  it('UCB = mean|a| + c·sqrt(2·ln(N+1)/(n_j+1)): window [0.5, −1.5], n_j = 2, N = 6 → 1 + 1.138979', () => {
+    expect(dumpScore([0.5, -1.5], 2, 6, 1)).toBeCloseTo(2.138979, 5);
+    // An arm never seen, N = 0: ln 1 = 0, so the score is 0.
+    expect(dumpScore([], 0, 0, 1)).toBe(0);
+  });
+
+  it('keeps a sliding window and softmaxes UCB at τ', () => {
+    const pool = [testProblem('a', { category: 'x' }), testProblem('b', { category: 'y' })];
+    const selector = createDump(pool, { windowSize: 2, temperature: 0.1 });
+    selector.observe(0, [outcome(pool[0], [1, 0, 1], [3, -1, 1])]); // window keeps the last 2: [−1, 1]
+    const metrics = selector.metrics();
+    // x: mean|a| = 1, n = 3, N = 3 → 1 + sqrt(2 ln 4 / 4) = 1 + 0.832555; y: 0 + sqrt(2 ln 4 / 1) = 1.665109.
+    expect(metrics['curriculum/x/ucb']).toBeCloseTo(1.832555, 5);
+    expect(metrics['curriculum/y/ucb']).toBeCloseTo(1.665109, 5);
+    // softmax at τ = 0.1: 1/(1 + e^{−1.67446}) = 0.842160.
+    expect(metrics['curriculum/x/prob']).toBeCloseTo(0.84216, 4);
+  });
+});

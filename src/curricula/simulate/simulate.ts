@@ -1,0 +1,187 @@
+// The simulated-learner testbed: run task selectors against a simulated learner and compare held-out
+// learning curves. One step: select(batchSize) → G Bernoulli samples per problem at the learner's success
+// probability → GRPO advantages → learner.learn → selector.observe → held-out accuracy.
+// GRPO advantage (Shao et al., arXiv 2402.03300): A_i = (r_i − mean r)/(std r + 1e-6), with the unbiased
+// std (torch.std, as in verl); a group whose rewards are all equal gets zeros.
+import { ConfigError } from '../../core/errors.ts';
+import type { Problem } from '../../core/problem.ts';
+import { Rng } from '../../core/rng.ts';
+import type { GroupOutcome } from '../../core/selector.ts';
+import { selectors as selectorRegistry } from '../index.ts';
+import { type LearnerSpec, SimulatedLearner } from './learner.ts';
+import { learners } from './learners.ts';
+import { heldOutProblems, simulatedPool } from './pool.ts';
+import { areaUnderCurve, type Interval, stepsToTarget, tInterval } from './stats.ts';
+
+export interface SelectorChoice {
+  name: string;
+  /** Options for the selector's factory; simulation defaults fill totalSteps and targets when absent. */
+  options?: Record<string, unknown>;
+  /** Label in tables and plots (default: name). */
+  label?: string;
+}
+
+export interface SimulateOptions {
+  selectors: (string | SelectorChoice)[];
+  learner: string | LearnerSpec;
+  steps: number;
+  /** A count (seeds 1..n) or explicit seeds. */
+  seeds: number | number[];
+  batchSize?: number;
+  groupSize?: number;
+  /** Held-out accuracy that counts as reached (default 0.8). */
+  target?: number;
+  /** Pool problems per category × level (default 40). */
+  perLevel?: number;
+  /** Called after each (selector, seed) run. */
+  onRun?: (label: string, seed: number) => void;
+}
+
+export interface SelectorResult {
+  label: string;
+  name: string;
+  /** Normalised area under the held-out curve (mean accuracy over steps), over seeds. */
+  auc: Interval;
+  /** Held-out accuracy after the last step, over seeds. */
+  finalAccuracy: Interval;
+  /** Steps to reach the target for each seed ('never' when not reached). */
+  stepsToTarget: (number | 'never')[];
+  /** Interval over the seeds that reached the target; null when none did. */
+  stepsToTargetReached: Interval | null;
+  /** Per step (after each update): mean and 95% interval over seeds. */
+  curve: { mean: number[]; low: number[]; high: number[] };
+  /** Curve of each seed. */
+  curves: number[][];
+  wallMilliseconds: number;
+}
+
+export interface SimulationResult {
+  learner: string;
+  steps: number;
+  seeds: number[];
+  batchSize: number;
+  groupSize: number;
+  target: number;
+  results: SelectorResult[];
+  wallMilliseconds: number;
+}
+
+/** GRPO advantages of one group of rewards. */
+export function grpoAdvantages(rewards: readonly number[]): number[] {
+  const n = rewards.length;
+  if (n < 2) return rewards.map(() => 0);
+  const average = rewards.reduce((sum, reward) => sum + reward, 0) / n;
+  const std = Math.sqrt(rewards.reduce((sum, reward) => sum + (reward - average) ** 2, 0) / (n - 1));
+  return rewards.map((reward) => (reward - average) / (std + 1e-6));
+}
+
+function resolveLearner(learner: string | LearnerSpec): LearnerSpec {
+  return typeof learner === 'string' ? learners.get(learner) : learner;
+}
+
+/** Options the simulation supplies when the caller gives none: schedules span the run, targets = held-out. */
+export function simulationDefaults(
+  name: string,
+  steps: number,
+  heldOut: readonly Problem[],
+): Record<string, unknown> {
+  if (name === 'e2h' || name === 'hard-first') return { totalSteps: steps };
+  if (name === 'target-relevance') return { targets: heldOut.map((problem) => problem.prompt) };
+  return {};
+}
+
+/** Runs one selector with one seed; returns the held-out accuracy after each step. */
+export function simulateRun(
+  choice: SelectorChoice,
+  learnerSpec: LearnerSpec,
+  pool: Problem[],
+  heldOut: readonly Problem[],
+  seed: number,
+  steps: number,
+  batchSize: number,
+  groupSize: number,
+): number[] {
+  const factory = selectorRegistry.get(choice.name);
+  const selector = factory(pool, { ...simulationDefaults(choice.name, steps, heldOut), ...choice.options });
+  const learner = new SimulatedLearner(learnerSpec);
+  const selectionRng = new Rng(seed);
+  const outcomeRng = new Rng(seed + 1_000_003);
+  const curve: number[] = [];
+  for (let step = 0; step < steps; step++) {
+    const problems = selector.select(batchSize, selectionRng);
+    const outcomes: GroupOutcome[] = problems.map((problem) => {
+      const p = learner.successProbability(problem);
+      const rewards = Array.from({ length: groupSize }, () => (outcomeRng.next() < p ? 1 : 0));
+      return { problem, rewards, advantages: grpoAdvantages(rewards) };
+    });
+    learner.learn(outcomes);
+    selector.observe(step, outcomes);
+    curve.push(learner.heldOutAccuracy());
+  }
+  return curve;
+}
+
+export function simulate(options: SimulateOptions): SimulationResult {
+  const started = performance.now();
+  const learnerSpec = resolveLearner(options.learner);
+  const batchSize = options.batchSize ?? 32;
+  const groupSize = options.groupSize ?? 8;
+  const target = options.target ?? 0.8;
+  const seeds =
+    typeof options.seeds === 'number'
+      ? Array.from({ length: options.seeds }, (_, i) => i + 1)
+      : options.seeds;
+  if (!(options.steps > 0) || seeds.length === 0 || !(batchSize > 0) || !(groupSize > 0)) {
+    throw new ConfigError('simulate: steps, seeds, batch size and group size must all be positive');
+  }
+  const choices = options.selectors.map((choice) => (typeof choice === 'string' ? { name: choice } : choice));
+  for (const choice of choices) selectorRegistry.get(choice.name); // unknown names fail before any run
+  const pool = simulatedPool(learnerSpec, options.perLevel ?? 40);
+  const heldOut = heldOutProblems(learnerSpec);
+  const results = choices.map((choice): SelectorResult => {
+    const label = choice.label ?? choice.name;
+    const runStarted = performance.now();
+    const curves = seeds.map((seed) => {
+      const curve = simulateRun(
+        choice,
+        learnerSpec,
+        pool,
+        heldOut,
+        seed,
+        options.steps,
+        batchSize,
+        groupSize,
+      );
+      options.onRun?.(label, seed);
+      return curve;
+    });
+    const perStep = curves[0].map((_, step) => tInterval(curves.map((curve) => curve[step])));
+    const reached = curves.map((curve) => stepsToTarget(curve, target));
+    const reachedSteps = reached.filter((value): value is number => value !== 'never');
+    return {
+      label,
+      name: choice.name,
+      auc: tInterval(curves.map(areaUnderCurve)),
+      finalAccuracy: tInterval(curves.map((curve) => curve[curve.length - 1])),
+      stepsToTarget: reached,
+      stepsToTargetReached: reachedSteps.length > 0 ? tInterval(reachedSteps) : null,
+      curve: {
+        mean: perStep.map((interval) => interval.mean),
+        low: perStep.map((interval) => interval.low),
+        high: perStep.map((interval) => interval.high),
+      },
+      curves,
+      wallMilliseconds: performance.now() - runStarted,
+    };
+  });
+  return {
+    learner: learnerSpec.name,
+    steps: options.steps,
+    seeds,
+    batchSize,
+    groupSize,
+    target,
+    results,
+    wallMilliseconds: performance.now() - started,
+  };
+}
