@@ -80,7 +80,8 @@ describe('sampleToken', () => {
     expect(freq[0]).toBeCloseTo(0.5635, 1);
     expect(freq[2] + freq[3]).toBe(0);
     const choice = sampleToken(logits, 2, 0.6, new Rng(5));
-    const q = choice.token === 0 ? 0.7071 / 1.2548 : 0.5477 / 1.2548;
+    const kept = Math.SQRT1_2 + Math.sqrt(0.3); // 0.7071 + 0.5477 = 1.2548
+    const q = (choice.token === 0 ? Math.SQRT1_2 : Math.sqrt(0.3)) / kept;
     expect(choice.samplingLogprob).toBeCloseTo(Math.log(q), 3);
     expect(choice.logprob).toBeCloseTo(Math.log(probabilities[choice.token]), 6);
   });

@@ -57,10 +57,9 @@ export function nucleusFilter(
   const size = probabilities.length;
   const keep = new Uint8Array(size);
   if (topP >= 1) {
+    // The probabilities are a softmax: their mass is 1 by construction (summing would round).
     keep.fill(1);
-    let total = 0;
-    for (let i = 0; i < size; i++) total += probabilities[i];
-    return { keep, keptMass: total };
+    return { keep, keptMass: 1 };
   }
   const order = Array.from({ length: size }, (_, i) => i);
   order.sort((a, b) => probabilities[b] - probabilities[a] || a - b);

@@ -1,0 +1,227 @@
+// The KV-cached forward pass used by the sampler: a prefill over left-padded prompts, then one step per
+// generated token that attends to the cached keys and values.
+//
+// Batch layout: R rows, each left-padded to a common width so that all rows share one cache column
+// index. Row r has `pads[r]` padding columns in front; its token at column j sits at position
+// j - pads[r]. Masked keys (padding, and columns not yet written) get an additive bias of -1e9: finite,
+// so that a fully masked padding query stays finite instead of becoming NaN.
+//
+// The cache is a preallocated buffer per layer, [R, H, C, hd] with capacity C ≥ length, that each step
+// writes one column of in place. tfjs has no in-place update op and appending with tf.concat copies the
+// whole cache every step and layer (measured: about a third of a decoding step at batch 64, d128), so
+// the sampler writes into the buffers' own storage (`mutableValues`). This is safe because the buffers
+// never leave this module, and every tfjs backend that is supported here (wasm, cpu) runs kernels
+// synchronously, so an op has read a buffer before the next write. Attention then runs over all C
+// columns with the unwritten ones masked; C grows in chunks of `capacityChunk` columns so that the waste
+// stays small.
+//
+// Shapes: d = dModel, H = heads, hd = d / H, C = capacity, V = vocab.
+
+import { tf } from './runtime.ts';
+import { linear, mlpBlock, type SamplerWeights, standardise } from './sampler-weights.ts';
+
+export interface KvCache {
+  keys: tf.Tensor4D[]; // per layer [R, H, C, hd]
+  values: tf.Tensor4D[]; // per layer [R, H, C, hd]
+  /** Columns written so far (the same for every row). */
+  length: number;
+  /** Padding columns in front of each row. */
+  pads: number[];
+}
+
+const maskedBias = -1e9;
+/** Columns added to the cache buffers when they are full. */
+export const capacityChunk = 32;
+
+/** The storage of a float32 tensor, writable in place (wasm: a view into the heap; cpu: its array). */
+function mutableValues(tensor: tf.Tensor): Float32Array {
+  const backend = tf.backend() as unknown as {
+    typedArrayFromHeap?: (tensor: tf.Tensor) => Float32Array;
+    data?: { get(dataId: object): { values?: Float32Array } };
+  };
+  // Re-read at every call: the wasm heap's ArrayBuffer changes when the heap grows.
+  if (backend.typedArrayFromHeap) return backend.typedArrayFromHeap(tensor);
+  const values = backend.data?.get(tensor.dataId)?.values;
+  if (!(values instanceof Float32Array))
+    throw new Error(`sampler: backend '${tf.getBackend()}' is not supported`);
+  return values;
+}
+
+/** Additive attention mask [R, 1, 1, C]: 0 where pads[r] ≤ column < length, else -1e9. */
+function attentionBias(pads: readonly number[], length: number, capacity: number): tf.Tensor4D {
+  const values = new Float32Array(pads.length * capacity).fill(maskedBias);
+  pads.forEach((pad, row) => {
+    values.fill(0, row * capacity + pad, row * capacity + length);
+  });
+  return tf.tensor4d(values, [pads.length, 1, 1, capacity]);
+}
+
+/**
+ * Runs the prompts through the model. `tokens` is [P, W] row-major (left-padded), `pads[p]` the padding
+ * of prompt p. Returns the next-token logits [P, V] of each prompt's last token, and keys and values
+ * per layer [P, H, W, hd].
+ */
+export function prefill(
+  weights: SamplerWeights,
+  tokens: Int32Array,
+  pads: readonly number[],
+): { logits: tf.Tensor2D; keys: tf.Tensor4D[]; values: tf.Tensor4D[] } {
+  const { dModel: d, heads: H } = weights.config;
+  const rows = pads.length;
+  const width = tokens.length / rows;
+  const positions = new Int32Array(rows * width);
+  const causal = new Float32Array(rows * width * width); // [P, 1, W, W]
+  for (let r = 0; r < rows; r++) {
+    for (let j = 0; j < width; j++) {
+      positions[r * width + j] = Math.max(0, j - pads[r]);
+      const base = (r * width + j) * width;
+      for (let k = 0; k < width; k++) if (k > j || k < pads[r]) causal[base + k] = maskedBias;
+    }
+  }
+  return tf.tidy(() => {
+    const mask = tf.tensor4d(causal, [rows, 1, width, width]);
+    let x = tf
+      .gather(weights.tokenEmbedding, tf.tensor1d(tokens, 'int32'))
+      .add(tf.gather(weights.positionEmbedding, tf.tensor1d(positions, 'int32'))) as tf.Tensor2D;
+    const toHeads = (t: tf.Tensor) =>
+      t.reshape([rows, width, H, d / H]).transpose([0, 2, 1, 3]) as tf.Tensor4D;
+    const keys: tf.Tensor4D[] = [];
+    const values: tf.Tensor4D[] = [];
+    for (const layer of weights.layers) {
+      const qkv = linear(standardise(x), layer.qkvWeight, layer.qkvBias); // [P·W, 3d]
+      const [q, k, v] = tf.split(qkv, 3, 1).map(toHeads); // each [P, H, W, hd]; q is pre-scaled
+      const scores = tf.matMul(q, k, false, true).add(mask); // [P, H, W, W]
+      const attended = tf
+        .matMul(tf.softmax(scores), v)
+        .transpose([0, 2, 1, 3])
+        .reshape([rows * width, d]) as tf.Tensor2D;
+      x = x.add(linear(attended, layer.projectionWeight, layer.projectionBias));
+      x = mlpBlock(x, layer);
+      keys.push(k);
+      values.push(v);
+    }
+    // The last column holds every prompt's last token (left padding).
+    const last = x
+      .reshape([rows, width, d])
+      .slice([0, width - 1, 0], [rows, 1, d])
+      .reshape([rows, d]);
+    const logits = linear(standardise(last as tf.Tensor2D), weights.head, weights.headBias);
+    return { logits, keys, values };
+  });
+}
+
+/**
+ * Builds the batch cache from a prefill: row r copies the keys and values of prompt `promptOfRow[r]`,
+ * with room for `capacityChunk` more columns.
+ */
+export function cacheFromPrefill(
+  keys: tf.Tensor4D[],
+  values: tf.Tensor4D[],
+  promptOfRow: readonly number[],
+  promptPads: readonly number[],
+): KvCache {
+  const width = keys[0].shape[2];
+  const expand = (tensor: tf.Tensor4D): tf.Tensor4D =>
+    tf.tidy(() =>
+      tf.gather(tensor, tf.tensor1d(Int32Array.from(promptOfRow), 'int32')).pad([
+        [0, 0],
+        [0, 0],
+        [0, capacityChunk],
+        [0, 0],
+      ]),
+    ) as tf.Tensor4D;
+  return {
+    keys: keys.map(expand),
+    values: values.map(expand),
+    length: width,
+    pads: promptOfRow.map((prompt) => promptPads[prompt]),
+  };
+}
+
+/** Appends `capacityChunk` empty columns to every buffer (a copy, once per chunk of steps). */
+function growCache(cache: KvCache): void {
+  const grow = (tensor: tf.Tensor4D): tf.Tensor4D => {
+    const grown: tf.Tensor4D = tensor.pad([
+      [0, 0],
+      [0, 0],
+      [0, capacityChunk],
+      [0, 0],
+    ]);
+    tensor.dispose();
+    return grown;
+  };
+  cache.keys = cache.keys.map(grow);
+  cache.values = cache.values.map(grow);
+}
+
+/** Writes k and v of every row, taken from qkv [R, 3d] (columns q | k | v), at column `column`. */
+function writeColumn(keys: tf.Tensor4D, values: tf.Tensor4D, qkv: Float32Array, column: number): void {
+  const [rows, heads, capacity, headSize] = keys.shape;
+  const d = heads * headSize;
+  const keyStore = mutableValues(keys);
+  const valueStore = mutableValues(values);
+  for (let r = 0; r < rows; r++) {
+    for (let h = 0; h < heads; h++) {
+      const source = r * 3 * d + h * headSize;
+      const target = ((r * heads + h) * capacity + column) * headSize;
+      keyStore.set(qkv.subarray(source + d, source + d + headSize), target);
+      valueStore.set(qkv.subarray(source + 2 * d, source + 2 * d + headSize), target);
+    }
+  }
+}
+
+/**
+ * One decoding step: feeds `tokens[r]` at `positions[r]` for every row, writes their keys and values
+ * into the cache at column `cache.length`, and returns the next-token logits [R, V].
+ */
+export function decodeStep(
+  weights: SamplerWeights,
+  cache: KvCache,
+  tokens: Int32Array,
+  positions: Int32Array,
+): tf.Tensor2D {
+  const { dModel: d, heads: H } = weights.config;
+  const rows = tokens.length;
+  if (cache.length === cache.keys[0].shape[2]) growCache(cache);
+  const column = cache.length;
+  const capacity = cache.keys[0].shape[2];
+  const logits = tf.tidy(() => {
+    const bias = attentionBias(cache.pads, column + 1, capacity);
+    let x = tf
+      .gather(weights.tokenEmbedding, tf.tensor1d(tokens, 'int32'))
+      .add(tf.gather(weights.positionEmbedding, tf.tensor1d(positions, 'int32'))) as tf.Tensor2D;
+    weights.layers.forEach((layer, i) => {
+      const qkv = linear(standardise(x), layer.qkvWeight, layer.qkvBias); // [R, 3d]
+      writeColumn(cache.keys[i], cache.values[i], qkv.dataSync() as Float32Array, column);
+      const q = qkv.slice([0, 0], [rows, d]).reshape([rows, H, 1, d / H]); // pre-scaled by 1/sqrt(hd)
+      // q·k over hd as multiply + sum: faster on wasm than a batched matmul with a transposed operand.
+      const scores = q.mul(cache.keys[i]).sum(-1).reshape([rows, H, 1, capacity]).add(bias); // [R, H, 1, C]
+      const attended = tf.matMul(tf.softmax(scores), cache.values[i]).reshape([rows, d]) as tf.Tensor2D;
+      x = x.add(linear(attended, layer.projectionWeight, layer.projectionBias));
+      x = mlpBlock(x, layer);
+    });
+    return linear(standardise(x), weights.head, weights.headBias);
+  });
+  cache.length++;
+  return logits;
+}
+
+/** Keeps only the given rows of the cache, in the order listed; the old buffers are disposed. */
+export function selectCacheRows(cache: KvCache, rows: readonly number[]): void {
+  const indices = tf.tensor1d(Int32Array.from(rows), 'int32');
+  const pick = (tensor: tf.Tensor4D): tf.Tensor4D => {
+    const picked = tf.gather(tensor, indices, 0);
+    tensor.dispose();
+    return picked;
+  };
+  cache.keys = cache.keys.map(pick);
+  cache.values = cache.values.map(pick);
+  cache.pads = rows.map((row) => cache.pads[row]);
+  indices.dispose();
+}
+
+export function disposeCache(cache: KvCache): void {
+  for (const tensor of [...cache.keys, ...cache.values]) tensor.dispose();
+  cache.keys = [];
+  cache.values = [];
+}
