@@ -28,7 +28,6 @@ export interface PretrainResult {
   wallSeconds: number;
 }
 
-
 export async function pretrain(
   config: PretrainConfig,
   options: { resume?: string; overwrite?: boolean } & PretrainHooks = {},
@@ -37,11 +36,7 @@ export async function pretrain(
   validateMix(config.tasks, 'tasks');
   const shape = resolveModelShape(config.model);
   const tokenizer = suiteTokenizer();
-  const heldOut = heldOutProblems(
-    config.tasks,
-    config.eval.problemsPerDifficulty,
-    config.seed,
-  );
+  const heldOut = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
   const mix = new ProblemMix(config.tasks);
   checkSequencesFit(mix, tokenizer, shape.contextLength, config.seed);
 

@@ -1,13 +1,16 @@
-// A weighted mix of (task, difficulties) entries that generates fresh training problems on demand, and a
-// disjoint held-out set for evaluation. The split is a fixed hash partition of problem ids (ids hash the
-// prompt, so equal prompts have equal ids): a problem is held out iff isHeldOut(id). Training never draws a
-// held-out problem and evaluation draws only held-out ones, whatever the seeds and set sizes.
-import { createHash } from 'node:crypto';
+// A weighted mix of (task, difficulties) entries that generates fresh training problems on demand, and the
+// matching held-out set for evaluation. The split is the tasks' fixed hash partition (src/tasks/
+// generate-set.ts): training never draws a held-out problem and evaluation draws only held-out ones,
+// whatever the seeds and set sizes.
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
-import { Rng } from '../core/rng.ts';
+import type { Rng } from '../core/rng.ts';
+import { generateSet, generateTrainingProblem, isHeldOut } from '../tasks/generate-set.ts';
 import { tasks } from '../tasks/index.ts';
+
+/** Share of every task's problem space reserved for held-out evaluation. */
+export const heldOutFraction = 0.2;
 
 export const mixEntrySchema = z.strictObject({
   task: z.string(),
@@ -34,30 +37,23 @@ export function validateMix(entries: readonly MixEntry[], where: string): void {
   });
 }
 
-/** Held-out problems: up to `perDifficulty` distinct problems for every (task, difficulty) of the mix. */
+/** Held-out problems: up to `perDifficulty` distinct ones for every (task, difficulty) of the mix. */
 export function heldOutProblems(
   entries: readonly MixEntry[],
   perDifficulty: number,
   seed: number,
 ): Problem[] {
-  const rng = new Rng(seed);
-  const seen = new Set<string>();
-  const problems: Problem[] = [];
-  for (const entry of entries) {
-    const task = tasks.get(entry.task);
-    for (const difficulty of entry.difficulties) {
-      let kept = 0;
-      // Small problem spaces (1-digit addition) give repeats: stop after a bounded number of draws.
-      for (let attempt = 0; attempt < perDifficulty * 4 && kept < perDifficulty; attempt++) {
-        const problem = task.generate(rng, difficulty);
-        if (seen.has(problem.id)) continue;
-        seen.add(problem.id);
-        problems.push(problem);
-        kept++;
-      }
-    }
-  }
-  return problems;
+  return entries.flatMap((entry) =>
+    generateSet({
+      task: entry.task,
+      difficulties: entry.difficulties,
+      count: perDifficulty,
+      seed,
+      accept: (problem) => isHeldOut(problem, heldOutFraction),
+      // Small spaces (1-digit addition has 100 problems, 20 held out) give fewer.
+      allowFewer: true,
+    }),
+  );
 }
 
 export class ProblemMix {
@@ -70,10 +66,19 @@ export class ProblemMix {
   /** A fresh training problem (never a held-out one). */
   draw(rng: Rng): Problem {
     const entry = this.entries[rng.categorical(this.weights)];
-    const task = tasks.get(entry.task);
-    for (;;) {
-      const problem = task.generate(rng, rng.pick(entry.difficulties));
-      if (!isHeldOut(problem.id)) return problem;
+    return generateTrainingProblem(tasks.get(entry.task), rng, rng.pick(entry.difficulties), heldOutFraction);
+  }
+
+  /** `count` distinct training problems (fewer if the mix's space is smaller), e.g. a selector's pool. */
+  pool(count: number, rng: Rng): Problem[] {
+    const seen = new Set<string>();
+    const problems: Problem[] = [];
+    for (let attempt = 0; attempt < count * 20 && problems.length < count; attempt++) {
+      const problem = this.draw(rng);
+      if (seen.has(problem.id)) continue;
+      seen.add(problem.id);
+      problems.push(problem);
     }
+    return problems;
   }
 }

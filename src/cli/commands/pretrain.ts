@@ -1,6 +1,6 @@
 // `curricula pretrain --config <yaml>`: supervised cold start on worked solutions.
 import type { Command } from 'commander';
-import { loadConfigFile } from '../../core/config.ts';
+import { loadConfigFile, parseConfig } from '../../core/config.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
 import { pretrain } from '../../training/pretrain.ts';
 import { pretrainConfigSchema } from '../../training/pretrain-config.ts';
@@ -13,17 +13,21 @@ export function register(program: Command): void {
     .requiredOption('-c, --config <yaml>', 'pretrain config (see examples/pretrain-*.yaml)')
     .option('--resume <runDir>', 'continue an interrupted run from its latest checkpoint')
     .option('--overwrite', 'replace an existing run directory of the same name')
-    .option('--steps <n>', 'override train.steps', (value) => Number.parseInt(value, 10))
+    .option('--steps <n>', 'override train.steps')
     .option('--name <name>', 'override the run name')
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
       const raw = loadConfigFile(pretrainConfigSchema, options.config);
-      const config = {
-        ...raw,
-        name: options.name ?? raw.name,
-        train: { ...raw.train, steps: options.steps ?? raw.train.steps },
-      };
+      const config = parseConfig(
+        pretrainConfigSchema,
+        {
+          ...raw,
+          name: options.name ?? raw.name,
+          train: { ...raw.train, ...(options.steps === undefined ? {} : { steps: Number(options.steps) }) },
+        },
+        `${options.config} (with command-line overrides)`,
+      );
       const progress = createProgress('pretrain', config.train.steps, { quiet: options.quiet });
       const result = await pretrain(config, {
         resume: options.resume,

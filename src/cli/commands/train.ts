@@ -1,0 +1,55 @@
+// `curricula train --config <yaml>` / `curricula train --resume runs/<name>`: RL fine-tuning.
+import type { Command } from 'commander';
+import { loadConfigFile, parseConfig } from '../../core/config.ts';
+import { formatBeforeAfter } from '../../eval/before-after.ts';
+import { rlConfigSchema } from '../../training/rl/config.ts';
+import { train } from '../../training/rl/train.ts';
+import { createProgress } from '../progress.ts';
+
+export function register(program: Command): void {
+  program
+    .command('train')
+    .description('RL fine-tuning (GRPO family) with task selection, guidance and verifiable rewards')
+    .option('-c, --config <yaml>', 'train config (see examples/train-*.yaml)')
+    .option(
+      '--resume <runDir>',
+      'continue an interrupted run from its latest checkpoint (uses its stored config)',
+    )
+    .option('--overwrite', 'replace an existing run directory of the same name')
+    .option('--steps <n>', 'override train.steps')
+    .option('--name <name>', 'override the run name')
+    .option('--seed <n>', 'override the seed')
+    .option('--json', 'print the result as JSON on stdout')
+    .option('--quiet', 'no progress output')
+    .action(async (options) => {
+      const config = options.config ? loadTrainConfig(options) : null;
+      const total = config?.train.steps ?? 0;
+      const progress = createProgress('train', total, { quiet: options.quiet || total === 0 });
+      const result = await train(config, {
+        resume: options.resume,
+        overwrite: options.overwrite,
+        onStep: (step, metrics) =>
+          progress.update(step, { reward: metrics['reward/mean'], 's/step': metrics['perf/step_seconds'] }),
+        onEval: (step, summary) =>
+          progress.log(`step ${step}: held-out pass@1 ${summary.overall.passAt1.toFixed(3)}`),
+      });
+      progress.stop();
+      if (options.json) {
+        console.log(JSON.stringify(result, null, 2));
+        return;
+      }
+      console.log(`run: ${result.runDir} (${result.steps} steps, ${result.wallSeconds.toFixed(0)} s)`);
+      console.log(formatBeforeAfter(result.initialEval, result.finalEval));
+    });
+}
+
+function loadTrainConfig(options: { config: string; steps?: string; name?: string; seed?: string }) {
+  const raw = loadConfigFile(rlConfigSchema, options.config);
+  const overridden = {
+    ...raw,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(options.seed === undefined ? {} : { seed: Number(options.seed) }),
+    train: { ...raw.train, ...(options.steps === undefined ? {} : { steps: Number(options.steps) }) },
+  };
+  return parseConfig(rlConfigSchema, overridden, `${options.config} (with command-line overrides)`);
+}

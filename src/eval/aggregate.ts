@@ -1,0 +1,80 @@
+// Aggregates graded samples into the evaluation summary: per task and difficulty, unbiased pass@k
+// (Chen et al. 2021) for every power-of-two k ≤ n and maj@k over the first k samples; plus an overall
+// row, and the flat metric names logged during training (eval/pass@k/<task>/<difficulty>).
+import type { ProblemOutcome } from './evaluate.ts';
+import { majorityAtKCurve } from './majority.ts';
+import { passAtKFromCorrect, powersOfTwoUpTo } from './pass-at-k.ts';
+
+export interface EvalGroup {
+  task: string;
+  difficulty: number;
+  problems: number;
+  /** k → mean unbiased pass@k over the group's problems. */
+  passAt: Record<number, number>;
+  /** k → mean maj@k. */
+  majAt: Record<number, number>;
+}
+
+export interface EvalSummary {
+  /** Samples per problem (n). */
+  samples: number;
+  groups: EvalGroup[];
+  overall: {
+    problems: number;
+    passAt1: number;
+    passAt: Record<number, number>;
+    majAt: Record<number, number>;
+  };
+  /** Flat metrics: eval/pass@k/<task>/<difficulty>, eval/maj@k/…, eval/pass@k (overall). */
+  metrics: Record<string, number>;
+}
+
+export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSummary {
+  const samples = outcomes.length > 0 ? Math.min(...outcomes.map((outcome) => outcome.correct.length)) : 0;
+  const ks = powersOfTwoUpTo(samples);
+  const byGroup = new Map<string, ProblemOutcome[]>();
+  for (const outcome of outcomes) {
+    const key = `${outcome.problem.task}\u0000${outcome.problem.difficulty}`;
+    if (!byGroup.has(key)) byGroup.set(key, []);
+    byGroup.get(key)!.push(outcome);
+  }
+  const scoreOf = (members: readonly ProblemOutcome[]) => {
+    const passAt: Record<number, number> = {};
+    const majAt: Record<number, number> = {};
+    for (const k of ks) {
+      passAt[k] = mean(members.map((outcome) => passAtKFromCorrect(outcome.correct, k)));
+    }
+    const majCurves = members.map((outcome) =>
+      majorityAtKCurve(outcome.answers.slice(0, samples), outcome.correct.slice(0, samples)),
+    );
+    for (const k of ks) majAt[k] = mean(majCurves.map((curve) => curve[k]));
+    return { passAt, majAt };
+  };
+  const metrics: Record<string, number> = {};
+  const groups: EvalGroup[] = [...byGroup.values()]
+    .map((members) => ({
+      task: members[0].problem.task,
+      difficulty: members[0].problem.difficulty,
+      problems: members.length,
+      ...scoreOf(members),
+    }))
+    .sort((a, b) => a.task.localeCompare(b.task) || a.difficulty - b.difficulty);
+  for (const group of groups) {
+    for (const k of ks) {
+      metrics[`eval/pass@${k}/${group.task}/${group.difficulty}`] = group.passAt[k];
+      if (k > 1) metrics[`eval/maj@${k}/${group.task}/${group.difficulty}`] = group.majAt[k];
+    }
+  }
+  const overall = scoreOf(outcomes);
+  for (const k of ks) metrics[`eval/pass@${k}`] = overall.passAt[k];
+  return {
+    samples,
+    groups,
+    overall: { problems: outcomes.length, passAt1: overall.passAt[1] ?? 0, ...overall },
+    metrics,
+  };
+}
+
+function mean(values: readonly number[]): number {
+  return values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
+}

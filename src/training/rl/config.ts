@@ -1,0 +1,100 @@
+// The config of `curricula train`: RL fine-tuning (GRPO family) from a cold-start checkpoint.
+// Every named part (selector, guidance, reward, advantage, loss) resolves through its registry, and its
+// `options` are validated by that part's own schema when the run is set up, before anything is written.
+import { z } from 'zod';
+import { modelBlockSchema } from '../model-presets.ts';
+import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
+import { mixEntrySchema } from '../problem-mix.ts';
+
+const namedPart = (defaultName: string) =>
+  z
+    .strictObject({
+      name: z.string().default(defaultName),
+      options: z.record(z.string(), z.unknown()).default({}),
+    })
+    .default({ name: defaultName, options: {} });
+
+export const rlConfigSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[\w.-]+$/, 'use letters, digits, dot, dash or underscore')
+    .default('train'),
+  runsDir: z.string().default('runs'),
+  seed: z.number().int().default(0),
+  /** Start from this checkpoint (run, checkpoint or model directory); without it, from a fresh `model`. */
+  init: z.strictObject({ checkpoint: z.string() }).optional(),
+  model: modelBlockSchema.optional(),
+  /** The training distribution: the pool is drawn from it (never from the held-out partition). */
+  tasks: z.array(mixEntrySchema).min(1),
+  /** Number of distinct training problems the selector chooses from. */
+  poolSize: z.number().int().positive().default(2000),
+  selector: namedPart('uniform'),
+  guidance: namedPart('identity'),
+  reward: namedPart('verifier'),
+  rollout: z
+    .strictObject({
+      /** Completions per problem (G). */
+      groupSize: z.number().int().positive().default(8),
+      temperature: z.number().positive().default(1),
+      topP: z.number().gt(0).max(1).default(1),
+      /** Completion length cap (also bounded by the model's context). */
+      maxTokens: z.number().int().positive().default(96),
+    })
+    .default({ groupSize: 8, temperature: 1, topP: 1, maxTokens: 96 }),
+  algorithm: z
+    .strictObject({
+      advantage: namedPart('grpo'),
+      loss: namedPart('ppo-clip'),
+      kl: z
+        .strictObject({
+          /** β; 0 disables the reference policy entirely. */
+          coefficient: z.number().min(0).default(0),
+          estimator: z.enum(['k1', 'k2', 'k3']).default('k3'),
+          /** 'loss': β·KL added to the loss (GRPO); 'reward': subtracted from the reward (PPO/RLHF). */
+          mode: z.enum(['loss', 'reward']).default('loss'),
+        })
+        .default({ coefficient: 0, estimator: 'k3', mode: 'loss' }),
+      /** Optimisation passes over each batch. */
+      epochs: z.number().int().positive().default(1),
+      /** Minibatches per epoch (each is one optimiser step). */
+      minibatches: z.number().int().positive().default(1),
+      /** DAPO dynamic sampling: drop groups whose rewards are all equal and sample more problems. */
+      dynamicSampling: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          /** Extra sampling rounds per step before training on a partial batch. */
+          maxRounds: z.number().int().nonnegative().default(3),
+        })
+        .default({ enabled: false, maxRounds: 3 }),
+    })
+    .default({
+      advantage: { name: 'grpo', options: {} },
+      loss: { name: 'ppo-clip', options: {} },
+      kl: { coefficient: 0, estimator: 'k3', mode: 'loss' },
+      epochs: 1,
+      minibatches: 1,
+      dynamicSampling: { enabled: false, maxRounds: 3 },
+    }),
+  train: optimizerSchema.extend({
+    steps: z.number().int().positive(),
+    /** Problems per step (each gets groupSize completions). */
+    batchSize: z.number().int().positive().default(16),
+  }),
+  eval: heldOutEvalSchema.default(heldOutEvalSchema.parse({ every: 20, samples: 4, temperature: 1 })),
+  checkpoint: z
+    .strictObject({
+      /** Keep a permanent checkpoint every N steps (0 = none). */
+      every: z.number().int().nonnegative().default(0),
+      /** Refresh the latest checkpoint every N steps; resume replays at most N-1 steps. */
+      latestEvery: z.number().int().positive().default(5),
+    })
+    .default({ every: 0, latestEvery: 5 }),
+  log: z
+    .strictObject({
+      /** Completions stored per step in the run store (with rewards and reasons). */
+      samplesPerStep: z.number().int().nonnegative().default(8),
+    })
+    .default({ samplesPerStep: 8 }),
+});
+
+export type RlConfig = z.output<typeof rlConfigSchema>;

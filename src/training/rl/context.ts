@@ -1,0 +1,26 @@
+// Everything one RL step needs, resolved from the config once at start-up.
+
+import type { AdvantageEstimator } from '../../algorithms/advantages/estimator.ts';
+import type { PolicyLoss } from '../../algorithms/losses/policy-loss.ts';
+import type { PolicyBackend } from '../../core/policy.ts';
+import type { Reward } from '../../core/reward.ts';
+import type { Rng } from '../../core/rng.ts';
+import type { TaskSelector } from '../../core/selector.ts';
+import type { Guidance } from '../../guidance/guidance.ts';
+import type { RlConfig } from './config.ts';
+
+export interface RlContext {
+  config: RlConfig;
+  policy: PolicyBackend;
+  /** Frozen reference policy for the KL term; null when algorithm.kl.coefficient is 0. */
+  reference: PolicyBackend | null;
+  selector: TaskSelector;
+  guidance: Guidance;
+  reward: Reward;
+  advantage: AdvantageEstimator;
+  advantageOptions: unknown;
+  loss: PolicyLoss;
+  lossOptions: unknown;
+  /** The run's random stream (problem choice, sampling seeds); saved with checkpoints. */
+  rng: Rng;
+}

@@ -1,0 +1,43 @@
+// Rollout metrics of a step: reward statistics (and each reward component under reward/<name>),
+// completion lengths, stop reasons, and the Monte-Carlo entropy estimate.
+import type { SampledGroup } from './rollout.ts';
+
+export function rolloutMetrics(groups: readonly SampledGroup[]): Record<string, number> {
+  const rewards = groups.flatMap((group) => group.rewards);
+  const components = new Map<string, number[]>();
+  for (const group of groups) {
+    for (const result of group.results) {
+      for (const [name, value] of Object.entries(result.components)) {
+        if (!components.has(name)) components.set(name, []);
+        components.get(name)!.push(value);
+      }
+    }
+  }
+  const rollouts = groups.flatMap((group) => group.rollouts);
+  const lengths = rollouts.map((rollout) => rollout.tokens.length);
+  const logprobs = rollouts.flatMap((rollout) => rollout.logprobs);
+  const solvedGroups = groups.filter((group) => group.rewards.some((reward) => reward > 0)).length;
+  const metrics: Record<string, number> = {
+    'reward/mean': mean(rewards),
+    'reward/std': std(rewards),
+    'reward/solved_group_frac': groups.length > 0 ? solvedGroups / groups.length : 0,
+    'response/length_mean': mean(lengths),
+    'response/length_max': lengths.length > 0 ? Math.max(...lengths) : 0,
+    'response/truncated_frac': mean(rollouts.map((rollout) => (rollout.stopReason === 'length' ? 1 : 0))),
+    // Monte-Carlo estimate of the per-token entropy of π_θ: −E[log π(token)] over sampled tokens
+    // (unbiased when sampling at temperature 1 without top-p).
+    entropy: logprobs.length > 0 ? -mean(logprobs) : 0,
+  };
+  for (const [name, values] of components) metrics[`reward/${name}`] = mean(values);
+  return metrics;
+}
+
+function mean(values: readonly number[]): number {
+  return values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
+}
+
+function std(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const average = mean(values);
+  return Math.sqrt(mean(values.map((value) => (value - average) ** 2)));
+}

@@ -1,0 +1,98 @@
+// Rollout phases of an RL step: sample G completions per attempt, then grade them. A reward that throws
+// on one completion gives that completion 0 with the error as its reason; the step goes on.
+import type { SampledSequence } from '../../core/policy.ts';
+import type { RewardInput, RewardResult } from '../../core/reward.ts';
+import type { Attempt } from '../../guidance/guidance.ts';
+import { promptTokens } from '../format.ts';
+import type { RlContext } from './context.ts';
+
+export interface SampledGroup {
+  attempt: Attempt;
+  /** [BOS] + prompt + forced prefix: everything the policy conditioned on. */
+  context: number[];
+  /** The G sampled continuations (tokens and log-probs exclude the forced prefix). */
+  rollouts: SampledSequence[];
+  /** Full completions as graded: forced prefix + sampled text. */
+  completions: string[];
+  rewards: number[];
+  results: RewardResult[];
+}
+
+export async function sampleGroups(
+  ctx: RlContext,
+  attempts: readonly Attempt[],
+  seed: number,
+): Promise<SampledGroup[]> {
+  const { policy, config } = ctx;
+  const contexts = attempts.map((attempt) => [
+    ...promptTokens(policy.tokenizer, { ...attempt.problem, prompt: attempt.prompt }),
+    ...policy.tokenizer.encode(attempt.prefix, `forced prefix of ${attempt.problem.id}`),
+  ]);
+  const longest = Math.max(...contexts.map((tokens) => tokens.length));
+  const sampled = await policy.sample(contexts, {
+    n: config.rollout.groupSize,
+    temperature: config.rollout.temperature,
+    topP: config.rollout.topP,
+    maxTokens: Math.max(1, Math.min(config.rollout.maxTokens, policy.contextLength - longest)),
+    seed,
+  });
+  return attempts.map((attempt, index) => ({
+    attempt,
+    context: contexts[index],
+    rollouts: sampled[index],
+    completions: sampled[index].map((sequence) => attempt.prefix + sequence.text),
+    rewards: [],
+    results: [],
+  }));
+}
+
+/** Fills `rewards` and `results` of every group. */
+export async function scoreGroups(ctx: RlContext, groups: SampledGroup[], step: number): Promise<void> {
+  const inputs: RewardInput[] = groups.flatMap((group) =>
+    group.completions.map((completion) => ({
+      problem: group.attempt.problem,
+      completion,
+      group: group.completions,
+      step,
+    })),
+  );
+  const results = await scoreSafely(ctx, inputs);
+  let offset = 0;
+  for (const group of groups) {
+    group.results = results.slice(offset, offset + group.completions.length);
+    group.rewards = group.results.map((result) => result.reward);
+    offset += group.completions.length;
+  }
+}
+
+/** Scores the batch; if the reward throws, scores items one by one so only the failing ones get 0. */
+async function scoreSafely(ctx: RlContext, inputs: RewardInput[]): Promise<RewardResult[]> {
+  try {
+    const results = await ctx.reward.score(inputs);
+    if (results.length !== inputs.length) {
+      throw new Error(
+        `reward '${ctx.reward.name}' returned ${results.length} results for ${inputs.length} inputs`,
+      );
+    }
+    return results.map(sanitize);
+  } catch {
+    const results: RewardResult[] = [];
+    for (const input of inputs) {
+      try {
+        const [result] = await ctx.reward.score([input]);
+        results.push(sanitize(result));
+      } catch (error) {
+        results.push({ reward: 0, components: {}, reason: `reward error: ${(error as Error).message}` });
+      }
+    }
+    return results;
+  }
+}
+
+/** A non-finite reward would poison the advantages: it becomes 0 with a reason. */
+function sanitize(result: RewardResult | undefined): RewardResult {
+  if (!result || !Number.isFinite(result.reward)) {
+    return { reward: 0, components: result?.components ?? {}, reason: `reward was ${result?.reward}` };
+  }
+  return result;
+}

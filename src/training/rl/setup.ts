@@ -1,0 +1,86 @@
+// Builds the RL context from a config: resolves every named part through its registry (so an unknown
+// name or bad option fails here, before any file is written), loads the policy and the reference, and
+// draws the selector's problem pool.
+import { advantageEstimators } from '../../algorithms/advantages/index.ts';
+import { policyLosses } from '../../algorithms/losses/index.ts';
+import { ConfigError } from '../../core/errors.ts';
+import type { Problem } from '../../core/problem.ts';
+import { Rng } from '../../core/rng.ts';
+import { selectors } from '../../curricula/index.ts';
+import { guidances } from '../../guidance/index.ts';
+import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+import { suiteTokenizer } from '../../policy/tokenizer.ts';
+import { rewards } from '../../rewards/index.ts';
+import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
+import { resolveModelShape } from '../model-presets.ts';
+import { ProblemMix, validateMix } from '../problem-mix.ts';
+import type { RlConfig } from './config.ts';
+import type { RlContext } from './context.ts';
+
+/** Seed offset of the pool stream, so the pool does not depend on how many steps have run. */
+const poolSeedOffset = 7919;
+
+/** Checks everything that can be checked without loading a model. */
+export function validateRlConfig(config: RlConfig): void {
+  validateMix(config.tasks, 'tasks');
+  const advantage = advantageEstimators.get(config.algorithm.advantage.name);
+  advantage.resolveOptions(config.algorithm.advantage.options);
+  advantage.validate(config.rollout.groupSize);
+  policyLosses.get(config.algorithm.loss.name).resolveOptions(config.algorithm.loss.options);
+  selectors.get(config.selector.name);
+  guidances.get(config.guidance.name);
+  rewards.get(config.reward.name);
+  if (!config.init && !config.model) {
+    throw new ConfigError(
+      'give init.checkpoint (a cold-start checkpoint) or a model block to start from scratch',
+    );
+  }
+  if (config.init && config.model) {
+    throw new ConfigError(
+      'give either init.checkpoint or model, not both: the checkpoint fixes the model shape',
+    );
+  }
+}
+
+export function drawPool(config: RlConfig): Problem[] {
+  return new ProblemMix(config.tasks).pool(config.poolSize, new Rng(config.seed + poolSeedOffset));
+}
+
+/** `modelPath`: load the policy from here instead of init (resume). */
+export async function buildContext(config: RlConfig, modelPath?: string): Promise<RlContext> {
+  validateRlConfig(config);
+  const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
+  const policy = modelPath
+    ? await EmbeddedBackend.load(modelPath)
+    : initPath
+      ? await EmbeddedBackend.load(initPath)
+      : await createFresh(config);
+  const reference =
+    config.algorithm.kl.coefficient > 0
+      ? initPath
+        ? await EmbeddedBackend.load(initPath)
+        : await createFresh(config)
+      : null;
+  const pool = drawPool(config);
+  const advantage = advantageEstimators.get(config.algorithm.advantage.name);
+  const loss = policyLosses.get(config.algorithm.loss.name);
+  return {
+    config,
+    policy,
+    reference,
+    selector: selectors.get(config.selector.name)(pool, config.selector.options),
+    guidance: guidances.get(config.guidance.name)(config.guidance.options),
+    reward: rewards.get(config.reward.name)(config.reward.options),
+    advantage,
+    advantageOptions: advantage.resolveOptions(config.algorithm.advantage.options),
+    loss,
+    lossOptions: loss.resolveOptions(config.algorithm.loss.options),
+    rng: new Rng(config.seed),
+  };
+}
+
+async function createFresh(config: RlConfig): Promise<EmbeddedBackend> {
+  const tokenizer = suiteTokenizer();
+  const shape = resolveModelShape(config.model!);
+  return EmbeddedBackend.create({ ...shape, vocabSize: tokenizer.vocabSize }, tokenizer, config.seed);
+}

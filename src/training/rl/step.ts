@@ -1,0 +1,141 @@
+// One RL step, top to bottom (ARCHITECTURE.md, "One RL step"):
+//   select → guide → sample → grade → filter → advantages → update → observe.
+// Each phase is a named function; this file only sequences them and collects metrics and timings.
+
+import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
+import { klRewardPenalty } from '../../algorithms/kl.ts';
+import type { GroupOutcome } from '../../core/selector.ts';
+import type { RlContext } from './context.ts';
+import { rolloutMetrics } from './metrics.ts';
+import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
+import { PhaseTimer } from './timer.ts';
+import { updatePolicy } from './update.ts';
+
+export interface StepReport {
+  metrics: Record<string, number>;
+  /** Every group sampled this step (including the ones dynamic sampling dropped). */
+  groups: SampledGroup[];
+}
+
+export async function rlStep(ctx: RlContext, step: number, learningRate: number): Promise<StepReport> {
+  const timer = new PhaseTimer();
+  const { batchSize } = ctx.config.train;
+  const sampledAll: SampledGroup[] = [];
+
+  const rollOut = async (count: number): Promise<SampledGroup[]> => {
+    const problems = timer.time('select', () => ctx.selector.select(count, ctx.rng));
+    const attempts = timer.time('guidance', () => ctx.guidance.plan(problems, step));
+    const groups = await timer.timeAsync('sample', () => sampleGroups(ctx, attempts, ctx.rng.nextUint32()));
+    await timer.timeAsync('reward', () => scoreGroups(ctx, groups, step));
+    sampledAll.push(...groups);
+    return groups;
+  };
+
+  // Dynamic sampling (DAPO): keep only groups with a learning signal, top up with fresh problems.
+  const dynamic = ctx.config.algorithm.dynamicSampling;
+  let groups: SampledGroup[];
+  let rounds = 1;
+  if (dynamic.enabled) {
+    const filled = await fillBatch(batchSize, rollOut, 1 + dynamic.maxRounds);
+    groups = filled.groups;
+    rounds = filled.rounds;
+  } else {
+    groups = await rollOut(batchSize);
+  }
+
+  const refLogprobs = ctx.reference
+    ? await timer.timeAsync('reference', () => referenceLogprobs(ctx, groups))
+    : null;
+  const klMetrics = applyKlRewardPenalty(ctx, groups, refLogprobs);
+  const estimate = timer.time('advantages', () =>
+    ctx.advantage.estimate(
+      groups.map((group) => ({ rewards: group.rewards })),
+      ctx.advantageOptions,
+    ),
+  );
+  const update = await timer.timeAsync('update', () =>
+    updatePolicy(ctx, groups, estimate, learningRate, refLogprobs),
+  );
+
+  timer.time('observe', () => {
+    const outcomes = toOutcomes(sampledAll, groups, estimate.advantages);
+    ctx.selector.observe(step, outcomes);
+    ctx.guidance.observe(step, outcomes);
+  });
+
+  const metrics: Record<string, number> = {
+    ...rolloutMetrics(sampledAll),
+    ...update.metrics,
+    ...klMetrics,
+    'sampling/groups': sampledAll.length,
+    'sampling/trained_groups': groups.length,
+    'sampling/trained_sequences': update.trainedSequences,
+    'sampling/filtered_frac': sampledAll.length > 0 ? 1 - groups.length / sampledAll.length : 0,
+    'sampling/rounds': rounds,
+    'train/lr': learningRate,
+    ...ctx.selector.metrics(),
+    ...ctx.guidance.metrics(),
+    ...timer.metrics(),
+  };
+  return { metrics, groups: sampledAll };
+}
+
+/** Log-probs of every trained completion under the frozen reference policy: [group][sample][token]. */
+async function referenceLogprobs(ctx: RlContext, groups: readonly SampledGroup[]): Promise<number[][][]> {
+  const sequences = groups.flatMap((group) =>
+    group.rollouts.map((rollout) => [...group.context, ...rollout.tokens]),
+  );
+  const all = await ctx.reference!.forward(sequences);
+  let offset = 0;
+  return groups.map((group) =>
+    group.rollouts.map(() => {
+      const logprobs = all[offset++];
+      return logprobs.slice(group.context.length - 1);
+    }),
+  );
+}
+
+/** KL as a reward penalty (algorithm.kl.mode = 'reward'): r ← r − β·Σ_t k_t before advantages. */
+function applyKlRewardPenalty(
+  ctx: RlContext,
+  groups: SampledGroup[],
+  refLogprobs: number[][][] | null,
+): Record<string, number> {
+  const kl = ctx.config.algorithm.kl;
+  if (!refLogprobs || kl.mode !== 'reward') return {};
+  let total = 0;
+  let count = 0;
+  groups.forEach((group, g) => {
+    const penalty = klRewardPenalty(
+      group.rollouts.map((rollout, i) => ({
+        logprobs: rollout.logprobs,
+        refLogprobs: refLogprobs[g][i],
+        mask: rollout.tokens.map(() => 1),
+      })),
+      { estimator: kl.estimator, coefficient: kl.coefficient },
+    );
+    group.rewards = group.rewards.map((reward, i) => reward + penalty.perSequence[i]);
+    for (const value of penalty.perSequence) {
+      total += value;
+      count++;
+    }
+  });
+  return { 'reward/kl_penalty': count > 0 ? total / count : 0 };
+}
+
+/** What the selector and guidance learn from: every sampled group, with its advantages when trained. */
+function toOutcomes(
+  sampledAll: readonly SampledGroup[],
+  trained: readonly SampledGroup[],
+  advantages: number[][],
+): GroupOutcome[] {
+  const trainedIndex = new Map(trained.map((group, index) => [group, index]));
+  return sampledAll.map((group) => {
+    const index = trainedIndex.get(group);
+    return {
+      problem: group.attempt.problem,
+      rewards: group.rewards,
+      advantages: index === undefined ? group.rewards.map(() => 0) : advantages[index],
+    };
+  });
+}

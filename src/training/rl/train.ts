@@ -1,0 +1,185 @@
+// `curricula train`: the RL loop around rlStep — run store, held-out evaluation every N steps, checkpoints
+// (model, optimizer, selector, guidance and RNG state), and crash-safe resume: after a kill -9 the run
+// restarts from its latest checkpoint, forgets the logged steps after it and replays them; with the same
+// seed the replayed steps give the same metrics as an uninterrupted run.
+import { ConfigError } from '../../core/errors.ts';
+import { Rng } from '../../core/rng.ts';
+import type { EvalSummary } from '../../eval/aggregate.ts';
+import { summarizeOutcomes } from '../../eval/aggregate.ts';
+import { sampleAndVerify } from '../../eval/evaluate.ts';
+import { readCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
+import { RunStore, type SampleRecord } from '../../runs/run-store.ts';
+import { heldOutProblems } from '../problem-mix.ts';
+import { learningRateAt } from '../schedule.ts';
+import { type RlConfig, rlConfigSchema } from './config.ts';
+import type { RlContext } from './context.ts';
+import type { SampledGroup } from './rollout.ts';
+import { buildContext, validateRlConfig } from './setup.ts';
+import { rlStep } from './step.ts';
+
+export interface TrainHooks {
+  onStep?: (step: number, metrics: Record<string, number>) => void;
+  onEval?: (step: number, summary: EvalSummary) => void;
+}
+
+export interface TrainResult {
+  runDir: string;
+  steps: number;
+  /** Held-out evaluation before the first step (absent on resume past step 0) and after the last. */
+  initialEval?: EvalSummary;
+  finalEval: EvalSummary;
+  wallSeconds: number;
+}
+
+export interface TrainOptions extends TrainHooks {
+  /** Continue this run directory (its stored config is used). */
+  resume?: string;
+  overwrite?: boolean;
+  /** Stop after this many steps in this process (tests of resume); the run stays resumable. */
+  stopAfter?: number;
+}
+
+export async function train(config: RlConfig | null, options: TrainOptions = {}): Promise<TrainResult> {
+  const started = Date.now();
+  const store = openStore(config, options);
+  try {
+    const runConfig = store.config<RlConfig>();
+    const latest = options.resume ? readCheckpoint(store.checkpointsDir) : null;
+    const ctx = await buildContext(runConfig, latest?.modelPath);
+    let step = 0;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    let initialEval: EvalSummary | undefined;
+    if (latest) {
+      step = latest.state.step;
+      ctx.rng = Rng.fromState(latest.state.rng);
+      const saved = latest.state.extra ?? {};
+      ctx.selector.load(latest.state.selector);
+      ctx.guidance.load(saved.guidance);
+      bestScore = Number(saved.bestScore ?? bestScore);
+      initialEval = saved.initialEval as EvalSummary | undefined;
+      store.truncateAfter(step);
+      store.event('resumed', { step });
+    } else {
+      if (options.resume) store.truncateAfter(-1);
+      initialEval = await evaluate(ctx, 0);
+      store.logMetrics(0, initialEval.metrics);
+      options.onEval?.(0, initialEval);
+    }
+
+    const checkpoint = async (summary?: EvalSummary) => {
+      const best = summary !== undefined && summary.overall.passAt1 > bestScore;
+      if (best) bestScore = summary.overall.passAt1;
+      await saveCheckpoint(
+        store.checkpointsDir,
+        {
+          step,
+          rng: ctx.rng.state(),
+          selector: ctx.selector.state(),
+          extra: { bestScore, guidance: ctx.guidance.state(), initialEval },
+        },
+        (dir) => ctx.policy.save(dir),
+        { best, keep: runConfig.checkpoint.every > 0 && step % runConfig.checkpoint.every === 0 },
+      );
+    };
+    if (!latest) await checkpoint(initialEval);
+
+    const { steps } = runConfig.train;
+    let lastEval: EvalSummary | undefined;
+    let ranHere = 0;
+    while (step < steps) {
+      if (options.stopAfter !== undefined && ranHere >= options.stopAfter) break;
+      step++;
+      ranHere++;
+      const learningRate = learningRateAt(runConfig.train, step, steps);
+      const report = await rlStep(ctx, step, learningRate);
+      const metrics = report.metrics;
+      const evalDue = (runConfig.eval.every > 0 && step % runConfig.eval.every === 0) || step === steps;
+      let summary: EvalSummary | undefined;
+      if (evalDue) {
+        summary = await evaluate(ctx, step);
+        lastEval = summary;
+        Object.assign(metrics, summary.metrics);
+        options.onEval?.(step, summary);
+      }
+      store.logMetrics(step, metrics);
+      store.logSamples(step, sampleRecords(report.groups, runConfig.log.samplesPerStep));
+      options.onStep?.(step, metrics);
+      const every = runConfig.checkpoint.every;
+      if (evalDue || step % runConfig.checkpoint.latestEvery === 0 || (every > 0 && step % every === 0)) {
+        await checkpoint(summary);
+      }
+    }
+    const finalEval = lastEval ?? (await evaluate(ctx, step));
+    if (step >= steps) store.event('finished', { step });
+    await ctx.reward.close?.();
+    return {
+      runDir: store.dir,
+      steps: step,
+      initialEval,
+      finalEval,
+      wallSeconds: (Date.now() - started) / 1000,
+    };
+  } finally {
+    store.close();
+  }
+}
+
+function openStore(config: RlConfig | null, options: TrainOptions): RunStore {
+  if (options.resume) {
+    const store = RunStore.resume(options.resume);
+    if (config) {
+      try {
+        checkResumeCompatible(store.config<RlConfig>(), config);
+      } catch (error) {
+        store.close();
+        throw error;
+      }
+    }
+    return store;
+  }
+  if (!config) throw new ConfigError('give a config (--config) or a run to resume (--resume)');
+  validateRlConfig(config);
+  // Store the fully resolved config: resume and reports read it back.
+  return RunStore.create(`${config.runsDir}/${config.name}`, rlConfigSchema.parse(config), {
+    overwrite: options.overwrite,
+  });
+}
+
+/** Resuming with a different model or initial checkpoint cannot continue the same run. */
+function checkResumeCompatible(stored: RlConfig, given: RlConfig): void {
+  const shape = (config: RlConfig) =>
+    JSON.stringify({ init: config.init ?? null, model: config.model ?? null });
+  if (shape(stored) !== shape(given)) {
+    throw new ConfigError(
+      `cannot resume: the config's model/init (${shape(given)}) differs from the run's (${shape(stored)}); start a new run instead`,
+    );
+  }
+}
+
+async function evaluate(ctx: RlContext, step: number): Promise<EvalSummary> {
+  const { config } = ctx;
+  const problems = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
+  const outcomes = await sampleAndVerify(ctx.policy, problems, {
+    samples: config.eval.samples,
+    temperature: config.eval.temperature,
+    seed: config.seed + 1_000_003 * (step + 1),
+  });
+  return summarizeOutcomes(outcomes);
+}
+
+/** A bounded, deterministic sample of this step's completions for the run store. */
+function sampleRecords(groups: readonly SampledGroup[], limit: number): SampleRecord[] {
+  const records: SampleRecord[] = [];
+  for (const group of groups) {
+    for (let i = 0; i < group.completions.length && records.length < limit; i++) {
+      records.push({
+        problemId: group.attempt.problem.id,
+        prompt: group.attempt.prompt,
+        completion: group.completions[i],
+        reward: group.rewards[i],
+        reason: group.results[i]?.reason,
+      });
+    }
+  }
+  return records;
+}
