@@ -195,6 +195,14 @@ export class EmbeddedBackend implements PolicyBackend {
     }
   }
 
+  /** Copies of the gradients accumulated since the last optimStep (empty map when none); for tests. */
+  gradientValues(): Map<string, Float32Array> {
+    const values = new Map<string, Float32Array>();
+    for (const [name, gradient] of this.gradients ?? [])
+      values.set(name, gradient.dataSync() as Float32Array);
+    return values;
+  }
+
   /** Drops accumulated gradients without applying them. */
   zeroGradients(): void {
     if (this.gradients) for (const gradient of this.gradients.values()) gradient.dispose();

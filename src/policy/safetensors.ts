@@ -152,11 +152,15 @@ function parseEntry(
     !Array.isArray(offsets) ||
     offsets.length !== 2 ||
     !offsets.every((n) => Number.isSafeInteger(n) && n >= 0) ||
-    offsets[1] < offsets[0] ||
-    offsets[1] > dataLength
+    offsets[1] < offsets[0]
   ) {
     throw new SafetensorsError(
-      `tensor '${name}': data_offsets ${JSON.stringify(offsets)} invalid for a ${dataLength}-byte data section`,
+      `tensor '${name}': data_offsets ${JSON.stringify(offsets)} are not [begin, end]`,
+    );
+  }
+  if (offsets[1] > dataLength) {
+    throw new SafetensorsError(
+      `tensor '${name}' ends at byte ${offsets[1]} past the ${dataLength}-byte data section (truncated file?)`,
     );
   }
   const [begin, end] = offsets as [number, number];
