@@ -4,6 +4,8 @@
 // prints nothing itself. Target from the design notes (reference/verifiers-and-ml.md §2.3): ~19 ms
 // overhead per python3 run, ≥ 20 short tests/s on 2 cores.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { Problem } from '../../core/problem.ts';
 import { CodeTestsReward } from './reward.ts';
 import { runInSandbox, type SandboxLimits } from './sandbox.ts';
@@ -37,6 +39,14 @@ export interface BenchResult {
   concurrency: number;
   /** Fraction of throughput tests that passed (should be 1; anything else means the bench is broken). */
   passRate: number;
+  /**
+   * CPU time (user + system, all sandbox processes) per throughput test, from our reaped children's
+   * times in /proc/self/stat. Unlike tests/s it barely depends on other load on the machine, so
+   * `cores * 1000 / cpuMsPerTest` estimates the throughput of an otherwise idle machine. null off Linux.
+   */
+  cpuMsPerTest: number | null;
+  /** 1-minute load average while the bench ran (tests/s means little when it is far above the cores). */
+  loadAverage: number;
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -49,6 +59,19 @@ function quantile(sorted: readonly number[], q: number): number {
 function distribution(samples: number[]): Distribution {
   const sorted = [...samples].sort((a, b) => a - b);
   return { medianMs: quantile(sorted, 0.5), p95Ms: quantile(sorted, 0.95) };
+}
+
+/** CPU milliseconds used by our reaped descendants (cutime + cstime), or null where /proc is absent. */
+function childCpuMs(): number | null {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // Fields after the parenthesised command name; cutime and cstime are fields 16 and 17 (1-based).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticksPerSecond = 100; // USER_HZ, fixed at 100 on Linux for /proc
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond;
+  } catch {
+    return null;
+  }
 }
 
 function bareRun(pythonPath: string, code: string, stdin: string): Promise<number> {
@@ -128,9 +151,11 @@ export async function benchCodeTests(options: BenchOptions = {}): Promise<BenchR
   const completion = `\`\`\`python\n${echoProgram}\`\`\``;
   const inputs = Array.from({ length: completions }, () => ({ problem, completion }));
   await reward.score(inputs.slice(0, 1));
+  const cpuBefore = childCpuMs();
   const started = performance.now();
   const results = await reward.score(inputs);
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = childCpuMs();
   await reward.close();
   const total = completions * testsPerProblem;
   const passRate =
@@ -143,5 +168,7 @@ export async function benchCodeTests(options: BenchOptions = {}): Promise<BenchR
     tests: total,
     concurrency: reward.options.concurrency,
     passRate,
+    cpuMsPerTest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / total,
+    loadAverage: loadavg()[0],
   };
 }
