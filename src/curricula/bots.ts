@@ -16,7 +16,8 @@
 // Defaults (bots.yaml): λ = 0.1, ρ = 0.1, p* = 0.5, τ = 0, Thompson on.
 // Deviations: implicit evidence needs the two feature fields (`implicit: {weakKey, strongKey}` naming
 // problem.metadata keys); without it ρ is treated as 0. m is each group's size; for problems outside S it
-// is the batch's mean group size.
+// is the batch's mean group size. `candidates` (default null = every problem, as the authors) scores only
+// that many problems drawn uniformly each step — a cost cap for very large pools (Thompson draws are O(N)).
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
@@ -40,6 +41,7 @@ export const botsOptions = z.strictObject({
   thompson: z.boolean().default(true),
   adaptiveRho: z.boolean().default(false),
   implicit: z.strictObject({ weakKey: z.string(), strongKey: z.string() }).nullable().default(null),
+  candidates: z.number().int().positive().nullable().default(null),
 });
 
 /** A selector that can estimate a problem's pass rate (used by the adaptive rollout budget). */
@@ -114,6 +116,14 @@ export function createBots(pool: Problem[], options: unknown): TaskSelector & Pa
   let capability: number | null = null;
   let implicitWeight = config.implicit === null ? 0 : config.implicitWeight;
   let lastBatch: Problem[] = [];
+  const everyIndex = Int32Array.from(pool, (_, index) => index);
+
+  function candidateIndices(rng: Rng): Int32Array {
+    if (config.candidates === null || config.candidates >= pool.length) return everyIndex;
+    const seen = new Set<number>();
+    while (seen.size < config.candidates) seen.add(rng.int(0, pool.length - 1));
+    return Int32Array.from(seen);
+  }
 
   return {
     name: 'bots',
@@ -122,17 +132,19 @@ export function createBots(pool: Problem[], options: unknown): TaskSelector & Pa
       return index === undefined ? 0.5 : alpha[index] / (alpha[index] + beta[index]);
     },
     select(count: number, rng: Rng): Problem[] {
-      const scores = new Float64Array(pool.length);
-      for (let i = 0; i < pool.length; i++) {
+      const candidates = candidateIndices(rng);
+      const scores = new Float64Array(candidates.length);
+      for (let position = 0; position < candidates.length; position++) {
+        const i = candidates[position];
         const estimate = config.thompson ? rng.beta(alpha[i], beta[i]) : alpha[i] / (alpha[i] + beta[i]);
-        scores[i] = -Math.abs(config.targetPassRate - estimate);
+        scores[position] = -Math.abs(config.targetPassRate - estimate);
         if (config.temperature > 0) {
           let u = 0;
           while (u === 0) u = rng.next();
-          scores[i] = scores[i] / config.temperature - Math.log(-Math.log(u));
+          scores[position] = scores[position] / config.temperature - Math.log(-Math.log(u));
         }
       }
-      const chosen = topK(scores, count);
+      const chosen = topK(scores, count).map((position) => candidates[position]);
       lastBatch = Array.from({ length: count }, (_, slot) => pool[chosen[slot % chosen.length]]);
       return lastBatch;
     },
@@ -171,15 +183,22 @@ export function createBots(pool: Problem[], options: unknown): TaskSelector & Pa
         if (weak === null || strong === null || capability === null) return 0.5;
         return Math.min(1, Math.max(0, weak[index] + capability * (strong[index] - weak[index])));
       }
+      const lambda = config.discount;
       for (let i = 0; i < pool.length; i++) {
         const seen = observed.get(i);
+        if (seen === undefined && implicitWeight === 0) {
+          // Not in the batch and no implicit evidence: only the discount toward Beta(1, 1).
+          alpha[i] = (1 - lambda) * alpha[i] + lambda;
+          beta[i] = (1 - lambda) * beta[i] + lambda;
+          continue;
+        }
         const updated = botsBetaUpdate({
           alpha: alpha[i],
           beta: beta[i],
           rollouts: seen === undefined ? meanRollouts : rollouts.get(i)!,
           observed: seen ?? null,
           predicted: implicitWeight > 0 ? predict(i) : 0.5,
-          discount: config.discount,
+          discount: lambda,
           implicitWeight,
         });
         alpha[i] = updated.alpha;

@@ -145,10 +145,13 @@ export function fitGmm(
         if (logs[c] > maximum) maximum = logs[c];
       }
       let sum = 0;
-      for (let c = 0; c < k; c++) sum += Math.exp(logs[c] - maximum);
-      const total = maximum + Math.log(sum);
-      logLikelihood += total;
-      for (let c = 0; c < k; c++) responsibilities[i * k + c] = Math.exp(logs[c] - total);
+      for (let c = 0; c < k; c++) {
+        const scaled = Math.exp(logs[c] - maximum);
+        responsibilities[i * k + c] = scaled;
+        sum += scaled;
+      }
+      logLikelihood += maximum + Math.log(sum);
+      for (let c = 0; c < k; c++) responsibilities[i * k + c] /= sum;
     }
     if (Math.abs(logLikelihood - previous) / n < tolerance) break;
     previous = logLikelihood;

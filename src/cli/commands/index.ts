@@ -2,8 +2,9 @@
 import type { Command } from 'commander';
 import { register as registerEval } from './eval.ts';
 import { register as registerPretrain } from './pretrain.ts';
+import { register as registerSimulate } from './simulate.ts';
 import { register as registerTrain } from './train.ts';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [registerPretrain, registerTrain, registerEval];
+export const commands: RegisterCommand[] = [registerPretrain, registerTrain, registerEval, registerSimulate];
