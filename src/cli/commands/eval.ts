@@ -1,7 +1,6 @@
 // `curricula eval --checkpoint <dir>`: pass@1, unbiased pass@k and maj@k per task and difficulty.
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
-import { evaluateCheckpoint } from '../../eval/evaluate-checkpoint.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
 import { createProgress } from '../progress.ts';
 import { parseTaskSpec } from '../task-spec.ts';
@@ -41,6 +40,7 @@ export function register(program: Command): void {
       if (!(temperature >= 0)) throw new UserError(`--temperature must be ≥ 0, got ${options.temperature}`);
       if (!(options.topP > 0 && options.topP <= 1))
         throw new UserError(`--top-p must be in (0, 1], got ${options.topP}`);
+      const { evaluateCheckpoint } = await import('../../eval/evaluate-checkpoint.ts');
       let progress: ReturnType<typeof createProgress> | undefined;
       const result = await evaluateCheckpoint({
         checkpoint: options.checkpoint,

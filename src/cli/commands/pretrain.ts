@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { loadConfigFile, parseConfig } from '../../core/config.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
-import { pretrain } from '../../training/pretrain.ts';
 import { pretrainConfigSchema } from '../../training/pretrain-config.ts';
 import { createProgress } from '../progress.ts';
 
@@ -28,6 +27,7 @@ export function register(program: Command): void {
         },
         `${options.config} (with command-line overrides)`,
       );
+      const { pretrain } = await import('../../training/pretrain.ts');
       const progress = createProgress('pretrain', config.train.steps, { quiet: options.quiet });
       const result = await pretrain(config, {
         resume: options.resume,

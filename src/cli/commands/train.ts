@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { loadConfigFile, parseConfig } from '../../core/config.ts';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
 import { rlConfigSchema } from '../../training/rl/config.ts';
-import { train } from '../../training/rl/train.ts';
 import { createProgress } from '../progress.ts';
 
 export function register(program: Command): void {
@@ -23,6 +22,7 @@ export function register(program: Command): void {
     .option('--quiet', 'no progress output')
     .action(async (options) => {
       const config = options.config ? loadTrainConfig(options) : null;
+      const { train } = await import('../../training/rl/train.ts');
       const total = config?.train.steps ?? 0;
       const progress = createProgress('train', total, { quiet: options.quiet || total === 0 });
       const result = await train(config, {
