@@ -1,0 +1,87 @@
+// `curricula bench <what>`: performance benchmarks. Each benchmark is a subcommand registered from
+// `benchSubcommands`; add `bench train`, `bench rewards`, … by appending a register function there.
+import type { Command } from 'commander';
+import {
+  formatPolicyBench,
+  parseBenchConfigs,
+  policyBenchConfigs,
+  runPolicyBench,
+} from '../../bench/policy-bench.ts';
+import { UserError } from '../../core/errors.ts';
+
+const positiveInteger = (name: string) => (value: string) => {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1)
+    throw new UserError(`${name} must be a positive integer, got '${value}'`);
+  return number;
+};
+
+const nonNegativeInteger = (name: string) => (value: string) => {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0)
+    throw new UserError(`${name} must be an integer ≥ 0, got '${value}'`);
+  return number;
+};
+
+function describeConfigs(): string {
+  return Object.entries(policyBenchConfigs)
+    .map(
+      ([name, c]) =>
+        `${name} (d${c.dModel}, ${c.layers} layers, ${c.heads} heads, context ${c.contextLength})`,
+    )
+    .join(', ');
+}
+
+function registerPolicyBench(bench: Command): void {
+  bench
+    .command('policy')
+    .description(
+      'embedded policy throughput: training step (forward + backward + Adam) and KV-cached sampling ' +
+        'tokens/s (medians), peak RSS, and the same training step in PyTorch for a ratio when torch is installed',
+    )
+    .option('--configs <list>', `comma-separated model sizes: ${describeConfigs()}`, 'small,base')
+    .option(
+      '--repeats <n>',
+      'timed repetitions per measurement (median reported)',
+      positiveInteger('--repeats'),
+      5,
+    )
+    .option('--warmup <n>', 'untimed repetitions before timing', nonNegativeInteger('--warmup'), 2)
+    .option(
+      '--train-batch <n>',
+      'full-context sequences per training step',
+      positiveInteger('--train-batch'),
+      8,
+    )
+    .option(
+      '--sample-batch <n>',
+      'rows sampled together (8 prompts × n)',
+      positiveInteger('--sample-batch'),
+      64,
+    )
+    .option('--python <path>', 'Python interpreter with PyTorch for the baseline', '/usr/bin/python3')
+    .option('--torch-threads <n>', 'PyTorch CPU threads', positiveInteger('--torch-threads'), 2)
+    .option('--no-torch', 'skip the PyTorch baseline')
+    .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
+    .action(async (options) => {
+      const result = await runPolicyBench({
+        configs: parseBenchConfigs(options.configs),
+        repeats: options.repeats,
+        warmup: options.warmup,
+        trainBatch: options.trainBatch,
+        sampleBatch: options.sampleBatch,
+        python: options.torch ? options.python : null,
+        torchThreads: options.torchThreads,
+        onProgress: (line) => console.error(line),
+      });
+      console.log(options.json ? JSON.stringify(result, null, 2) : formatPolicyBench(result));
+    });
+}
+
+/** Every `bench` subcommand, in the order `curricula bench --help` lists them. */
+const benchSubcommands: ((bench: Command) => void)[] = [registerPolicyBench];
+
+export function register(program: Command): void {
+  const bench = program.command('bench').description('performance benchmarks (see `curricula bench --help`)');
+  for (const registerSubcommand of benchSubcommands) registerSubcommand(bench);
+}
