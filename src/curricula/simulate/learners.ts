@@ -5,15 +5,15 @@ import type { CategorySpec, LearnerSpec } from './learner.ts';
 
 const baseCategories: CategorySpec[] = [
   // Solved at every level from the start: practising it teaches nothing.
-  { name: 'arithmetic', kind: 'easy', initialSkill: 12, learningRate: 0.1 },
+  { name: 'arithmetic', kind: 'easy', initialSkill: 12, learningRate: 0.04 },
   // Level 0 at 73%, level 3 at 12%, level 9 at 0.03%: learnable from the easy end.
-  { name: 'algebra', kind: 'learnable', initialSkill: 1, learningRate: 0.1 },
+  { name: 'algebra', kind: 'learnable', initialSkill: 1, learningRate: 0.04 },
   // Learns only once algebra's skill reaches 5 (levels ≤ 4 mostly solved).
   {
     name: 'geometry',
     kind: 'prerequisite',
     initialSkill: 0,
-    learningRate: 0.1,
+    learningRate: 0.04,
     prerequisite: 'algebra',
     unlockAt: 5,
   },

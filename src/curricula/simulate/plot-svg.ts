@@ -71,9 +71,10 @@ export function lineChartSvg(series: readonly LineSeries[], options: LineChartOp
       `<line x1="${margin.left}" x2="${margin.left + plotWidth}" y1="${format(y(value))}" y2="${format(y(value))}" stroke="#e5e5e5"/>`,
       `<text x="${margin.left - 8}" y="${format(y(value) + 4)}" text-anchor="end">${format(value)}</text>`,
     );
-    const index = ((length - 1) * tick) / 5;
+    // x ticks at steps 1, L/5, 2L/5, …, L (values are indexed by step − 1).
+    const stepLabel = Math.max(1, Math.round((length * tick) / 5));
     parts.push(
-      `<text x="${format(x(index))}" y="${margin.top + plotHeight + 18}" text-anchor="middle">${Math.round(index) + 1}</text>`,
+      `<text x="${format(x(stepLabel - 1))}" y="${margin.top + plotHeight + 18}" text-anchor="middle">${stepLabel}</text>`,
     );
   }
   parts.push(
