@@ -1,0 +1,139 @@
+// The Markdown sections of a run report. Each function returns one section (heading included); the
+// report is their concatenation (build-report.ts).
+import { stringify } from 'yaml';
+import type { SampleRecord } from '../run-store.ts';
+import type { ChartPlan } from './charts.ts';
+import { comparisonMarkdown, escapeCell, rate } from './eval-comparison.ts';
+import { formatDuration, type RunSummary } from './summary.ts';
+
+const KIND_NAMES = { rl: 'RL fine-tuning', pretrain: 'pretraining / SFT', unknown: 'unknown' } as const;
+
+/** The resolved config, collapsed (GitHub and most viewers render <details> folded). */
+export function configSection(config: unknown): string {
+  return [
+    '<details>',
+    '<summary>Resolved config (config.json)</summary>',
+    '',
+    fence(stringify(config ?? {}, { lineWidth: 0 }).trimEnd(), 'yaml'),
+    '',
+    '</details>',
+  ].join('\n');
+}
+
+export function summarySection(summary: RunSummary): string {
+  const lines = ['## Summary', ''];
+  lines.push(`- **Kind:** ${KIND_NAMES[summary.kind]}`);
+  const steps =
+    summary.lastStep === null
+      ? 'nothing logged yet'
+      : summary.configuredSteps !== undefined
+        ? `${summary.lastStep} of ${summary.configuredSteps}`
+        : String(summary.lastStep);
+  const status = summary.finished ? 'finished' : 'not finished (still running, or stopped before the end)';
+  lines.push(
+    `- **Steps:** ${steps} — ${status}${summary.resumes > 0 ? `, resumed ${summary.resumes}×` : ''}`,
+  );
+  if (summary.wallSeconds !== undefined) {
+    lines.push(
+      `- **Wall time:** ${formatDuration(summary.wallSeconds)} (${summary.startedAt} → ${summary.endedAt}${summary.finished ? '' : ', last logged step'})`,
+    );
+  }
+  if (summary.stepSeconds !== undefined) {
+    lines.push(
+      `- **Time in training steps:** ${formatDuration(summary.stepSeconds)} (sum of perf/step_seconds)`,
+    );
+  }
+  if (summary.evalSteps.length > 0) {
+    lines.push(`- **Held-out evaluations at steps:** ${compactList(summary.evalSteps)}`);
+  }
+  const final = Object.entries(summary.final);
+  if (final.length > 0) {
+    lines.push('', '| metric | final value | at step |', '| :-- | --: | --: |');
+    for (const [key, { step, value }] of final)
+      lines.push(`| ${escapeCell(key)} | ${number(value)} | ${step} |`);
+  }
+  return lines.join('\n');
+}
+
+export function comparisonSection(summary: RunSummary): string {
+  const comparison = summary.comparison;
+  const lines = ['## Before / after (held-out evaluation)', ''];
+  if (!comparison) {
+    lines.push('_This run logged no held-out evaluation._');
+    return lines.join('\n');
+  }
+  if (comparison.beforeStep === undefined) {
+    lines.push('_No evaluation at step 0 (before training) was logged; only the last one is shown._', '');
+  } else if (comparison.afterStep === undefined) {
+    lines.push('_Only the evaluation before training (step 0) was logged so far._', '');
+  }
+  lines.push(comparisonMarkdown(comparison));
+  return lines.join('\n');
+}
+
+export function plotsSection(plans: readonly ChartPlan[]): string {
+  const lines = ['## Learning curves', ''];
+  if (plans.length === 0) {
+    lines.push('_No metrics to plot._');
+    return lines.join('\n');
+  }
+  for (const plan of plans) {
+    const alt = plan.file.replace(/\.svg$/, '');
+    lines.push(`### ${plan.title}`, '', `![${alt}](${plan.file})`, '');
+  }
+  return lines.join('\n').trimEnd();
+}
+
+export function samplesSection(
+  step: number | null,
+  samples: readonly SampleRecord[],
+  options: { count: number; maxChars: number },
+): string {
+  const lines = [`## Sample completions${step === null ? '' : ` (step ${step})`}`, ''];
+  if (samples.length === 0) {
+    lines.push('_No completions were logged at the last step._');
+    return lines.join('\n');
+  }
+  const shown = samples.slice(0, options.count);
+  lines.push(`${shown.length} of the ${samples.length} completions logged at this step.`, '');
+  shown.forEach((sample, index) => {
+    const reason = sample.reason ? ` — ${sample.reason.replace(/\s+/g, ' ')}` : '';
+    lines.push(
+      `### ${index + 1}. \`${sample.problemId}\` — reward ${rate(sample.reward ?? undefined)}${reason}`,
+      '',
+      'Prompt:',
+      '',
+      fence(clip(sample.prompt ?? '', options.maxChars), 'text'),
+      '',
+      'Completion:',
+      '',
+      fence(clip(sample.completion ?? '', options.maxChars), 'text'),
+      '',
+    );
+  });
+  return lines.join('\n').trimEnd();
+}
+
+/** A fenced block whose fence is longer than any backtick run inside the text. */
+export function fence(text: string, language: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const marker = '`'.repeat(Math.max(3, longest + 1));
+  return `${marker}${language}\n${text}\n${marker}`;
+}
+
+function clip(text: string, maxChars: number): string {
+  return text.length <= maxChars
+    ? text
+    : `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)`;
+}
+
+function number(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  return Math.abs(value) >= 1000 || Math.abs(value) < 1e-3 ? value.toPrecision(4) : value.toFixed(4);
+}
+
+/** [0, 10, 20, 30] → '0, 10, 20, 30'; long lists keep their ends: '0, 10, 20, …, 480, 490, 500 (51 in all)'. */
+function compactList(steps: readonly number[]): string {
+  if (steps.length <= 12) return steps.join(', ');
+  return `${steps.slice(0, 3).join(', ')}, …, ${steps.slice(-3).join(', ')} (${steps.length} in all)`;
+}

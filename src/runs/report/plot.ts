@@ -1,0 +1,112 @@
+// Learning-curve plots for run reports: a vega-lite line chart rendered to SVG in-process (vega's
+// headless 'none' renderer), with no network access — the data is inlined and the text uses the
+// generic 'sans-serif' family, so the SVG references no URL besides its xmlns attributes.
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+
+export interface ChartSeries {
+  name: string;
+  /** [step, value] pairs; non-finite values are dropped. */
+  points: readonly (readonly [number, number])[];
+}
+
+export interface LineChartOptions {
+  title: string;
+  series: readonly ChartSeries[];
+  yLabel: string;
+  /** Fixed y range, e.g. [0, 1] for pass rates and probabilities; otherwise fitted to the data. */
+  yDomain?: readonly [number, number];
+  xLabel?: string;
+  /**
+   * One small panel per series, each with its own y axis (for curves of unrelated scale, such as a
+   * selector's target difficulty next to its entropy) instead of one shared chart with a legend.
+   */
+  panels?: boolean;
+}
+
+// Colour-blind-safe palette (Okabe–Ito); vega's tableau20 takes over past eight series.
+const OKABE_ITO = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
+const WIDTH = 560;
+const HEIGHT = 260;
+const PANEL_HEIGHT = 90;
+// Long metric names must not be cut to "…" in legends and panel headers.
+const LABEL_LIMIT = 480;
+
+/** Renders the series as an SVG line chart (steps on x). */
+export async function lineChart(options: LineChartOptions): Promise<string> {
+  const view = new vega.View(vega.parse(compile(chartSpec(options)).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/** The vega-lite specification behind lineChart (exported for tests and for reuse in other front ends). */
+export function chartSpec(options: LineChartOptions): TopLevelSpec {
+  const names = options.series.map((series) => series.name);
+  const values = options.series.flatMap((series) =>
+    series.points
+      .filter(([step, value]) => Number.isFinite(step) && Number.isFinite(value))
+      .map(([step, value]) => ({ step, value, series: series.name })),
+  );
+  const mostPoints = Math.max(0, ...options.series.map((series) => series.points.length));
+  // Dots keep sparse curves (evaluations every N steps, a single point) visible.
+  const mark = { type: 'line', point: mostPoints <= 60 ? { size: 18 } : false, strokeWidth: 1.6 } as const;
+  const x = {
+    field: 'step',
+    type: 'quantitative',
+    title: options.xLabel ?? 'step',
+    axis: { tickMinStep: 1, format: 'd' },
+  } as const;
+  const yScale = options.yDomain
+    ? { domain: [...options.yDomain], clamp: true }
+    : { zero: false, nice: true };
+  const y = { field: 'value', type: 'quantitative', title: options.yLabel, scale: yScale } as const;
+  const color = {
+    field: 'series',
+    type: 'nominal',
+    scale:
+      names.length <= OKABE_ITO.length
+        ? { domain: names, range: OKABE_ITO }
+        : { domain: names, scheme: 'tableau20' },
+    sort: names,
+  } as const;
+  const config = {
+    font: 'sans-serif',
+    legend: { labelLimit: LABEL_LIMIT, orient: 'bottom', columns: 2, symbolType: 'stroke' },
+    header: { labelLimit: LABEL_LIMIT },
+    view: { stroke: '#ddd' },
+  } as const;
+  if (options.panels) {
+    return {
+      title: options.title,
+      data: { values },
+      facet: {
+        row: {
+          field: 'series',
+          type: 'nominal',
+          sort: names,
+          header: { title: null, labelAngle: 0, labelAlign: 'left', labelOrient: 'top', labelFontSize: 11 },
+        },
+      },
+      spec: {
+        width: WIDTH,
+        height: PANEL_HEIGHT,
+        mark,
+        encoding: { x, y: { ...y, title: null }, color: { ...color, legend: null } },
+      },
+      resolve: { scale: { y: 'independent' } },
+      config,
+    } as TopLevelSpec;
+  }
+  return {
+    title: options.title,
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values },
+    mark,
+    encoding: { x, y, color: { ...color, title: null } },
+    config,
+  } as TopLevelSpec;
+}
