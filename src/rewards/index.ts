@@ -1,5 +1,10 @@
 // Fills the reward registry. One register call per reward; config names resolve through `rewards`.
+import { createCalibrationReward } from './calibration.ts';
 import { createCodeTestsReward } from './code-tests/reward.ts';
+import { createCompositeReward } from './compose/composite.ts';
+import { createOverlongReward } from './compose/overlong.ts';
+import { createFormatReward } from './format.ts';
+import { createMajorityVoteReward } from './majority-vote.ts';
 import { createMathAnswerReward } from './math-answer/reward.ts';
 import { rewards } from './registry.ts';
 import { createTaskVerifierReward } from './task-verifier.ts';
@@ -7,6 +12,11 @@ import { createTaskVerifierReward } from './task-verifier.ts';
 rewards.register('math-answer', createMathAnswerReward);
 rewards.register('code-tests', createCodeTestsReward);
 rewards.register('verifier', createTaskVerifierReward);
+rewards.register('format', createFormatReward);
+rewards.register('calibration', createCalibrationReward);
+rewards.register('majority-vote', createMajorityVoteReward);
+rewards.register('composite', createCompositeReward);
+rewards.register('overlong', createOverlongReward);
 
 export type { RewardFactory } from './registry.ts';
 export { rewards };
