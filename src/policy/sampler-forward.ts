@@ -17,7 +17,7 @@
 //
 // Shapes: d = dModel, H = heads, hd = d / H, C = capacity, V = vocab.
 
-import { tf } from './runtime.ts';
+import { setSlicedBatchMatMul, tf } from './runtime.ts';
 import { linear, mlpBlock, type SamplerWeights, standardise } from './sampler-weights.ts';
 
 export interface KvCache {
@@ -185,25 +185,32 @@ export function decodeStep(
   if (cache.length === cache.keys[0].shape[2]) growCache(cache);
   const column = cache.length;
   const capacity = cache.keys[0].shape[2];
-  const logits = tf.tidy(() => {
-    const bias = attentionBias(cache.pads, column + 1, capacity);
-    let x = tf
-      .gather(weights.tokenEmbedding, tf.tensor1d(tokens, 'int32'))
-      .add(tf.gather(weights.positionEmbedding, tf.tensor1d(positions, 'int32'))) as tf.Tensor2D;
-    weights.layers.forEach((layer, i) => {
-      const qkv = linear(standardise(x), layer.qkvWeight, layer.qkvBias); // [R, 3d]
-      writeColumn(cache.keys[i], cache.values[i], qkv.dataSync() as Float32Array, column);
-      const q = qkv.slice([0, 0], [rows, d]).reshape([rows, H, 1, d / H]); // pre-scaled by 1/sqrt(hd)
-      // q·k over hd as multiply + sum: faster on wasm than a batched matmul with a transposed operand.
-      const scores = q.mul(cache.keys[i]).sum(-1).reshape([rows, H, 1, capacity]).add(bias); // [R, H, 1, C]
-      const attended = tf.matMul(tf.softmax(scores), cache.values[i]).reshape([rows, d]) as tf.Tensor2D;
-      x = x.add(linear(attended, layer.projectionWeight, layer.projectionBias));
-      x = mlpBlock(x, layer);
+  // runtime.ts runs batched matmuls slice by slice through XNNPACK, which pays off for the training
+  // shapes but costs 5-20x here ([R·H] slices of a [1, C] @ [C, hd] product, each creating an XNNPACK
+  // operator); the plain wasm batched matmul takes about 0.5 ms for batch 64, d128.
+  setSlicedBatchMatMul(false);
+  try {
+    return tf.tidy(() => {
+      const bias = attentionBias(cache.pads, column + 1, capacity);
+      let x = tf
+        .gather(weights.tokenEmbedding, tf.tensor1d(tokens, 'int32'))
+        .add(tf.gather(weights.positionEmbedding, tf.tensor1d(positions, 'int32'))) as tf.Tensor2D;
+      weights.layers.forEach((layer, i) => {
+        const qkv = linear(standardise(x), layer.qkvWeight, layer.qkvBias); // [R, 3d]
+        writeColumn(cache.keys[i], cache.values[i], qkv.dataSync() as Float32Array, column);
+        const q = qkv.slice([0, 0], [rows, d]).reshape([rows, H, 1, d / H]); // pre-scaled by 1/sqrt(hd)
+        // q·k over hd as multiply + sum: faster on wasm than a batched matmul with a transposed operand.
+        const scores = q.mul(cache.keys[i]).sum(-1).reshape([rows, H, 1, capacity]).add(bias); // [R, H, 1, C]
+        const attended = tf.matMul(tf.softmax(scores), cache.values[i]).reshape([rows, d]) as tf.Tensor2D;
+        x = x.add(linear(attended, layer.projectionWeight, layer.projectionBias));
+        x = mlpBlock(x, layer);
+      });
+      return linear(standardise(x), weights.head, weights.headBias);
     });
-    return linear(standardise(x), weights.head, weights.headBias);
-  });
-  cache.length++;
-  return logits;
+  } finally {
+    setSlicedBatchMatMul(true);
+    cache.length++;
+  }
 }
 
 /** Keeps only the given rows of the cache, in the order listed; the old buffers are disposed. */
