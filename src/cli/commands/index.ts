@@ -1,10 +1,21 @@
 // Every CLI command, in the order `curricula --help` lists them. Add one import and one entry per command.
 import type { Command } from 'commander';
 import { register as registerBench } from './bench.ts';
+import { register as registerDemo } from './demo.ts';
 import { register as registerEval } from './eval.ts';
 import { register as registerPretrain } from './pretrain.ts';
+import { register as registerReport } from './report.ts';
+import { register as registerSimulate } from './simulate.ts';
 import { register as registerTrain } from './train.ts';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [registerPretrain, registerTrain, registerEval, registerBench];
+export const commands: RegisterCommand[] = [
+  registerDemo,
+  registerPretrain,
+  registerTrain,
+  registerEval,
+  registerReport,
+  registerSimulate,
+  registerBench,
+];

@@ -18,6 +18,7 @@ export function register(program: Command): void {
     .option('--steps <n>', 'override train.steps')
     .option('--name <name>', 'override the run name')
     .option('--seed <n>', 'override the seed')
+    .option('--no-report', 'skip writing runs/<name>/report/ at the end')
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
@@ -34,12 +35,18 @@ export function register(program: Command): void {
           progress.log(`step ${step}: held-out pass@1 ${summary.overall.passAt1.toFixed(3)}`),
       });
       progress.stop();
+      let reportPath: string | undefined;
+      if (options.report) {
+        const { writeReport } = await import('../../runs/report/index.ts');
+        reportPath = (await writeReport(result.runDir)).reportPath;
+      }
       if (options.json) {
-        console.log(JSON.stringify(result, null, 2));
+        console.log(JSON.stringify({ ...result, reportPath }, null, 2));
         return;
       }
       console.log(`run: ${result.runDir} (${result.steps} steps, ${result.wallSeconds.toFixed(0)} s)`);
       console.log(formatBeforeAfter(result.initialEval, result.finalEval));
+      if (reportPath) console.log(`report: ${reportPath}`);
     });
 }
 

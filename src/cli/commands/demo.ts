@@ -1,0 +1,48 @@
+// `curricula demo` (what `npm start` runs): cold start → RL on a harder mix → before/after table + report.
+import type { Command } from 'commander';
+import { formatBeforeAfter } from '../../eval/before-after.ts';
+import { createProgress, type Progress } from '../progress.ts';
+
+export function register(program: Command): void {
+  program
+    .command('demo')
+    .description('the main job: cold start, RL on harder problems, held-out before/after table and a report')
+    .option('--from-scratch', 'run the pretrain stage instead of using the shipped cold-start checkpoint')
+    .option('--steps <n>', 'override the number of RL steps')
+    .option('--seed <n>', 'override the RL seed')
+    .option('--name <name>', 'run name (default: demo)', 'demo')
+    .option('--runs-dir <dir>', 'where runs go', 'runs')
+    .option('--overwrite', 'replace an existing run of the same name (default for demo runs)', true)
+    .option('--json', 'print {runDir, before, after, wallSeconds, ...} as JSON on stdout')
+    .option('--quiet', 'no progress output')
+    .action(async (options) => {
+      const { runDemo } = await import('../../training/demo.ts');
+      let progress: Progress | undefined;
+      const log = (message: string) => (options.quiet ? undefined : process.stderr.write(`${message}\n`));
+      const result = await runDemo({
+        fromScratch: options.fromScratch,
+        steps: options.steps === undefined ? undefined : Number(options.steps),
+        seed: options.seed === undefined ? undefined : Number(options.seed),
+        name: options.name,
+        runsDir: options.runsDir,
+        overwrite: options.overwrite,
+        onStage: log,
+        onTrainStart: (steps) => {
+          progress = createProgress('RL', steps, { quiet: options.quiet });
+        },
+        onStep: (step, metrics) => progress?.update(step, { reward: metrics['reward/mean'] }),
+        onEval: (step, summary) => log(`step ${step}: held-out pass@1 ${summary.overall.passAt1.toFixed(3)}`),
+      });
+      progress?.stop();
+      if (options.json) {
+        const { beforeSummary: _before, afterSummary: _after, ...compact } = result;
+        console.log(JSON.stringify(compact, null, 2));
+        return;
+      }
+      console.log(
+        `\nrun: ${result.runDir}  (${result.wallSeconds.toFixed(0)} s, cold start: ${result.coldStart})`,
+      );
+      console.log(formatBeforeAfter(result.beforeSummary, result.afterSummary));
+      if (result.reportPath) console.log(`\nreport: ${result.reportPath}`);
+    });
+}

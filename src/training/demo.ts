@@ -1,0 +1,105 @@
+// The main job (`npm start` → `curricula demo`): cold start → RL on a harder mix → held-out evaluation,
+// with the before/after table on screen and the report in the run directory.
+//
+// The cold start comes from a checkpoint shipped in examples/checkpoints/demo-cold (made by
+// `curricula pretrain --config examples/demo-pretrain.yaml`, see its header); with `fromScratch` the
+// pretrain stage runs here first.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadConfigFile, parseConfig } from '../core/config.ts';
+import type { EvalSummary } from '../eval/aggregate.ts';
+import { writeReport } from '../runs/report/index.ts';
+import { pretrain } from './pretrain.ts';
+import { pretrainConfigSchema } from './pretrain-config.ts';
+import { type RlConfig, rlConfigSchema } from './rl/config.ts';
+import { type TrainHooks, train } from './rl/train.ts';
+
+export const demoPaths = {
+  pretrainConfig: 'examples/demo-pretrain.yaml',
+  trainConfig: 'examples/demo-train.yaml',
+  shippedCheckpoint: 'examples/checkpoints/demo-cold',
+};
+
+export interface DemoOptions extends TrainHooks {
+  /** Run the pretrain stage instead of using the shipped cold-start checkpoint. */
+  fromScratch?: boolean;
+  runsDir?: string;
+  name?: string;
+  seed?: number;
+  /** Override the number of RL steps. */
+  steps?: number;
+  overwrite?: boolean;
+  onStage?: (message: string) => void;
+  /** Called once the RL stage starts, with its number of steps. */
+  onTrainStart?: (steps: number) => void;
+}
+
+export interface DemoResult {
+  runDir: string;
+  coldStart: string;
+  /** task → difficulty → pass@1. */
+  before: Record<string, Record<string, number>>;
+  after: Record<string, Record<string, number>>;
+  beforeSummary?: EvalSummary;
+  afterSummary: EvalSummary;
+  reportPath?: string;
+  wallSeconds: number;
+}
+
+export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
+  const started = Date.now();
+  const root = resolve(import.meta.dirname, '../..');
+  const runsDir = options.runsDir ?? 'runs';
+  let coldStart = join(root, demoPaths.shippedCheckpoint);
+  if (options.fromScratch || !existsSync(join(coldStart, 'model.safetensors'))) {
+    const raw = loadConfigFile(pretrainConfigSchema, join(root, demoPaths.pretrainConfig));
+    const config = { ...raw, runsDir, name: `${options.name ?? 'demo'}-cold` };
+    options.onStage?.(`cold start: pretraining ${config.train.steps} steps (${demoPaths.pretrainConfig})`);
+    const result = await pretrain(config, { overwrite: options.overwrite });
+    coldStart = result.runDir;
+  } else {
+    options.onStage?.(`cold start: shipped checkpoint ${demoPaths.shippedCheckpoint}`);
+  }
+  const raw = loadConfigFile(rlConfigSchema, join(root, demoPaths.trainConfig));
+  const config: RlConfig = parseConfig(
+    rlConfigSchema,
+    {
+      ...raw,
+      runsDir,
+      name: options.name ?? 'demo',
+      seed: options.seed ?? raw.seed,
+      init: { checkpoint: coldStart },
+      train: { ...raw.train, steps: options.steps ?? raw.train.steps },
+    },
+    demoPaths.trainConfig,
+  );
+  options.onStage?.(
+    `RL: ${config.train.steps} steps of ${config.algorithm.advantage.name} (${demoPaths.trainConfig})`,
+  );
+  options.onTrainStart?.(config.train.steps);
+  const result = await train(config, {
+    overwrite: options.overwrite,
+    onStep: options.onStep,
+    onEval: options.onEval,
+  });
+  const { reportPath } = await writeReport(result.runDir);
+  return {
+    runDir: result.runDir,
+    coldStart,
+    before: passAt1Table(result.initialEval),
+    after: passAt1Table(result.finalEval),
+    beforeSummary: result.initialEval,
+    afterSummary: result.finalEval,
+    reportPath,
+    wallSeconds: (Date.now() - started) / 1000,
+  };
+}
+
+function passAt1Table(summary: EvalSummary | undefined): Record<string, Record<string, number>> {
+  const table: Record<string, Record<string, number>> = {};
+  for (const group of summary?.groups ?? []) {
+    table[group.task] ??= {};
+    table[group.task][String(group.difficulty)] = group.passAt[1];
+  }
+  return table;
+}
