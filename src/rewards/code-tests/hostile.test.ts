@@ -12,7 +12,7 @@ import type { Problem } from '../../core/problem.ts';
 import { CodeTestsReward } from './reward.ts';
 
 const reward = new CodeTestsReward({
-  timeoutMs: 1500,
+  timeoutMs: 1000,
   memoryMb: 256,
   maxOutputBytes: 64 * 1024,
   concurrency: 2,
@@ -80,11 +80,11 @@ describe('hostile programs are contained and score 0', () => {
       score('while True:\n    pass'),
       score('for (;;) {}', okTest, 'javascript'),
     ]);
-    expect(performance.now() - started).toBeLessThan(6000);
+    expect(performance.now() - started).toBeLessThan(5000);
     for (const report of [python, node]) {
       expect(report.result.reward).toBe(0);
       expect(report.tests[0].status).toBe('TLE');
-      expect(report.tests[0].wallMs).toBeGreaterThanOrEqual(1400);
+      expect(report.tests[0].wallMs).toBeGreaterThanOrEqual(950);
     }
   });
 

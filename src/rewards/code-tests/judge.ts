@@ -1,6 +1,6 @@
 // Turns one sandbox outcome into a verdict: AC, WA, TLE, RE, MLE or OLE (plus SKIP for tests not run after
-// a fail-fast stop), with a one-line detail. Order of precedence: output cap, wall time, CPU time, memory,
-// file size, crash, then the comparison (done here, outside the sandbox).
+// a fail-fast stop), with a one-line detail. Order of precedence: output cap, wall time, CPU time (SIGXCPU),
+// memory, file size, crash, then the comparison (done here, outside the sandbox).
 //
 // Follows LiveCodeBench's result codes (−2 WA, −3 TLE, −4 RE) and adds MLE/OLE, which the Python graders
 // fold into RE. MLE is recognised from the interpreters' own messages (Python MemoryError under RLIMIT_AS;
@@ -46,14 +46,16 @@ export function judge(outcome: SandboxOutcome, test: TestCase, options: JudgeOpt
   }
   if (outcome.timedOut) return { status: 'TLE', detail: `wall time passed ${options.timeoutMs} ms; killed` };
   const code = outcome.exitCode;
-  if (code === signalExit(sigxcpu) || code === signalExit(sigkill)) {
-    return { status: 'TLE', detail: `CPU time limit (exit ${code})` };
-  }
+  if (code === signalExit(sigxcpu)) return { status: 'TLE', detail: 'CPU time limit (SIGXCPU)' };
   if (code !== 0 && memoryPattern.test(outcome.stderr)) {
     return { status: 'MLE', detail: lastLine(outcome.stderr) || `exit ${code}` };
   }
   if (code === signalExit(sigxfsz) || (code !== 0 && /File too large|EFBIG/.test(outcome.stderr))) {
     return { status: 'OLE', detail: 'file size limit' };
+  }
+  if (code === signalExit(sigkill)) {
+    // The CPU hard limit (only reached when SIGXCPU is ignored), or the program killed itself.
+    return { status: 'RE', detail: 'killed by SIGKILL' };
   }
   if (code !== 0) {
     const why = lastLine(outcome.stderr);

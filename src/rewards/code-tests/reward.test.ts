@@ -75,22 +75,18 @@ describe('code-tests reward', () => {
     await viaRegistry.close?.();
   });
 
-  it('applies TAROT weights, per-tier weighting, all-or-nothing and schedules', async () => {
+  it('applies TAROT weights, all-or-nothing and schedules end to end (formulas: tiers.test.ts)', async () => {
     const variants = [
       // var, per-test: passed .35*2 + .35 + .15 + .15*1 = 1.35 of 1.5
       [{ weights: 'var' }, 1.35 / 1.5],
-      // var, per-tier: .35 + .35 + .15 + .15*.5 = .925
-      [{ weights: 'var', weighting: 'per-tier' }, 0.925],
       [{ aggregate: 'all' }, 0],
-      // at step 10 of 100 only basic counts (easy-to-hard), and basic is all right
-      [{ schedule: 'easy-to-hard', totalSteps: 100 }, 1],
       // hard-first at 30 %: complex and edge count: 2 of 3
       [{ schedule: 'hard-first', totalSteps: 100 }, 2 / 3],
     ] as const;
     const results = await Promise.all(
       variants.map(async ([options]) => {
         const variant = new CodeTestsReward({ timeoutMs: 3000, concurrency: 1, ...options });
-        const step = 'schedule' in options ? (options.schedule === 'easy-to-hard' ? 10 : 30) : undefined;
+        const step = 'schedule' in options ? 30 : undefined;
         const [result] = await variant.score([{ problem: tieredSum, completion: absPython, step }]);
         return result.reward;
       }),

@@ -211,10 +211,13 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
     let timedOut = false;
     let outputExceeded: SandboxOutcome['outputExceeded'] = null;
     let settled = false;
+    let exited = false;
 
+    // Only while bwrap has not been reaped: afterwards its pid (= the group id) may belong to someone else.
     const killGroup = () => {
+      if (exited || child.pid === undefined) return;
       try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        process.kill(-child.pid, 'SIGKILL');
       } catch {
         // already gone
       }
@@ -257,8 +260,6 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      // Belt and braces: the group may hold a process that escaped bwrap's namespace teardown.
-      killGroup();
       resolve({
         exitCode,
         signal,
@@ -272,6 +273,9 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
     child.on('error', (error) => {
       stderrChunks.push(Buffer.from(`sandbox failed to start: ${error.message}`));
       finish(null, null);
+    });
+    child.on('exit', () => {
+      exited = true;
     });
     child.on('close', finish);
   });
