@@ -10,6 +10,7 @@
 // Deviations: Syllabus evaluates every task periodically; here arms are observed only when selected, so
 // an arm not yet observed counts as qualifying with LP equal to the largest observed LP (optimism), which
 // makes every arm get tried. Arms default to category×difficulty ('both').
+// [unverified]: nothing beyond these choices; the update and distribution follow the Syllabus code.
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';

@@ -1,7 +1,8 @@
 // target-relevance — a test-time curriculum: practise the training problems most similar to a target set,
 // restricted to those the policy can plausibly solve.
-// Paper: Hübotter et al., "Learning on the Job: Test-Time Curricula for Targeted Reinforcement Learning"
-// (TTC-RL), arXiv 2510.04786. Authors' code: jonhue/ttc (sift_worker.py, dynamic_rl_dataset.py).
+// Paper: Hübotter et al., "Learning on the Job" (test-time curricula for targeted RL)
+// (TTC-RL; arXiv id not recorded in reference/curricula.md). Authors' code: jonhue/ttc (sift_worker.py,
+// dynamic_rl_dataset.py).
 // Relevance: max cosine similarity between a problem's prompt and any target text, using hashed
 // character n-grams (text-embedding.ts) instead of the policy's mean-pooled hidden states.
 // Achievability [code]: per-problem estimate a_i (init `prior`, or metadata[priorKey]). Every
