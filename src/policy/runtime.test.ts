@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
 import { forwardLogits, TransformerModel } from './model.ts';
-import { initRuntime, setSlicedBatchMatMul, tf } from './runtime.ts';
+import { initRuntime, setSlicedBatchMatMul, slicedBatchMatMulCount, tf } from './runtime.ts';
 import { maxAbsDifference } from './test-helpers.ts';
 
 function randomArray(size: number, seed: number): Float32Array {
@@ -56,7 +56,10 @@ describe('wasm runtime', () => {
       });
     for (const sliced of [true, false]) {
       setSlicedBatchMatMul(sliced);
+      const callsBefore = slicedBatchMatMulCount();
       const [wasm, cpu] = await onBothBackends(compute);
+      // The four batched products take the per-slice XNNPACK path exactly when it is switched on.
+      expect(slicedBatchMatMulCount() - callsBefore).toBe(sliced ? 4 : 0);
       for (let i = 0; i < wasm.length; i++) expect(maxAbsDifference(wasm[i], cpu[i])).toBeLessThan(1e-5);
     }
     setSlicedBatchMatMul(true);

@@ -41,6 +41,12 @@ let kernelsPatched = false;
 let wasmPathsSet = false;
 let activeBackend: RuntimeBackend | undefined;
 let slicedBatchMatMul = true;
+/** How many batched matmuls took the per-slice XNNPACK path (lets tests check that it is reached). */
+let slicedBatchMatMulCalls = 0;
+
+export function slicedBatchMatMulCount(): number {
+  return slicedBatchMatMulCalls;
+}
 
 /** Turns fix 3 (per-slice XNNPACK for batched matmuls) on or off; for benchmarks and tests. */
 export function setSlicedBatchMatMul(enabled: boolean): void {
@@ -87,25 +93,29 @@ function patchWasmKernels(): void {
   const original = tf.getKernel('BatchMatMul', 'wasm');
   const transpose = tf.getKernel('Transpose', 'wasm');
   if (!original || !transpose) throw new Error('tfjs wasm backend lacks BatchMatMul or Transpose');
-  let wasmBatchMatMul: ((...args: unknown[]) => void) | undefined;
+  const bind = (backend: unknown) =>
+    (backend as WasmBackend).wasm.cwrap('BatchMatMul', null, [
+      'number', // a id
+      'array', // a shape bytes
+      'number', // a rank
+      'number', // b id
+      'array', // b shape bytes
+      'number', // b rank
+      'number', // transposeA
+      'number', // transposeB
+      'number', // out id
+    ]);
+  // tfjs runs setupFunc only when a backend initialises, which has already happened here: bind now,
+  // and again in setupFunc should the backend ever be re-created.
+  let wasmBatchMatMul = bind(tf.backend());
   tf.unregisterKernel('BatchMatMul', 'wasm');
   tf.registerKernel({
     kernelName: 'BatchMatMul',
     backendName: 'wasm',
-    // The original setup binds the wasm function that the original kernel calls; we bind our own too.
+    // The original setup binds the wasm function that the original kernel calls.
     setupFunc: (backend) => {
       original.setupFunc?.(backend);
-      wasmBatchMatMul = (backend as unknown as WasmBackend).wasm.cwrap('BatchMatMul', null, [
-        'number',
-        'array',
-        'number',
-        'number',
-        'array',
-        'number',
-        'number',
-        'number',
-        'number',
-      ]);
+      wasmBatchMatMul = bind(backend);
     },
     kernelFunc: (({ inputs, backend, attrs }: KernelArgs) => {
       const wasmBackend = backend as unknown as WasmBackend;
@@ -124,12 +134,12 @@ function patchWasmKernels(): void {
       let out: tf.TensorInfo;
       if (
         slicedBatchMatMul &&
-        wasmBatchMatMul &&
         a.dtype === 'float32' &&
         sameBatch(a.shape, b.shape) &&
         batchSize(a.shape) > 1
       ) {
         out = batchedMatMulBySlices(wasmBackend, wasmBatchMatMul, a, b);
+        slicedBatchMatMulCalls++;
       } else {
         const plainAttrs = { ...attrs, transposeA: false, transposeB: false };
         out = original.kernelFunc({ inputs: { a, b }, backend, attrs: plainAttrs }) as tf.TensorInfo;
