@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureTask } from './worker-pool.test-worker.ts';
 import {
   WorkerCrashError,
@@ -12,14 +12,20 @@ const workerUrl = new URL('./worker-pool.test-worker.ts', import.meta.url);
 
 describe('WorkerPool', () => {
   let pool: WorkerPool<FixtureTask, number> | undefined;
+  // Worker start-up (tsx + module load) costs a second or more on a busy 2-core machine: tests that do
+  // not need a fresh pool share this one.
+  let shared: WorkerPool<FixtureTask, number>;
+  beforeAll(() => {
+    shared = new WorkerPool<FixtureTask, number>(workerUrl, { size: 2, timeoutMs: 5000 });
+  });
+  afterAll(() => shared.close());
   afterEach(async () => {
     await pool?.close();
     pool = undefined;
   });
 
   it('runs tasks in a TypeScript worker and returns their results', async () => {
-    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 2, timeoutMs: 5000 });
-    const results = await Promise.all([1, 2, 3, 4, 5].map((value) => pool!.run({ kind: 'echo', value })));
+    const results = await Promise.all([1, 2, 3, 4, 5].map((value) => shared.run({ kind: 'echo', value })));
     expect(results).toEqual([2, 4, 6, 8, 10]);
   });
 
@@ -36,13 +42,15 @@ describe('WorkerPool', () => {
   });
 
   it('fails only the timed-out task of a batch', async () => {
-    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 2, timeoutMs: 300 });
-    const settled = await pool.runAll([
-      { kind: 'echo', value: 1 },
-      { kind: 'spin', ms: 60_000 },
-      { kind: 'echo', value: 2 },
-      { kind: 'echo', value: 3 },
-    ]);
+    const settled = await shared.runAll(
+      [
+        { kind: 'echo', value: 1 },
+        { kind: 'spin', ms: 60_000 },
+        { kind: 'echo', value: 2 },
+        { kind: 'echo', value: 3 },
+      ],
+      { timeoutMs: 300 },
+    );
     expect(settled.map((result) => result.status)).toEqual([
       'fulfilled',
       'rejected',
@@ -53,11 +61,10 @@ describe('WorkerPool', () => {
   });
 
   it('reports handler errors and worker crashes, and recovers from both', async () => {
-    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 1, timeoutMs: 5000 });
-    await expect(pool.run({ kind: 'throw', message: 'bad input' })).rejects.toThrow(WorkerTaskError);
-    await expect(pool.run({ kind: 'throw', message: 'bad input' })).rejects.toThrow('bad input');
-    await expect(pool.run({ kind: 'exit' })).rejects.toBeInstanceOf(WorkerCrashError);
-    expect(await pool.run({ kind: 'echo', value: 5 })).toBe(10);
+    await expect(shared.run({ kind: 'throw', message: 'bad input' })).rejects.toThrow(WorkerTaskError);
+    await expect(shared.run({ kind: 'throw', message: 'bad input' })).rejects.toThrow('bad input');
+    await expect(shared.run({ kind: 'exit' })).rejects.toBeInstanceOf(WorkerCrashError);
+    expect(await shared.run({ kind: 'echo', value: 5 })).toBe(10);
   });
 
   it('rejects queued work on close and refuses new work', async () => {

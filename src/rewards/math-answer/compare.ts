@@ -36,7 +36,7 @@ import {
   TooLargeError,
   UnsupportedError,
 } from './evaluate.ts';
-import { type MathNode, type RelationOp, relationLinks } from './parse.ts';
+import { jsonToNode, type MathNode, type RelationOp, relationLinks } from './parse.ts';
 
 export interface CompareOptions {
   /** Relative tolerance when a decimal literal is involved. */
@@ -53,7 +53,9 @@ let engine: ComputeEngine | null = null;
 
 /** Are `gold` and `pred` equivalent answers? Throws TooLargeError for numbers too big to compare. */
 export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptions): boolean {
-  // 1. assignments
+  // 1. assignments; `(x, y) = (3, 4)` reads as the tuple (3, 4)
+  pred = tupleAssignment(pred) ?? pred;
+  gold = tupleAssignment(gold) ?? gold;
   const goldAssignment = assignment(gold);
   const predAssignment = assignment(pred);
   if (goldAssignment && predAssignment && goldAssignment.variable === predAssignment.variable) {
@@ -68,7 +70,7 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
   if (
     gold.kind === 'tuple' &&
     gold.delimiter === 'bare' &&
-    gold.items.every((item) => item.kind === 'relation')
+    gold.items.every((item) => item.kind === 'relation' && item.op !== 'Equal')
   ) {
     // 'x < 1, x > 3' (from 'x < 1 or x > 3' after normalisation) reads as a disjunction
     if (isSetForm(pred)) gold = { kind: 'or', items: gold.items };
@@ -133,6 +135,15 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
 type ExprNode = MathNode & { kind: 'expr' };
 const expr = (json: Json): ExprNode => ({ kind: 'expr', json, percent: false });
 
+function tupleAssignment(node: MathNode): MathNode | null {
+  if (node.kind !== 'relation' || node.op !== 'Equal' || node.args.length !== 2) return null;
+  const left = jsonToNode(node.args[0]);
+  const right = jsonToNode(node.args[1]);
+  if (left.kind !== 'tuple' || right.kind !== 'tuple' || left.items.length !== right.items.length)
+    return null;
+  return left.items.every((item) => item.kind === 'expr' && isVariable(item.json)) ? right : null;
+}
+
 function isVariable(json: Json): json is string {
   return typeof json === 'string' && !json.startsWith("'") && freeSymbols(json).size === 1;
 }
@@ -147,7 +158,10 @@ function assignment(node: MathNode): { variable: string; value: Json } | null {
   return { variable: left, value: links[links.length - 1].right };
 }
 
+/** Set notation: an interval, a union, a set, or a two-item (…)/[…] that reads as an interval. */
 function isSetForm(node: MathNode): boolean {
+  if (node.kind === 'tuple')
+    return node.items.length === 2 && (node.delimiter === '()' || node.delimiter === '[]');
   return node.kind === 'interval' || node.kind === 'union' || node.kind === 'set';
 }
 
@@ -481,6 +495,8 @@ function identity(a: Json, b: Json, variables: string[]): boolean {
       throw error;
     }
     if (!isFiniteComplex(va) || !isFiniteComplex(vb)) continue;
+    // One side real, the other complex: outside one side's real domain (ln(ab) vs ln a + ln b at a, b < 0).
+    if (Math.abs(va[1]) > 1e-12 !== Math.abs(vb[1]) > 1e-12) continue;
     const scale = Math.max(Math.hypot(va[0], va[1]), Math.hypot(vb[0], vb[1]));
     if (scale < 1e-12) continue; // both ~0 here: no evidence either way
     if (Math.hypot(va[0] - vb[0], va[1] - vb[1]) > POINT_TOLERANCE * scale) return false;

@@ -26,7 +26,7 @@ export interface Rational {
   d: bigint; // > 0, gcd(n, d) = 1
 }
 
-const MAX_BITS = 200_000; // ~60,000 decimal digits: 2006! has ~5,700
+const MAX_BITS = 100_000; // ~30,000 decimal digits: 2006! has ~5,700 (~19,000 bits)
 
 function gcd(a: bigint, b: bigint): bigint {
   if (a < 0n) a = -a;
@@ -90,7 +90,7 @@ function iroot(x: bigint, k: bigint): bigint | null {
 
 function factorial(n: bigint): Rational {
   if (n < 0n) throw new RangeError('factorial of a negative number');
-  if (n > 20_000n) throw new TooLargeError('factorial too large');
+  if (n > 5_000n) throw new TooLargeError('factorial too large'); // 5000! has ~54,000 bits
   let result = 1n;
   for (let i = 2n; i <= n; i++) result *= i;
   return rational(result);
@@ -119,7 +119,7 @@ const asInteger = (r: Rational | null): bigint | null => (r && r.d === 1n ? r.n 
 
 /**
  * Exact value of a constant expression, or null when it is not rational (π, √2, free variables, unknown
- * operators). Throws TooLargeError for values beyond ~200,000 bits and RangeError on division by zero.
+ * operators). Throws TooLargeError for values beyond ~100,000 bits and RangeError on division by zero.
  */
 export function exactValue(json: Json): Rational | null {
   if (typeof json === 'number') return numberToRational(json);

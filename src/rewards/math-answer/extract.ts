@@ -112,7 +112,7 @@ function lastLatexEnv(text: string): string | null {
   return last?.trim() || null;
 }
 
-const NUMBER = /-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?\s*(?:%|\\%)?|-?\.\d+/g;
+const NUMBER = /-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?(?:\s*(?:%|\\%))?|-?\.\d+/g;
 
 function lastNumber(text: string): string | null {
   let last: string | null = null;

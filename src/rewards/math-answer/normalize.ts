@@ -260,10 +260,10 @@ export function normalizeAnswer(raw: string, options: NormalizeOptions = {}): No
   // Text wrappers: unit-only groups vanish (with a following ^2); others are unwrapped.
   const trimmed = s.trim();
   const wholeText = /^\\(?:text|textbf|textit|textrm|mbox|mathrm)\s*\{[^{}]*\}$/.test(trimmed);
-  s = replaceTextGroups(s, (content) => (UNIT_TEXT.test(content) ? ' \u0000' : ` ${content} `));
-  s = s.replace(/\s*\u0000\s*(?:\^\s*\{?\d\}?)?/g, ' ');
+  s = replaceTextGroups(s, (content) => (UNIT_TEXT.test(content) ? ' \uE000' : ` ${content} `));
+  s = s.replace(/\s*\uE000\s*(?:\^\s*\{?\d\}?)?/g, ' ');
   s = s.replace(/\\(?:mathbf|boldsymbol|mathit)\s*\{([^{}]*)\}/g, '$1');
-  s = s.replace(/\\(?:,|;|:|quad|qquad|enspace|thinspace| )/g, ' ').replace(/~/g, ' ');
+  s = s.replace(/(?<!\\)\\(?:,|;|:|quad|qquad|enspace|thinspace| )/g, ' ').replace(/~/g, ' ');
   // Bare trailing unit words after a number (repeated: '5 square feet', '3 cm^2').
   for (let i = 0; i < 3; i++) {
     const next = s.replace(TRAILING_UNIT, '');

@@ -111,6 +111,11 @@ export function relationLinks(op: RelationOp, args: readonly Json[]): RelationLi
   return links;
 }
 
+/** The answer tree of a MathJSON expression. */
+export function jsonToNode(json: Json): MathNode {
+  return toNode(json, false);
+}
+
 function toNode(json: Json, percent: boolean): MathNode {
   if (typeof json === 'string') {
     if (json.startsWith("'")) return { kind: 'text', value: textKey(unquote(json)) };

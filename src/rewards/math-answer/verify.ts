@@ -39,6 +39,8 @@ interface GoldEntry {
 }
 
 const GOLD_CACHE_LIMIT = 4096;
+/** Longer extracted answers are refused outright (no real answer is this long; parsing them is slow). */
+const MAX_ANSWER_LENGTH = 10_000;
 const goldCache = new Map<string, GoldEntry>();
 
 function goldEntry(gold: string): GoldEntry {
@@ -53,6 +55,29 @@ function goldEntry(gold: string): GoldEntry {
     goldCache.set(gold, entry);
   }
   return entry;
+}
+
+const predictionCache = new Map<string, Parsed>();
+
+function parsePrediction(normalized: Normalized): Parsed {
+  const key = `${normalized.percent ? '%' : ''}${normalized.textual ? 't' : ''}|${normalized.latex}`;
+  let parsed = predictionCache.get(key);
+  if (!parsed) {
+    parsed = parseNormalized(normalized);
+    if (predictionCache.size >= GOLD_CACHE_LIMIT) predictionCache.clear();
+    predictionCache.set(key, parsed);
+  }
+  return parsed;
+}
+
+const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
+
+/** Both answers are plain integers (no decimal point): equal or not; otherwise null (use the full path). */
+function plainNumbers(gold: Normalized, pred: Normalized): boolean | null {
+  if (gold.percent !== pred.percent || !PLAIN_NUMBER.test(gold.latex) || !PLAIN_NUMBER.test(pred.latex))
+    return null;
+  if (gold.latex.includes('.') || pred.latex.includes('.')) return null; // tolerance rules apply
+  return BigInt(gold.latex) === BigInt(pred.latex);
 }
 
 const shorten = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
@@ -89,7 +114,14 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
   ) {
     return { correct: true, extracted: answer };
   }
-  const parsed = parseNormalized(normalized);
+  // Fast path for the commonest case, two plain decimal numbers: exact comparison without parsing.
+  const plain = plainNumbers(reference.normalized, normalized);
+  if (plain !== null) {
+    return plain
+      ? { correct: true, extracted: answer }
+      : { correct: false, extracted: answer, reason: `wrong: got ${shorten(answer)}` };
+  }
+  const parsed = parsePrediction(normalized);
   if (!parsed.ok)
     return { correct: false, extracted: answer, reason: `unparseable answer: ${shorten(answer)}` };
   const predNode = parsed.node;
@@ -134,6 +166,9 @@ export function verifyTask(task: VerifyTask): WorkerVerdict {
   const extracted = extractAnswer(task.completion, { boxedOnly: task.boxedOnly });
   if (!extracted) return { correct: false, extracted: null, reason: 'no answer found' };
   if (extracted.answer.trim() === '') return { correct: false, extracted: '', reason: 'empty answer' };
+  if (extracted.answer.length > MAX_ANSWER_LENGTH) {
+    return { correct: false, extracted: shorten(extracted.answer), reason: 'answer too long' };
+  }
   return judge(task.gold, extracted.answer, task.relTol, task.question);
 }
 

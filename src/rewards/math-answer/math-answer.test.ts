@@ -1,0 +1,175 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../core/errors.ts';
+import type { Problem } from '../../core/problem.ts';
+import { rewards } from '../index.ts';
+import { echoCases, type MathCase, mathCases } from './cases.ts';
+import { extractAnswer } from './extract.ts';
+import {
+  closeSharedMathVerifier,
+  MathAnswerReward,
+  mathAnswerKey,
+  mathEquivalent,
+  parseMathAnswerOptions,
+  verifyMath,
+} from './reward.ts';
+import { verifySync } from './verify.ts';
+
+const problem = (answer: string, id = `p-${answer}`, prompt = 'Compute it.'): Problem => ({
+  id,
+  task: 'math',
+  prompt,
+  answer,
+  solution: '',
+  category: 'math',
+  difficulty: 1,
+  params: {},
+});
+
+const label = (k: MathCase) => `${k.category}: gold ${k.gold} | ${k.completion} → ${k.expected}`;
+
+describe('math-answer cases (in-thread)', () => {
+  it('has at least 200 cases with both outcomes in every category', () => {
+    const all = [...mathCases, ...echoCases];
+    expect(all.length).toBeGreaterThanOrEqual(200);
+    const categories = new Set(all.map((k) => k.category));
+    expect(categories.size).toBeGreaterThanOrEqual(15);
+    expect(all.filter((k) => k.expected === 0).length).toBeGreaterThan(60);
+  });
+
+  it.each([...mathCases, ...echoCases].map((k) => [label(k), k] as const))('%s', (_, k) => {
+    const verdict = verifySync(k.gold, k.completion, { question: k.question });
+    expect(Number(verdict.correct), JSON.stringify(verdict)).toBe(k.expected);
+    if (k.expected === 0 && k.reason) expect(verdict.reason).toContain(k.reason);
+    if (k.expected === 0) expect(verdict.reason).toBeTruthy();
+  });
+
+  it('is deterministic (seeded random points)', () => {
+    const first = mathCases.map((k) => verifySync(k.gold, k.completion).correct);
+    const second = mathCases.map((k) => verifySync(k.gold, k.completion).correct);
+    expect(second).toEqual(first);
+  });
+
+  it('boxedOnly refuses unboxed answers', () => {
+    expect(verifySync('12', 'The final answer is 12.', { boxedOnly: true }).reason).toBe('no answer found');
+    expect(verifySync('12', 'so \\boxed{12}', { boxedOnly: true }).correct).toBe(true);
+  });
+
+  it('relTol widens or narrows the float rule', () => {
+    expect(verifySync('\\pi', '\\boxed{3.1416}').correct).toBe(false);
+    expect(verifySync('\\pi', '\\boxed{3.1416}', { relTol: 1e-4 }).correct).toBe(true);
+  });
+
+  it('extracts by priority', () => {
+    expect(extractAnswer('The final answer is 3. Answer: 4 \\boxed{5}')?.source).toBe('boxed');
+    expect(extractAnswer('The final answer is $3$. Then 7')?.answer).toBe('3');
+    expect(extractAnswer('so $x=2$ and then 9')?.answer).toBe('x=2');
+    expect(extractAnswer('we got 9 apples')?.answer).toBe('9');
+    expect(extractAnswer('\\boxed{1}, \\boxed{2}')?.answer).toBe('1, 2');
+  });
+});
+
+describe('math-answer reward (worker pool)', () => {
+  const warnings: string[] = [];
+  const reward = new MathAnswerReward({ logger: (message) => warnings.push(message), poolSize: 2 });
+  afterAll(async () => {
+    await reward.close();
+    await closeSharedMathVerifier();
+  });
+
+  it('scores a batch in workers with the same verdicts as in-thread', async () => {
+    const sample = mathCases.filter((_, i) => i % 5 === 0);
+    const results = await reward.score(
+      sample.map((k) => ({ problem: problem(k.gold), completion: k.completion })),
+    );
+    expect(results.map((r) => r.reward)).toEqual(sample.map((k) => k.expected));
+    for (const result of results) {
+      expect(result.components).toEqual({ correct: result.reward });
+      if (result.reward === 0) expect(result.reason).toBeTruthy();
+      else expect(result.reason).toBeUndefined();
+    }
+  });
+
+  it('reports an unparseable gold once per problem id, not as the model being wrong', async () => {
+    const bad = problem('\\frac{1}{', 'broken-1');
+    const results = await reward.score([
+      { problem: bad, completion: '\\boxed{1}' },
+      { problem: bad, completion: '\\boxed{2}' },
+      { problem: problem('\\frac{1}{', 'broken-2'), completion: '\\boxed{1}' },
+    ]);
+    expect(results.map((r) => r.reason)).toEqual([
+      'gold unparseable',
+      'gold unparseable',
+      'gold unparseable',
+    ]);
+    expect(warnings.filter((w) => w.includes('broken-1'))).toHaveLength(1);
+    expect(warnings.filter((w) => w.includes('broken-2'))).toHaveLength(1);
+  });
+
+  it('passes the problem prompt for the echo rule', async () => {
+    const [result] = await reward.score([
+      {
+        problem: problem('[-3,7]', 'echo', 'Solve $-2 \\le x+1 \\le 8$.'),
+        completion: '\\boxed{-2\\le x+1\\le 8}',
+      },
+    ]);
+    expect(result.reason).toBe('echoes the question');
+  });
+
+  it('times out pathological answers, replaces the worker and keeps scoring', async () => {
+    const fast = new MathAnswerReward({ timeoutMs: 250, poolSize: 1, logger: () => {} });
+    try {
+      await fast.score([{ problem: problem('1'), completion: '\\boxed{1}' }]); // load the worker first
+      const slow = `\\boxed{${'x'.repeat(9000)}}`;
+      const started = Date.now();
+      const results = await fast.score([
+        { problem: problem('1'), completion: slow },
+        { problem: problem('1'), completion: '\\boxed{10^{10^{10}}}' },
+        { problem: problem('120'), completion: '\\boxed{5!}' },
+      ]);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(results[0]).toEqual({ reward: 0, components: { correct: 0 }, reason: 'timeout' });
+      expect(results[1].reward).toBe(0);
+      expect(results[1].reason).toMatch(/^(timeout|error: )/);
+      expect(results[2].reward).toBe(1);
+      const deep = `\\boxed{${'('.repeat(3000)}x${')'.repeat(3000)}}`;
+      const [nested] = await fast.score([{ problem: problem('x'), completion: deep }]);
+      expect(nested.reason).toMatch(/^(timeout|error: )/);
+      const [after] = await fast.score([{ problem: problem('\\frac12'), completion: '\\boxed{0.5}' }]);
+      expect(after.reward).toBe(1);
+    } finally {
+      await fast.close();
+    }
+  });
+
+  it('is registered and validates its options', () => {
+    const factory = rewards.get('math-answer');
+    const made = factory({ relTol: 1e-4, boxedOnly: true });
+    expect(made.name).toBe('math-answer');
+    void made.close?.();
+    expect(() => factory({ relTol: -1 })).toThrow(ConfigError);
+    expect(() => factory({ tolerance: 1 })).toThrow(/allowed keys/);
+    expect(parseMathAnswerOptions(undefined)).toEqual({
+      relTol: 1e-6,
+      timeoutMs: 2000,
+      poolSize: 2,
+      boxedOnly: false,
+    });
+  });
+
+  it('exports verifyMath, mathEquivalent and mathAnswerKey for other rewards (TTRL voting)', async () => {
+    const options = { poolSize: 1 };
+    expect(await verifyMath('\\frac12', 'so \\boxed{0.5}', options)).toEqual({
+      correct: true,
+      extracted: '0.5',
+    });
+    const wrong = await verifyMath('2', '\\boxed{3}', options);
+    expect(wrong.correct).toBe(false);
+    expect(wrong.reason).toBe('wrong: got 3');
+    expect(await mathEquivalent('\\frac{1}{2}', '0.5', options)).toBe(true);
+    expect(await mathEquivalent('x^2-1', '(x-1)(x+1)', options)).toBe(true);
+    expect(await mathEquivalent('\\frac{1}{2}', '\\frac{1}{3}', options)).toBe(false);
+    expect(mathAnswerKey('thus \\boxed{\\dfrac{1}{2}}')).toBe(mathAnswerKey('\\boxed{\\frac{1}{2} }'));
+    expect(mathAnswerKey('\\boxed{1{,}000}')).toBe('1000');
+    expect(mathAnswerKey('no answer here')).toBeNull();
+  });
+});
