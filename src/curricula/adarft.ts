@@ -89,19 +89,26 @@ export function createAdarft(pool: Problem[], options: unknown): TaskSelector {
       const distanceAbove =
         above < order.length ? sortedDifficulty[above] - target : Number.POSITIVE_INFINITY;
       const distance = Math.min(distanceBelow, distanceAbove);
-      // The shell: every problem at exactly this distance, on either side.
-      const shell: number[] = [];
-      while (below >= 0 && target - sortedDifficulty[below] === distance) shell.push(order[below--]);
-      while (above < order.length && sortedDifficulty[above] - target === distance)
-        shell.push(order[above++]);
+      // The shell: every problem at exactly this distance, on either side — two contiguous runs of `order`.
+      const belowEnd = below;
+      while (below >= 0 && target - sortedDifficulty[below] === distance) below--;
+      const aboveStart = above;
+      while (above < order.length && sortedDifficulty[above] - target === distance) above++;
+      const belowCount = belowEnd - below; // positions below+1 .. belowEnd
+      const shellSize = belowCount + (above - aboveStart);
+      const shellAt = (position: number) =>
+        order[position < belowCount ? belowEnd - position : aboveStart + position - belowCount];
       const needed = count - chosen.length;
-      if (shell.length <= needed) chosen.push(...shell);
-      else {
-        for (let i = 0; i < needed; i++) {
-          const j = i + Math.floor(rng.next() * (shell.length - i));
-          [shell[i], shell[j]] = [shell[j], shell[i]];
-          chosen.push(shell[i]);
+      if (shellSize <= needed) {
+        for (let position = 0; position < shellSize; position++) chosen.push(shellAt(position));
+      } else {
+        // Floyd's algorithm: `needed` distinct positions of the shell, O(needed) draws.
+        const picked = new Set<number>();
+        for (let j = shellSize - needed; j < shellSize; j++) {
+          const candidate = rng.int(0, j);
+          picked.add(picked.has(candidate) ? j : candidate);
         }
+        for (const position of picked) chosen.push(shellAt(position));
       }
     }
     return chosen;
