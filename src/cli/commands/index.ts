@@ -5,6 +5,7 @@ import { register as registerDemo } from './demo.ts';
 import { register as registerEval } from './eval.ts';
 import { register as registerPretrain } from './pretrain.ts';
 import { register as registerReport } from './report.ts';
+import { register as registerReward } from './reward.ts';
 import { register as registerSimulate } from './simulate.ts';
 import { register as registerTrain } from './train.ts';
 
@@ -16,6 +17,7 @@ export const commands: RegisterCommand[] = [
   registerTrain,
   registerEval,
   registerReport,
+  registerReward,
   registerSimulate,
   registerBench,
 ];
