@@ -88,13 +88,18 @@ describe('hostile programs are contained and score 0', () => {
     }
   });
 
-  it('memory hogs: python under RLIMIT_AS, node under its heap limit and RLIMIT_DATA', async () => {
+  it('memory hogs: python under RLIMIT_AS, node under its heap limit and RLIMIT_DATA, many processes under the watchdog', async () => {
     // A small limit keeps this fast: page faulting runs at ~100 MB/s on the shared CI machines.
-    const small = new CodeTestsReward({ timeoutMs: 8000, memoryMb: 64, concurrency: 3 });
+    const small = new CodeTestsReward({ timeoutMs: 8000, memoryMb: 64, concurrency: 4 });
     const hogs: [string, string][] = [
       ['python', 'chunks = []\nwhile True:\n    chunks.append(bytearray(8 * 1024 * 1024))'],
       ['javascript', 'const b = []; for (;;) b.push(Buffer.allocUnsafe(64 * 1024 * 1024).fill(1, 0, 4096));'],
       ['javascript', 'const a = []; for (;;) a.push(new Array(100000).fill(1.5));'],
+      // Nine processes, each filling its own RLIMIT_AS and then waiting: only the watchdog sees the sum.
+      [
+        'python',
+        'import os, time\ndef hog():\n    chunks = []\n    try:\n        while True:\n            chunks.append(bytearray(4 << 20))\n    except MemoryError:\n        time.sleep(60)\nfor _ in range(8):\n    if os.fork() == 0:\n        hog()\nhog()',
+      ],
     ];
     const reports = await Promise.all(
       hogs.map(([language, code]) =>
@@ -108,6 +113,7 @@ describe('hostile programs are contained and score 0', () => {
       expect(report.result.reward).toBe(0);
       expect(report.tests[0].status).toBe('MLE');
     }
+    expect(reports[3].tests[0].detail).toContain('sandbox processes together passed 192 MiB');
   });
 
   it('gigabytes of output: killed at the stdout/stderr cap; a huge file hits RLIMIT_FSIZE', async () => {

@@ -12,6 +12,7 @@ const base: SandboxOutcome = {
   wallMs: 20,
   timedOut: false,
   outputExceeded: null,
+  memoryExceededMb: null,
 };
 const options = {
   mode: 'whitespace' as const,
@@ -31,6 +32,7 @@ describe('judge', () => {
     expect(verdict({ outputExceeded: 'stdout', timedOut: true, exitCode: null, signal: 'SIGKILL' })).toBe(
       'OLE',
     );
+    expect(verdict({ memoryExceededMb: 192, timedOut: true, exitCode: null, signal: 'SIGKILL' })).toBe('MLE');
     expect(verdict({ timedOut: true, exitCode: null, signal: 'SIGKILL' })).toBe('TLE');
     expect(verdict({ exitCode: 152 })).toBe('TLE');
     expect(verdict({ exitCode: 1, stderr: 'Traceback …\nMemoryError\n' })).toBe('MLE');

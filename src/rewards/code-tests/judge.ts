@@ -1,6 +1,6 @@
 // Turns one sandbox outcome into a verdict: AC, WA, TLE, RE, MLE or OLE (plus SKIP for tests not run after
-// a fail-fast stop), with a one-line detail. Order of precedence: output cap, wall time, CPU time (SIGXCPU),
-// memory, file size, crash, then the comparison (done here, outside the sandbox).
+// a fail-fast stop), with a one-line detail. Order of precedence: output cap, memory watchdog, wall time,
+// CPU time (SIGXCPU), memory, file size, crash, then the comparison (done here, outside the sandbox).
 //
 // Follows LiveCodeBench's result codes (−2 WA, −3 TLE, −4 RE) and adds MLE/OLE, which the Python graders
 // fold into RE. MLE is recognised from the interpreters' own messages (Python MemoryError under RLIMIT_AS;
@@ -42,6 +42,12 @@ export function judge(outcome: SandboxOutcome, test: TestCase, options: JudgeOpt
     return {
       status: 'OLE',
       detail: `${outcome.outputExceeded} passed ${options.maxOutputBytes} bytes; killed`,
+    };
+  }
+  if (outcome.memoryExceededMb !== null) {
+    return {
+      status: 'MLE',
+      detail: `sandbox processes together passed ${outcome.memoryExceededMb} MiB resident; killed`,
     };
   }
   if (outcome.timedOut) return { status: 'TLE', detail: `wall time passed ${options.timeoutMs} ms; killed` };

@@ -12,14 +12,16 @@
 // - inside, `prlimit` sets CPU seconds, address space (python) or data segment (node: V8 crashes at start
 //   under RLIMIT_AS, so node gets `--max-old-space-size` plus RLIMIT_DATA, which only counts memory it
 //   actually commits), processes, file size and open files;
-// - outside, a wall-clock timer and an output cap SIGKILL the whole process group. bwrap runs the program
+// - outside, a wall-clock timer, an output cap and a memory watchdog (rlimits are per process, so every
+//   100 ms the resident memory of the whole process tree is summed from /proc) SIGKILL the whole process
+//   group. bwrap runs the program
 //   as pid 1 of a private pid namespace; when that init dies, the kernel kills everything left in the
 //   namespace, so no background process survives a run.
 //
 // If bubblewrap is missing or cannot create namespaces, `probeSandbox` says why and the reward refuses to
 // run any code: there is deliberately no unsandboxed fallback.
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants as fsConstants, lstatSync } from 'node:fs';
+import { accessSync, constants as fsConstants, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { UserError } from '../../core/errors.ts';
 
@@ -28,7 +30,10 @@ export type Language = 'python' | 'javascript';
 export interface SandboxLimits {
   /** Wall-clock limit per run in milliseconds; the process group is SIGKILLed when it passes. */
   timeoutMs: number;
-  /** Memory limit in MiB: RLIMIT_AS for python; V8 old space and RLIMIT_DATA (+256 MiB) for node. */
+  /**
+   * Memory limit in MiB: RLIMIT_AS for python; V8 old space and RLIMIT_DATA (+256 MiB) for node; and the
+   * whole sandbox's resident memory may not pass memoryMb + 128 MiB (the watchdog).
+   */
   memoryMb: number;
   /** RLIMIT_NPROC: processes and threads of the sandbox user. */
   maxProcesses: number;
@@ -73,6 +78,8 @@ export interface SandboxOutcome {
   timedOut: boolean;
   /** Which stream went past maxOutputBytes, if any. */
   outputExceeded: 'stdout' | 'stderr' | null;
+  /** The watchdog killed the run: the sandbox's processes together held more than this many MiB. */
+  memoryExceededMb: number | null;
 }
 
 /** The sandbox cannot run here; the message says why and what to do. Never falls back to running unsandboxed. */
@@ -81,6 +88,29 @@ export class SandboxUnavailableError extends UserError {
 }
 
 const stderrKeepBytes = 64 * 1024;
+const watchdogIntervalMs = 100;
+// Slack over memoryMb for the whole tree: interpreter text, node's non-heap memory, page tables.
+const watchdogSlackMb = 128;
+const pageBytes = 4096;
+
+/** Resident bytes of `rootPid` and all its descendants (Linux /proc; threads' children included). */
+export function treeResidentBytes(rootPid: number): number {
+  let total = 0;
+  const stack = [rootPid];
+  for (let visited = 0; stack.length > 0 && visited < 10_000; visited++) {
+    const pid = stack.pop()!;
+    try {
+      total += Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * pageBytes;
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+        if (children) for (const child of children.split(' ')) stack.push(Number(child));
+      }
+    } catch {
+      // exited while we looked
+    }
+  }
+  return total;
+}
 // The uid/gid that owns nothing on Debian; used when we are root so that the sandbox is unprivileged.
 const nobody = 65534;
 
@@ -226,6 +256,15 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
       timedOut = true;
       killGroup();
     }, limits.timeoutMs);
+    let memoryExceededMb: number | null = null;
+    const memoryLimitBytes = (limits.memoryMb + watchdogSlackMb) * 1024 * 1024;
+    const watchdog = setInterval(() => {
+      if (exited || child.pid === undefined || memoryExceededMb !== null) return;
+      if (treeResidentBytes(child.pid) > memoryLimitBytes) {
+        memoryExceededMb = limits.memoryMb + watchdogSlackMb;
+        killGroup();
+      }
+    }, watchdogIntervalMs);
 
     child.stdout!.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
@@ -260,6 +299,7 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearInterval(watchdog);
       resolve({
         exitCode,
         signal,
@@ -268,6 +308,7 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
         wallMs: performance.now() - started,
         timedOut,
         outputExceeded,
+        memoryExceededMb,
       });
     };
     child.on('error', (error) => {
