@@ -3,7 +3,8 @@
 // Why: verifiers (compute-engine, sandboxes, parsers) are synchronous CPU code that can hang or blow up on
 // adversarial input. A task that overruns its timeout gets its worker terminated (the only way to stop
 // synchronous JS) and replaced; the caller gets a WorkerTimeoutError in bounded time and the pool keeps
-// working. A worker that crashes is replaced the same way (WorkerCrashError).
+// working. A worker that crashes is replaced the same way (WorkerCrashError). This is the pattern verl uses
+// around Math-Verify (a process pool with a per-item timeout, restarted on timeout), with threads.
 //
 // Worker side: the worker module calls `serveWorker(handler)`. Main side: `new WorkerPool(url, options)`.
 // TypeScript workers: the project runs TS through the tsx loader (no build step). A worker thread does not

@@ -4,6 +4,8 @@
 // boxed answer; mostly integers, then fractions/radicals, expressions, tuples/sets/intervals, and some
 // completions with no answer; about 40% wrong answers. It is generated with a seeded Rng, independently of
 // the test cases. The `curricula bench` command (owned elsewhere) calls benchMathAnswer().
+// Graders: measures our Math-Verify v0.8.0-style verifier; no comparison run against Math-Verify itself
+// (Python/SymPy is not available here).
 import { Rng } from '../../core/rng.ts';
 import { MathVerifier } from './reward.ts';
 import type { VerifyTask } from './verify.ts';

@@ -219,6 +219,13 @@ export const mathCases: MathCase[] = [
     ['f(x) = 2x', '\\boxed{f(x) = 2x}', 1],
     ['x = 0.5', '\\boxed{x = \\frac12}', 1],
     ['(3, 4)', '\\boxed{(x, y) = (3, 4)}', 1],
+    ['\\frac{3}{4}', '\\boxed{\\frac{6}{8} = \\frac{3}{4}}', 1],
+    ['5', '\\boxed{2 + 3 = 5}', 1],
+    ['6', '\\boxed{2 + 3 = 5}', 0],
+    ['3.14', '\\boxed{\\pi \\approx 3.14}', 1],
+    ['x = 2', '\\boxed{x^2 = 4}', 0],
+    ['5', '\\boxed{5x}', 0],
+    ['2', '\\boxed{x}', 0],
   ]),
   ...c('sets-tuples', [
     ['\\{1,2,3\\}', '\\boxed{\\{3,2,1\\}}', 1],
@@ -270,6 +277,8 @@ export const mathCases: MathCase[] = [
     ['x > 2', '\\boxed{2 < x}', 1],
     ['x > 2', '\\boxed{x < 2}', 0],
     ['x \\ge 3', '\\boxed{-x \\le -3}', 1],
+    ['x \\le 5', '\\boxed{-x \\ge -5}', 1],
+    ['x \\le 5', '\\boxed{-x \\le -5}', 0],
     ['x \\ge 3', '\\boxed{x \\geqslant 3}', 1],
     ['-2 \\le x \\le 7', '\\boxed{x \\in [-2,7]}', 1],
     ['-2 \\le x \\le 7', '\\boxed{[-2,7]}', 1],
@@ -320,6 +329,11 @@ export const mathCases: MathCase[] = [
     ['\\{1, 2\\}', '\\boxed{1, 2, 3}', 0, 'multiple answers'],
     ['3', '\\boxed{}', 0, 'empty answer'],
     ['3', '\\boxed{3 \\text{ and } 4}', 0, 'multiple answers'],
+    ['3', '\\boxed{3, 3}', 0, 'multiple answers'],
+    ['3', '\\boxed{x = 3 \\text{ or } x = 4}', 0, 'multiple answers'],
+    ['3', '\\boxed{\\frac{3}{0}}', 0],
+    ['3', '\\boxed{\\infty}', 0],
+    ['\\{1, 2\\}', '\\boxed{\\{1, 1, 2\\}}', 0, 'multiple answers'],
   ]),
 ];
 
@@ -346,6 +360,13 @@ export const echoCases: MathCase[] = [
     gold: '4',
     completion: '\\boxed{x = 4}',
     question: 'Find the positive x with $x^2 = 16$.',
+    expected: 1,
+  },
+  {
+    category: 'echo',
+    gold: '4',
+    completion: 'Evaluating, \\boxed{x = 4}',
+    question: 'What is $x$ if $2x = 8$? Check your answer by substituting x = 4.',
     expected: 1,
   },
   {

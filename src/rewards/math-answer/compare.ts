@@ -65,6 +65,8 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
     return nodesEqual(expr(goldAssignment.value), pred, options);
   if (predAssignment && gold.kind !== 'relation')
     return nodesEqual(gold, expr(predAssignment.value), options);
+  // A worked constant chain `\frac{6}{8} = \frac{3}{4}` answers with its last value.
+  if (gold.kind !== 'relation') pred = constantChainValue(pred) ?? pred;
 
   // 2. relation → set, only when the prediction is in set form
   if (
@@ -142,6 +144,16 @@ function tupleAssignment(node: MathNode): MathNode | null {
   if (left.kind !== 'tuple' || right.kind !== 'tuple' || left.items.length !== right.items.length)
     return null;
   return left.items.every((item) => item.kind === 'expr' && isVariable(item.json)) ? right : null;
+}
+
+/** `2 + 3 = 5`: an equation chain whose sides are all constants reads as its last right-hand side. */
+function constantChainValue(node: MathNode): MathNode | null {
+  if (node.kind !== 'relation' || node.op !== 'Equal') return null;
+  const links = relationLinks(node.op, node.args);
+  if (links.length === 0 || links.some((link) => link.op !== 'Equal')) return null;
+  const constant = (json: Json) => freeSymbols(json).size === 0 && jsonToNode(json).kind === 'expr';
+  if (!links.every((link) => constant(link.left) && constant(link.right))) return null;
+  return expr(links[links.length - 1].right);
 }
 
 function isVariable(json: Json): json is string {

@@ -1,3 +1,6 @@
+// Tests of the math-answer reward: the table of cases in cases.ts (in-thread, Math-Verify v0.8.0 / Qwen
+// math_equal categories plus their known traps), then the worker-pool path: batch scoring, gold-unparseable
+// reporting, the echo rule, timeouts with pathological inputs, registry options and the exported helpers.
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';

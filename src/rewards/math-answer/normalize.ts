@@ -246,6 +246,8 @@ export function normalizeAnswer(raw: string, options: NormalizeOptions = {}): No
   s = s.replace(/\\[dtc]frac(?![a-zA-Z])/g, '\\frac').replace(/\\[dt]binom(?![a-zA-Z])/g, '\\binom');
   s = s.replace(/\\(?:leqslant|leq)(?![a-zA-Z])/g, '\\le').replace(/\\(?:geqslant|geq)(?![a-zA-Z])/g, '\\ge');
   s = s.replace(/\\neq(?![a-zA-Z])/g, '\\ne');
+  // 'x \approx 3.14': the approximate value is the answer.
+  if (/\\approx(?![a-zA-Z])/.test(s)) s = s.split(/\\approx(?![a-zA-Z])/).pop() ?? s;
   s = s.replace(/<=/g, '\\le ').replace(/>=/g, '\\ge ').replace(/!=/g, '\\ne ');
   // Thousands separators that cannot be a list: 1{,}234 and 1\,234 (thin space between digit groups).
   s = s.replace(/(\d)\{,\}(?=\d{3})/g, '$1').replace(/(\d)\\,(?=\d{3}(?!\d))/g, '$1');

@@ -98,6 +98,11 @@ function isEquationLike(node: MathNode): boolean {
   return node.kind === 'relation' || node.kind === 'or';
 }
 
+/** `x = 4`, `k = …`: an assignment, which the echo rule leaves alone (questions often state them). */
+function isAssignment(node: MathNode): boolean {
+  return node.kind === 'relation' && node.op === 'Equal' && typeof node.args[0] === 'string';
+}
+
 /** Judges an extracted answer against a gold answer. */
 export function judge(gold: string, answer: string, relTol: number, question?: string): WorkerVerdict {
   const reference = goldEntry(gold);
@@ -129,7 +134,7 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
   if (given > 1 && given > capacity(goldNode)) {
     return { correct: false, extracted: answer, reason: `multiple answers (${given} given)` };
   }
-  if (question && isEquationLike(predNode) && !isEquationLike(goldNode)) {
+  if (question && isEquationLike(predNode) && !isAssignment(predNode) && !isEquationLike(goldNode)) {
     const haystack = compact(normalizeAnswer(question).latex);
     if (compact(normalized.latex).length >= 3 && haystack.includes(compact(normalized.latex))) {
       return { correct: false, extracted: answer, reason: 'echoes the question' };

@@ -1,6 +1,8 @@
 // Worker-thread entry for the math-answer verifier: runs verifyTask (extraction, normalisation, parsing,
 // comparison — all synchronous compute-engine/BigInt work) so that the pool can time it out and terminate
-// it. Started by MathVerifier through src/core/worker-pool.ts.
+// it. Started by MathVerifier through src/core/worker-pool.ts. Math-Verify v0.8.0 times out with
+// signal.alarm (not thread-safe) and verl wraps it in a process pool with per-item timeouts; Qwen's
+// math_equal uses a subprocess with a 1 s timeout. We use threads: cheaper to start, same isolation of hangs.
 import { serveWorker } from '../../core/worker-pool.ts';
 import { type VerifyTask, verifySync, verifyTask, type WorkerVerdict } from './verify.ts';
 
