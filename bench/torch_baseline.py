@@ -107,11 +107,14 @@ def main() -> None:
     for _ in range(args.warmup):
         step()
     step_seconds = []
+    cpu_seconds = []
     for _ in range(args.repeats):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         step()
         step_seconds.append(time.perf_counter() - start)
+        cpu_seconds.append(time.process_time() - cpu_start)  # all threads of the process
     median = statistics.median(step_seconds)
+    cpu_median = statistics.median(cpu_seconds)
     tokens_per_step = args.batch * args.context
     print(
         json.dumps(
@@ -123,6 +126,8 @@ def main() -> None:
                 "tokensPerStep": tokens_per_step,
                 "stepMsMedian": median * 1000,
                 "tokensPerSecond": tokens_per_step / median,
+                "cpuMsMedian": cpu_median * 1000,
+                "tokensPerCpuSecond": tokens_per_step / cpu_median,
                 "stepMs": [s * 1000 for s in step_seconds],
             }
         )

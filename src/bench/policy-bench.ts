@@ -58,8 +58,12 @@ export interface PolicyBenchOptions {
 }
 
 export interface Measurement {
+  /** Tokens per wall-clock second (median run). */
   tokensPerSecond: number;
   medianMs: number;
+  /** Tokens per second of this process's CPU time (median run): less sensitive to a busy machine. */
+  tokensPerCpuSecond: number;
+  cpuMedianMs: number;
   tokensPerRun: number;
   runsMs: number[];
 }
@@ -67,6 +71,8 @@ export interface Measurement {
 export interface TorchMeasurement {
   tokensPerSecond: number;
   medianMs: number;
+  /** Per second of process CPU time, all threads together. */
+  tokensPerCpuSecond: number;
   version: string;
   threads: number;
 }
@@ -79,8 +85,10 @@ export interface PolicyBenchConfigResult {
   sample: Measurement & { batch: number; promptLength: number };
   /** PyTorch training step, or null when skipped or failed. */
   torchTrain: TorchMeasurement | null;
-  /** Our tokens/s divided by PyTorch's (training step), or null. */
+  /** Our tokens/s divided by PyTorch's (training step, wall clock), or null. */
   trainRatioToTorch: number | null;
+  /** The same ratio per CPU-second (PyTorch's CPU time counts all its threads), or null. */
+  trainCpuRatioToTorch: number | null;
 }
 
 export interface PolicyBenchResult {
@@ -103,21 +111,41 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-/** Runs `body` warmup + repeats times; returns the timed durations in ms. */
-async function timeRuns(warmup: number, repeats: number, body: () => Promise<unknown> | unknown) {
-  for (let i = 0; i < warmup; i++) await body();
-  const runsMs: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    const start = performance.now();
-    await body();
-    runsMs.push(performance.now() - start);
-  }
-  return runsMs;
+interface Timings {
+  runsMs: number[];
+  cpuMs: number[];
 }
 
-function measurement(tokensPerRun: number, runsMs: number[]): Measurement {
-  const medianMs = median(runsMs);
-  return { tokensPerSecond: (tokensPerRun / medianMs) * 1000, medianMs, tokensPerRun, runsMs };
+/** Runs `body` warmup + repeats times; returns the timed wall and CPU durations in ms. */
+async function timeRuns(
+  warmup: number,
+  repeats: number,
+  body: () => Promise<unknown> | unknown,
+): Promise<Timings> {
+  for (let i = 0; i < warmup; i++) await body();
+  const timings: Timings = { runsMs: [], cpuMs: [] };
+  for (let i = 0; i < repeats; i++) {
+    const cpuStart = process.cpuUsage();
+    const start = performance.now();
+    await body();
+    timings.runsMs.push(performance.now() - start);
+    const cpu = process.cpuUsage(cpuStart);
+    timings.cpuMs.push((cpu.user + cpu.system) / 1000);
+  }
+  return timings;
+}
+
+function measurement(tokensPerRun: number, timings: Timings): Measurement {
+  const medianMs = median(timings.runsMs);
+  const cpuMedianMs = median(timings.cpuMs);
+  return {
+    tokensPerSecond: (tokensPerRun / medianMs) * 1000,
+    medianMs,
+    tokensPerCpuSecond: (tokensPerRun / cpuMedianMs) * 1000,
+    cpuMedianMs,
+    tokensPerRun,
+    runsMs: timings.runsMs,
+  };
 }
 
 const torchScript = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../bench/torch_baseline.py');
@@ -157,6 +185,7 @@ function runTorchBaseline(
   return {
     tokensPerSecond: parsed.tokensPerSecond,
     medianMs: parsed.stepMsMedian,
+    tokensPerCpuSecond: parsed.tokensPerCpuSecond,
     version: parsed.torch,
     threads: parsed.threads,
   };
@@ -193,7 +222,7 @@ async function benchConfig(
       batch: options.trainBatch,
     };
     progress(
-      `${name}: train step  ${fmt(train.tokensPerSecond)} tokens/s (median ${fmt(train.medianMs)} ms)`,
+      `${name}: train step  ${fmt(train.tokensPerSecond)} tokens/s (median ${fmt(train.medianMs)} ms; ${fmt(train.tokensPerCpuSecond)} per CPU-second)`,
     );
 
     const promptLength = 8;
@@ -217,7 +246,9 @@ async function benchConfig(
       generated = result.flat().reduce((total, sample) => total + sample.tokens.length, 0);
     });
     const sample = { ...measurement(generated, sampleRuns), batch: promptCount * n, promptLength };
-    progress(`${name}: sampling    ${fmt(sample.tokensPerSecond)} tokens/s (batch ${sample.batch})`);
+    progress(
+      `${name}: sampling    ${fmt(sample.tokensPerSecond)} tokens/s (batch ${sample.batch}; ${fmt(sample.tokensPerCpuSecond)} per CPU-second)`,
+    );
 
     let torchTrain: TorchMeasurement | null = null;
     if (torchUsable && options.python) {
@@ -238,13 +269,15 @@ async function benchConfig(
       sample,
       torchTrain,
       trainRatioToTorch: torchTrain ? train.tokensPerSecond / torchTrain.tokensPerSecond : null,
+      trainCpuRatioToTorch: torchTrain ? train.tokensPerCpuSecond / torchTrain.tokensPerCpuSecond : null,
     };
   } finally {
     backend.dispose();
   }
 }
 
-const fmt = (value: number) => (value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1));
+export const fmt = (value: number) =>
+  value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1);
 
 /** Validates size names (UserError listing the known ones). */
 export function parseBenchConfigs(list: string): PolicyBenchConfigName[] {
@@ -282,32 +315,4 @@ export async function runPolicyBench(options: PolicyBenchOptions): Promise<Polic
     },
     targets: policyBenchTargets,
   };
-}
-
-/** A short human-readable report. */
-export function formatPolicyBench(result: PolicyBenchResult): string {
-  const lines = [
-    `machine: ${result.machine.cpus} × ${result.machine.cpuModel}, node ${result.machine.node}, load average ${result.machine.loadAverageStart[0].toFixed(1)} → ${result.machine.loadAverageEnd[0].toFixed(1)}`,
-    'config  params   train tokens/s   sample tokens/s (batch)   torch train tokens/s   ours/torch',
-  ];
-  for (const c of result.configs) {
-    const torch = c.torchTrain ? fmt(c.torchTrain.tokensPerSecond) : '—';
-    const ratio = c.trainRatioToTorch === null ? '—' : `${c.trainRatioToTorch.toFixed(2)}×`;
-    lines.push(
-      `${c.name.padEnd(7)} ${(c.parameters / 1e3).toFixed(0).padStart(4)}k   ${fmt(c.train.tokensPerSecond).padStart(14)}   ${`${fmt(c.sample.tokensPerSecond)} (${c.sample.batch})`.padStart(23)}   ${torch.padStart(20)}   ${ratio.padStart(10)}`,
-    );
-  }
-  lines.push(`peak RSS: ${fmt(result.peakRssMB)} MB`);
-  const base = result.configs.find((c) => c.name === 'base');
-  const t = result.targets;
-  if (base) {
-    const check = (ok: boolean) => (ok ? 'met' : 'NOT met');
-    lines.push(
-      `targets (base): train ≥ ${fmt(t.baseTrainTokensPerSecond)} tokens/s ${check(base.train.tokensPerSecond >= t.baseTrainTokensPerSecond)}; ` +
-        `sampling ≥ ${fmt(t.sampleTokensPerSecond)} tokens/s ${check(base.sample.tokensPerSecond >= t.sampleTokensPerSecond)}; ` +
-        `RSS < ${fmt(t.peakRssMB)} MB ${check(result.peakRssMB < t.peakRssMB)}`,
-    );
-  }
-  if (!result.torch.used) lines.push(`PyTorch baseline: not run (${result.torch.note})`);
-  return lines.join('\n');
 }

@@ -1,12 +1,8 @@
 // `curricula bench <what>`: performance benchmarks. Each benchmark is a subcommand registered from
 // `benchSubcommands`; add `bench train`, `bench rewards`, … by appending a register function there.
 import type { Command } from 'commander';
-import {
-  formatPolicyBench,
-  parseBenchConfigs,
-  policyBenchConfigs,
-  runPolicyBench,
-} from '../../bench/policy-bench.ts';
+import { formatPolicyBench } from '../../bench/format-policy-bench.ts';
+import { parseBenchConfigs, policyBenchConfigs, runPolicyBench } from '../../bench/policy-bench.ts';
 import { UserError } from '../../core/errors.ts';
 
 const positiveInteger = (name: string) => (value: string) => {
