@@ -30,6 +30,8 @@ export interface SelectorBenchResult {
   microsecondsPerStep: number;
   selectMicroseconds: number;
   observeMicroseconds: number;
+  /** Process CPU time (user + system) per step, in microseconds: robust when other processes share the cores. */
+  cpuMicrosecondsPerStep: number;
 }
 
 const CATEGORIES = ['addition', 'countdown', 'modular-chain', 'string-compose', 'sorting'];
@@ -74,19 +76,25 @@ export function benchmarkSelectors(options: SelectorBenchOptions = {}): Selector
     const outcomeRng = new Rng(2);
     let selectTime = 0;
     let observeTime = 0;
+    let cpuTime = 0;
     for (let step = 0; step < warmupSteps + steps; step++) {
+      const cpuBeforeSelect = process.cpuUsage();
       const selectStart = performance.now();
       const problems = selector.select(batchSize, rng);
       const selectEnd = performance.now();
+      const cpuSelect = process.cpuUsage(cpuBeforeSelect);
       const outcomes: GroupOutcome[] = problems.map((problem) => {
         const rewards: number[] = Array.from({ length: groupSize }, () => (outcomeRng.next() < 0.5 ? 1 : 0));
         const average = rewards.reduce((sum, reward) => sum + reward, 0) / groupSize;
         return { problem, rewards, advantages: rewards.map((reward) => reward - average) };
       });
+      const cpuBeforeObserve = process.cpuUsage();
       const observeStart = performance.now();
       selector.observe(step, outcomes);
       const observeEnd = performance.now();
+      const cpuObserve = process.cpuUsage(cpuBeforeObserve);
       if (step >= warmupSteps) {
+        cpuTime += cpuSelect.user + cpuSelect.system + cpuObserve.user + cpuObserve.system;
         selectTime += selectEnd - selectStart;
         observeTime += observeEnd - observeStart;
       }
@@ -99,6 +107,7 @@ export function benchmarkSelectors(options: SelectorBenchOptions = {}): Selector
       microsecondsPerStep: ((selectTime + observeTime) * 1000) / steps,
       selectMicroseconds: (selectTime * 1000) / steps,
       observeMicroseconds: (observeTime * 1000) / steps,
+      cpuMicrosecondsPerStep: cpuTime / steps,
     };
   });
 }

@@ -184,20 +184,28 @@ export function createBots(pool: Problem[], options: unknown): TaskSelector & Pa
         return Math.min(1, Math.max(0, weak[index] + capability * (strong[index] - weak[index])));
       }
       const lambda = config.discount;
-      for (let i = 0; i < pool.length; i++) {
-        const seen = observed.get(i);
-        if (seen === undefined && implicitWeight === 0) {
-          // Not in the batch and no implicit evidence: only the discount toward Beta(1, 1).
+      if (implicitWeight === 0) {
+        // Every problem decays toward Beta(1, 1); the batch's problems then add their counts. Same
+        // arithmetic, in the same order, as botsBetaUpdate with ρ = 0.
+        for (let i = 0; i < pool.length; i++) {
           alpha[i] = (1 - lambda) * alpha[i] + lambda;
           beta[i] = (1 - lambda) * beta[i] + lambda;
-          continue;
         }
+        for (const [i, p] of observed) {
+          const m = rollouts.get(i)!;
+          alpha[i] += m * p;
+          beta[i] += m * (1 - p);
+        }
+        return;
+      }
+      for (let i = 0; i < pool.length; i++) {
+        const seen = observed.get(i);
         const updated = botsBetaUpdate({
           alpha: alpha[i],
           beta: beta[i],
           rollouts: seen === undefined ? meanRollouts : rollouts.get(i)!,
           observed: seen ?? null,
-          predicted: implicitWeight > 0 ? predict(i) : 0.5,
+          predicted: predict(i),
           discount: lambda,
           implicitWeight,
         });
