@@ -182,6 +182,21 @@ if (require.main === module) {
     expect(report.result.reward).toBeCloseTo(4 / 6, 12);
   });
 
+  it('close() waits for running sandboxes and refuses new work', async () => {
+    const closing = new CodeTestsReward({ timeoutMs: 3000 });
+    let finished = false;
+    const running = closing
+      .evaluate(tieredSum, '```python\nimport time\ntime.sleep(0.3)\n```')
+      .then((report) => {
+        finished = true;
+        return report;
+      });
+    await closing.close();
+    expect(finished).toBe(true);
+    expect((await running).result.reward).toBe(0);
+    await expect(closing.evaluate(tieredSum, sumPython)).rejects.toThrow('closed');
+  });
+
   it('rejects malformed tests with a DataError before running anything', async () => {
     const bad = problem({ tests: [{ input: '1' }] }, 'code/broken');
     await expect(

@@ -50,6 +50,7 @@ export class CodeTestsReward implements Reward {
   private readonly limiter: Limiter;
   private readonly weights: TierWeights;
   private closed = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   /** Throws ConfigError on bad options and SandboxUnavailableError when bubblewrap cannot run here. */
   constructor(options: unknown = {}) {
@@ -76,16 +77,26 @@ export class CodeTestsReward implements Reward {
     return this.evaluateParsed(completion, parseProblemTests(problem), step);
   }
 
+  /** Refuses new work and waits for the sandboxes still running (each ends within its time limit). */
   async close(): Promise<void> {
     this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
   }
 
-  private async evaluateParsed(
+  private evaluateParsed(completion: string, spec: ProblemTests, step?: number): Promise<CodeTestsReport> {
+    if (this.closed) return Promise.reject(new Error('code-tests reward is closed'));
+    const work = this.evaluateOpen(completion, spec, step);
+    this.inFlight.add(work);
+    const forget = () => this.inFlight.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  private async evaluateOpen(
     completion: string,
     spec: ProblemTests,
     step?: number,
   ): Promise<CodeTestsReport> {
-    if (this.closed) throw new Error('code-tests reward is closed');
     const program = extractProgram(completion, spec.language);
     const allowed = allowedTiers(this.options.schedule, this.progress(step));
     const planned: { tier: Tier; index: number; test: TestCase }[] = [];

@@ -427,6 +427,10 @@ export function probeInterpreter(language: Language, config: SandboxConfig): Pro
           },
     );
     interpreterProbes.set(key, probe);
+    // Only success is cached: a probe that failed under a transient overload is retried on next use.
+    probe.then((result) => {
+      if (!result.ok) interpreterProbes.delete(key);
+    });
   }
   return probe;
 }
