@@ -20,7 +20,10 @@
 // whatever group it is given, and `selectFirstPerGroup` below is the authors' select_top_k_per_prompt.
 // Deviations: the cluster key is ours (mathAnswerKey), not simplify_expression_string; 'auto' picks the
 // task verifier's extractor for synthetic tasks (problem.task in the task registry) and math otherwise.
-// Unverified: the N = 64 / n = 32 defaults (seen in forks' configs, not in the authors' scripts).
+// Unverified: the N = 64 / n = 32 defaults (seen in forks' configs, not in the authors' scripts); what the
+// authors' extract_answer (verl/utils/reward_score/ttrl_math, not read) accepts besides the last \boxed{}:
+// here math answers come from math-answer's extractor with its fallbacks ('final answer is', a bare
+// answer, the last number) unless `math: { boxedOnly: true }`.
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { UserError } from '../core/errors.ts';
