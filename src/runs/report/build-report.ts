@@ -14,7 +14,7 @@ import { type RunData, readRunData } from './run-data.ts';
 import { type RunSummary, summarizeRun } from './summary.ts';
 
 export interface ReportOptions {
-  /** Sample completions shown from the last step (default 4). */
+  /** Sample completions shown from the last step (default 4; 0 leaves the section out). */
   samples?: number;
   /** Prompts and completions longer than this are clipped (default 1500 characters). */
   maxSampleChars?: number;
@@ -50,11 +50,15 @@ export async function buildReportFromData(run: RunData, options: ReportOptions =
     summarySection(summary),
     comparisonSection(summary),
     plotsSection(plans),
-    samplesSection(run.lastStep, run.samples, {
-      count: options.samples ?? 4,
-      maxChars: options.maxSampleChars ?? 1500,
-    }),
-  ].join('\n\n');
+    (options.samples ?? 4) > 0
+      ? samplesSection(run.lastStep, run.samples, {
+          count: options.samples ?? 4,
+          maxChars: options.maxSampleChars ?? 1500,
+        })
+      : '',
+  ]
+    .filter((section) => section !== '')
+    .join('\n\n');
   return { markdown: `${markdown}\n`, plots, summary };
 }
 

@@ -121,15 +121,18 @@ export function fence(text: string, language: string): string {
   return `${marker}${language}\n${text}\n${marker}`;
 }
 
+/** Trailing newlines dropped; text past maxChars replaced by a note of how much was cut. */
 function clip(text: string, maxChars: number): string {
-  return text.length <= maxChars
-    ? text
-    : `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)`;
+  const trimmed = text.replace(/\n+$/, '');
+  return trimmed.length <= maxChars
+    ? trimmed
+    : `${trimmed.slice(0, maxChars)}… (${trimmed.length - maxChars} more characters)`;
 }
 
+/** Four decimals; four significant digits for very large or very small magnitudes. */
 function number(value: number): string {
-  if (Number.isInteger(value)) return String(value);
-  return Math.abs(value) >= 1000 || Math.abs(value) < 1e-3 ? value.toPrecision(4) : value.toFixed(4);
+  const magnitude = Math.abs(value);
+  return magnitude >= 1e4 || (magnitude > 0 && magnitude < 1e-3) ? value.toPrecision(4) : value.toFixed(4);
 }
 
 /** [0, 10, 20, 30] → '0, 10, 20, 30'; long lists keep their ends: '0, 10, 20, …, 480, 490, 500 (51 in all)'. */

@@ -61,7 +61,7 @@ export function chartSpec(options: LineChartOptions): TopLevelSpec {
   } as const;
   const yScale = options.yDomain
     ? { domain: [...options.yDomain], clamp: true }
-    : { zero: false, nice: true };
+    : (constantDomain(values.map((value) => value.value)) ?? { zero: false, nice: true });
   const y = { field: 'value', type: 'quantitative', title: options.yLabel, scale: yScale } as const;
   const color = {
     field: 'series',
@@ -109,4 +109,11 @@ export function chartSpec(options: LineChartOptions): TopLevelSpec {
     encoding: { x, y, color: { ...color, title: null } },
     config,
   } as TopLevelSpec;
+}
+
+/** A flat line (every value equal, e.g. a KL of exactly 0) gets a range around it instead of a point. */
+function constantDomain(values: readonly number[]): { domain: number[] } | null {
+  if (values.length === 0 || values.some((value) => value !== values[0])) return null;
+  const value = values[0];
+  return { domain: value === 0 ? [0, 1] : [Math.min(0, 2 * value), Math.max(0, 2 * value)] };
 }

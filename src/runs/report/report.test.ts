@@ -64,6 +64,7 @@ describe('writeReport on a synthetic RL run', () => {
     expect(markdown).toContain('- **Held-out evaluations at steps:** 0, 4');
     expect(markdown).toContain('| reward/mean | 0.4000 | 4 |');
     expect(markdown).toContain('| eval/pass@4 | 0.8000 | 4 |');
+    expect(markdown).toContain('| response/length_mean | 24.0000 | 4 |');
     for (const file of Object.keys(EXPECTED_PLOTS)) {
       expect(markdown).toContain(`![${file.replace('.svg', '')}](${file})`);
     }
@@ -107,12 +108,13 @@ describe('writeReport on a synthetic RL run', () => {
     });
   });
 
-  it('buildReport writes nothing', async () => {
+  it('buildReport writes nothing; --samples 0 leaves the samples out', async () => {
     const dir = createSyntheticRun();
-    const report = await buildReport(dir, { samples: 1 });
+    const report = await buildReport(dir, { samples: 0 });
     expect(existsSync(join(dir, 'report'))).toBe(false);
     expect(report.plots.map((plot) => plot.file).sort()).toEqual(Object.keys(EXPECTED_PLOTS).sort());
-    expect(report.markdown).toContain('1 of the 2 completions logged at this step.');
-    expect(report.markdown).not.toContain('addition-2-3');
+    // --samples 0 leaves the section out.
+    expect(report.markdown).not.toContain('## Sample completions');
+    expect(report.markdown.endsWith('![curriculum-state](curriculum-state.svg)\n')).toBe(true);
   });
 });

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { comparisonMarkdown } from './eval-comparison.ts';
+import { fence, samplesSection } from './markdown.ts';
+import { chartSpec } from './plot.ts';
+
+describe('report Markdown pieces', () => {
+  it('shows the first n samples, clips long text and drops trailing newlines', () => {
+    const samples = [
+      {
+        problemId: 'p1',
+        prompt: '1+1\n\n',
+        completion: 'x'.repeat(12),
+        reward: 0.5,
+        reason: 'partly\nright',
+      },
+      { problemId: 'p2', prompt: 'b', completion: 'c', reward: 1 },
+    ];
+    const text = samplesSection(7, samples, { count: 1, maxChars: 10 });
+    expect(text).toBe(
+      [
+        '## Sample completions (step 7)',
+        '',
+        '1 of the 2 completions logged at this step.',
+        '',
+        '### 1. `p1` — reward 0.500 — partly right',
+        '',
+        'Prompt:',
+        '',
+        '```text\n1+1\n```',
+        '',
+        'Completion:',
+        '',
+        '```text\nxxxxxxxxxx… (2 more characters)\n```',
+      ].join('\n'),
+    );
+  });
+
+  it('fences text with a fence longer than any backtick run in it', () => {
+    expect(fence('a ```` b', 'text')).toBe('`````text\na ```` b\n`````');
+    expect(fence('plain', 'yaml')).toBe('```yaml\nplain\n```');
+  });
+
+  it('writes — for missing values, rounds tiny changes to 0.000, and escapes | in task names', () => {
+    const table = comparisonMarkdown({
+      beforeStep: 0,
+      afterStep: 10,
+      k: 1,
+      rows: [
+        { task: 'a|b', difficulty: '1', pass1Before: 0.2, pass1After: 0.20004 },
+        { task: 'c', difficulty: '2', pass1After: 0.5 },
+      ],
+    });
+    expect(table.split('\n')).toEqual([
+      '| task | difficulty | pass@1 step 0 | pass@1 step 10 | change |',
+      '| :-- | :-- | --: | --: | --: |',
+      '| a\\|b | 1 | 0.200 | 0.200 | 0.000 |',
+      '| c | 2 | — | 0.500 | — |',
+    ]);
+  });
+});
+
+describe('chartSpec', () => {
+  it('drops non-finite points and gives a flat line a range instead of a single value', () => {
+    const spec = chartSpec({
+      title: 't',
+      yLabel: 'y',
+      series: [
+        {
+          name: 'kl',
+          points: [
+            [1, 0],
+            [2, Number.NaN],
+            [3, 0],
+          ],
+        },
+      ],
+    }) as unknown as { data: { values: unknown[] }; encoding: { y: { scale: unknown } } };
+    expect(spec.data.values).toEqual([
+      { step: 1, value: 0, series: 'kl' },
+      { step: 3, value: 0, series: 'kl' },
+    ]);
+    expect(spec.encoding.y.scale).toEqual({ domain: [0, 1] });
+  });
+});
