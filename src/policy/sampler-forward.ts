@@ -6,10 +6,11 @@
 // j - pads[r]. Masked keys (padding, and columns not yet written) get an additive bias of -1e9: finite,
 // so that a fully masked padding query stays finite instead of becoming NaN.
 //
-// The cache is a preallocated buffer per layer, [R, H, C, hd] with capacity C ≥ length, that each step
-// writes one column of in place. tfjs has no in-place update op and appending with tf.concat copies the
-// whole cache every step and layer (measured: about a third of a decoding step at batch 64, d128), so
-// the sampler writes into the buffers' own storage (`mutableValues`). This is safe because the buffers
+// The cache is a preallocated buffer per layer (keys [R, H, C, hd], values transposed [R, H, hd, C],
+// capacity C ≥ length) that each step writes one column of in place. tfjs has no in-place update op,
+// and appending with tf.concat copies the whole cache every step and layer (measured: about a third of
+// a decoding step at batch 64, d128), so the sampler writes into the buffers' own storage
+// (`mutableValues`). This is safe because the buffers
 // never leave this module, and every tfjs backend that is supported here (wasm, cpu) runs kernels
 // synchronously, so an op has read a buffer before the next write. Attention then runs over all C
 // columns with the unwritten ones masked; C grows in chunks of `capacityChunk` columns so that the waste
@@ -17,7 +18,7 @@
 //
 // Shapes: d = dModel, H = heads, hd = d / H, C = capacity, V = vocab.
 
-import { setSlicedBatchMatMul, tf } from './runtime.ts';
+import { tf } from './runtime.ts';
 import { linear, mlpBlock, type SamplerWeights, standardise } from './sampler-weights.ts';
 
 export interface KvCache {
@@ -121,51 +122,52 @@ export function cacheFromPrefill(
   promptPads: readonly number[],
 ): KvCache {
   const width = keys[0].shape[2];
-  const expand = (tensor: tf.Tensor4D): tf.Tensor4D =>
-    tf.tidy(() =>
-      tf.gather(tensor, tf.tensor1d(Int32Array.from(promptOfRow), 'int32')).pad([
-        [0, 0],
-        [0, 0],
-        [0, capacityChunk],
-        [0, 0],
-      ]),
-    ) as tf.Tensor4D;
+  const rows = () => tf.tensor1d(Int32Array.from(promptOfRow), 'int32');
+  const expandKeys = (tensor: tf.Tensor4D): tf.Tensor4D =>
+    tf.tidy(() => tf.gather(tensor, rows()).pad(padding(2)));
+  const expandValues = (tensor: tf.Tensor4D): tf.Tensor4D =>
+    tf.tidy(() => tf.gather(tensor, rows()).transpose([0, 1, 3, 2]).pad(padding(3)));
   return {
-    keys: keys.map(expand),
-    values: values.map(expand),
+    keys: keys.map(expandKeys),
+    values: values.map(expandValues),
     length: width,
     pads: promptOfRow.map((prompt) => promptPads[prompt]),
   };
 }
 
+/** Padding spec that appends `capacityChunk` columns along `axis` of a 4-D tensor. */
+function padding(axis: number): [number, number][] {
+  return [0, 1, 2, 3].map((i) => [0, i === axis ? capacityChunk : 0]);
+}
+
 /** Appends `capacityChunk` empty columns to every buffer (a copy, once per chunk of steps). */
 function growCache(cache: KvCache): void {
-  const grow = (tensor: tf.Tensor4D): tf.Tensor4D => {
-    const grown: tf.Tensor4D = tensor.pad([
-      [0, 0],
-      [0, 0],
-      [0, capacityChunk],
-      [0, 0],
-    ]);
-    tensor.dispose();
-    return grown;
-  };
-  cache.keys = cache.keys.map(grow);
-  cache.values = cache.values.map(grow);
+  const grow =
+    (axis: number) =>
+    (tensor: tf.Tensor4D): tf.Tensor4D => {
+      const grown: tf.Tensor4D = tensor.pad(padding(axis));
+      tensor.dispose();
+      return grown;
+    };
+  cache.keys = cache.keys.map(grow(2));
+  cache.values = cache.values.map(grow(3));
 }
 
 /** Writes k and v of every row, taken from qkv [R, 3d] (columns q | k | v), at column `column`. */
 function writeColumn(keys: tf.Tensor4D, values: tf.Tensor4D, qkv: Float32Array, column: number): void {
   const [rows, heads, capacity, headSize] = keys.shape;
   const d = heads * headSize;
-  const keyStore = mutableValues(keys);
-  const valueStore = mutableValues(values);
+  const keyStore = mutableValues(keys); // [R, H, C, hd]
+  const valueStore = mutableValues(values); // [R, H, hd, C]
   for (let r = 0; r < rows; r++) {
     for (let h = 0; h < heads; h++) {
       const source = r * 3 * d + h * headSize;
-      const target = ((r * heads + h) * capacity + column) * headSize;
-      keyStore.set(qkv.subarray(source + d, source + d + headSize), target);
-      valueStore.set(qkv.subarray(source + 2 * d, source + 2 * d + headSize), target);
+      const keyTarget = ((r * heads + h) * capacity + column) * headSize;
+      const valueTarget = (r * heads + h) * headSize * capacity + column;
+      for (let i = 0; i < headSize; i++) {
+        keyStore[keyTarget + i] = qkv[source + d + i];
+        valueStore[valueTarget + i * capacity] = qkv[source + 2 * d + i];
+      }
     }
   }
 }
@@ -185,10 +187,6 @@ export function decodeStep(
   if (cache.length === cache.keys[0].shape[2]) growCache(cache);
   const column = cache.length;
   const capacity = cache.keys[0].shape[2];
-  // runtime.ts runs batched matmuls slice by slice through XNNPACK, which pays off for the training
-  // shapes but costs 5-20x here ([R·H] slices of a [1, C] @ [C, hd] product, each creating an XNNPACK
-  // operator); the plain wasm batched matmul takes about 0.5 ms for batch 64, d128.
-  setSlicedBatchMatMul(false);
   try {
     return tf.tidy(() => {
       const bias = attentionBias(cache.pads, column + 1, capacity);
@@ -199,16 +197,20 @@ export function decodeStep(
         const qkv = linear(standardise(x), layer.qkvWeight, layer.qkvBias); // [R, 3d]
         writeColumn(cache.keys[i], cache.values[i], qkv.dataSync() as Float32Array, column);
         const q = qkv.slice([0, 0], [rows, d]).reshape([rows, H, 1, d / H]); // pre-scaled by 1/sqrt(hd)
-        // q·k over hd as multiply + sum: faster on wasm than a batched matmul with a transposed operand.
+        // Both products as broadcast multiply + sum over the last axis, which on wasm beats the batched
+        // matmul (about 0.6 vs 0.8-1.0 ms CPU at batch 64, d128, C 96); hence V is stored transposed.
         const scores = q.mul(cache.keys[i]).sum(-1).reshape([rows, H, 1, capacity]).add(bias); // [R, H, 1, C]
-        const attended = tf.matMul(tf.softmax(scores), cache.values[i]).reshape([rows, d]) as tf.Tensor2D;
+        const attended = tf
+          .softmax(scores)
+          .mul(cache.values[i]) // [R, H, hd, C]
+          .sum(-1)
+          .reshape([rows, d]) as tf.Tensor2D;
         x = x.add(linear(attended, layer.projectionWeight, layer.projectionBias));
         x = mlpBlock(x, layer);
       });
       return linear(standardise(x), weights.head, weights.headBias);
     });
   } finally {
-    setSlicedBatchMatMul(true);
     cache.length++;
   }
 }
