@@ -60,6 +60,28 @@ describe('WorkerPool', () => {
     expect((settled[1] as PromiseRejectedResult).reason).toBeInstanceOf(WorkerTimeoutError);
   });
 
+  it('pipelines tasks but times each from its own start, re-sending the ones queued behind a timeout', async () => {
+    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 1, timeoutMs: 400, pipeline: 4 });
+    await pool.run({ kind: 'echo', value: 0 }); // wait for the worker to load
+    const settled = await pool.runAll([
+      { kind: 'spin', ms: 250 },
+      { kind: 'spin', ms: 250 }, // 500 ms after dispatch, but only 250 ms after it starts: no timeout
+      { kind: 'spin', ms: 60_000 },
+      { kind: 'echo', value: 4 },
+      { kind: 'echo', value: 5 },
+    ]);
+    expect(settled.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((settled[2] as PromiseRejectedResult).reason).toBeInstanceOf(WorkerTimeoutError);
+    expect((settled[4] as PromiseFulfilledResult<number>).value).toBe(10);
+    expect(pool.replacements).toBe(1);
+  });
+
   it('reports handler errors and worker crashes, and recovers from both', async () => {
     await expect(shared.run({ kind: 'throw', message: 'bad input' })).rejects.toThrow(WorkerTaskError);
     await expect(shared.run({ kind: 'throw', message: 'bad input' })).rejects.toThrow('bad input');
