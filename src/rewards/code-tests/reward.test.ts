@@ -185,8 +185,9 @@ if (require.main === module) {
   it('close() waits for running sandboxes and refuses new work', async () => {
     const closing = new CodeTestsReward({ timeoutMs: 3000 });
     let finished = false;
+    const oneTest = problem({ tests: [{ input: '', output: 'done' }] });
     const running = closing
-      .evaluate(tieredSum, '```python\nimport time\ntime.sleep(0.3)\n```')
+      .evaluate(oneTest, '```python\nimport time\ntime.sleep(0.3)\n```')
       .then((report) => {
         finished = true;
         return report;
