@@ -34,6 +34,10 @@ export function register(program: Command): void {
     .option('--json', 'print JSON lines: one per case, then {"summary": …}')
     .action(async (options: { reward: string; options?: string; input: string; json?: boolean }) => {
       const rewardOptions = parseOptionsJson(options.options);
+      // Loaded on use: the reward registry pulls in compute-engine and the sandbox code.
+      const { checkRewardCases, formatCheckedCase, formatCheckSummary, loadRewardCases } = await import(
+        '../../rewards/check.ts'
+      );
       const cases = await loadRewardCases(options.input);
       const { results, summary } = await checkRewardCases(options.reward, rewardOptions, cases);
       for (const result of results) {
