@@ -41,7 +41,9 @@ describe('gmm', () => {
     const means = fit.means.map((mean) => mean[0]).sort((a, b) => a - b);
     expect(means[0]).toBeCloseTo(0, 0);
     expect(means[1]).toBeCloseTo(10, 0);
-    fit.weights.forEach((weight) => expect(weight).toBeCloseTo(0.5, 1));
+    fit.weights.forEach((weight) => {
+      expect(weight).toBeCloseTo(0.5, 1);
+    });
     expect(fitBestGmm(points, 1, 3, new Rng(2)).weights.length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -14,6 +14,7 @@
 // (2) the nearest earlier task is looked up exactly first (same vector → its latest reward, which is the
 // common case in a discrete pool) and by brute force over the last `historySize` points otherwise;
 // teachDeepRL keeps the whole history in a kd-tree. (3) our EM starts from k-means++ seeds, not a k-means solution.
+// [unverified]: none of the values (teachDeepRL defaults); counting one graded group as one episode is ours.
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import { Rng } from '../core/rng.ts';

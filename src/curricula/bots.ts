@@ -18,6 +18,7 @@
 // problem.metadata keys); without it ρ is treated as 0. m is each group's size; for problems outside S it
 // is the batch's mean group size. `candidates` (default null = every problem, as the authors) scores only
 // that many problems drawn uniformly each step — a cost cap for very large pools (Thompson draws are O(N)).
+// [unverified]: none of the values (read in bots.yaml and the selector code).
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';

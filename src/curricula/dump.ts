@@ -8,6 +8,7 @@
 // Defaults (authors' code): window 300, c = 1, τ = 0.1. An empty window gives Â_j = 0.
 // Deviations: the Beta success counter the authors only log is omitted; the update from validation
 // ("advantage = reward") is not done — observe() sees training groups only.
+// [unverified]: none of the values (read in the authors' code); Â_j = 0 for an empty window is our choice.
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';

@@ -8,11 +8,17 @@ import { testProblem } from './test-pool.ts';
 describe('e2h schedules', () => {
   it('cosine moves from (K−i)/S to (i+1)/S; K = 3 gives [1/2, 1/3, 1/6] → [1/6, 1/3, 1/2]', () => {
     const start = e2hProbabilities('cosine', 0, 100, 3);
-    [0.5, 1 / 3, 1 / 6].forEach((p, i) => expect(start[i]).toBeCloseTo(p, 12));
+    [0.5, 1 / 3, 1 / 6].forEach((p, i) => {
+      expect(start[i]).toBeCloseTo(p, 12);
+    });
     const end = e2hProbabilities('cosine', 100, 100, 3);
-    [1 / 6, 1 / 3, 0.5].forEach((p, i) => expect(end[i]).toBeCloseTo(p, 12));
+    [1 / 6, 1 / 3, 0.5].forEach((p, i) => {
+      expect(end[i]).toBeCloseTo(p, 12);
+    });
     // Halfway a = 1/2: every level (K−i + i+1)/(2S) = 4/12.
-    e2hProbabilities('cosine', 50, 100, 3).forEach((p) => expect(p).toBeCloseTo(1 / 3, 12));
+    e2hProbabilities('cosine', 50, 100, 3).forEach((p) => {
+      expect(p).toBeCloseTo(1 / 3, 12);
+    });
   });
 
   it('classic is one-hot on ⌊tK/T⌋ and balanced is uniform', () => {
@@ -26,7 +32,9 @@ describe('e2h schedules', () => {
     // μ = 2; q ∝ [e^{−8}, e^{−2}, 1]; p_min = 1/6.
     const q = [Math.exp(-8), Math.exp(-2), 1];
     const total = q[0] + q[1] + q[2];
-    q.forEach((value, i) => expect(p[i]).toBeCloseTo(1 / 6 + 0.5 * (value / total), 12));
+    q.forEach((value, i) => {
+      expect(p[i]).toBeCloseTo(1 / 6 + 0.5 * (value / total), 12);
+    });
   });
 
   it('hard-first widens from the hardest level toward the easiest', () => {

@@ -6,6 +6,7 @@
 // s = min(K−1, ⌊tK/T⌋), the allowed levels are the s+1 hardest ones (`cumulative: true`, as TAROT), or only
 // level K−1−s (`cumulative: false`, the mirror of E2H classic).
 // Deviation: TAROT's tiers are test-case labels inside one problem; here they are problem difficulty levels.
+// [unverified]: TAROT's capability thresholds for choosing hard-first (not needed here: the choice is the user's).
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { TaskSelector } from '../core/selector.ts';

@@ -1,6 +1,7 @@
 // uniform — the baseline: every problem equally likely. Problems are drawn in shuffled passes over the
 // pool (an epoch-style data loader: no repeats until the pool is exhausted), or with replacement when
 // `replacement: true`. No paper; this is the reference every curriculum must beat.
+// [unverified]: nothing; no values to verify.
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';

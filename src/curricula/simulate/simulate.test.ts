@@ -7,9 +7,9 @@ import { grpoAdvantages, simulate } from './simulate.ts';
 describe('simulate', () => {
   it('GRPO advantages use the unbiased std: [1, 0, 0, 0] → [1.5, −0.5, −0.5, −0.5]', () => {
     // mean 0.25, unbiased std √(0.75/3) = 0.5.
-    grpoAdvantages([1, 0, 0, 0]).forEach((value, i) =>
-      expect(value).toBeCloseTo([1.5, -0.5, -0.5, -0.5][i], 5),
-    );
+    grpoAdvantages([1, 0, 0, 0]).forEach((value, i) => {
+      expect(value).toBeCloseTo([1.5, -0.5, -0.5, -0.5][i], 5);
+    });
     expect(grpoAdvantages([1, 1, 1])).toEqual([0, 0, 0]);
   });
 
