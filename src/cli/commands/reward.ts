@@ -4,12 +4,6 @@
 // disagrees with its expected value, 2 for bad input (DataError with file:line, ConfigError for options).
 import type { Command } from 'commander';
 import { ConfigError } from '../../core/errors.ts';
-import {
-  checkRewardCases,
-  formatCheckedCase,
-  formatCheckSummary,
-  loadRewardCases,
-} from '../../rewards/check.ts';
 
 function parseOptionsJson(text: string | undefined): unknown {
   if (text === undefined) return {};
