@@ -71,7 +71,9 @@ describe('code-tests reward', () => {
     expect(partial.components['tier/edge']).toBe(0.5);
     expect(partial.reason).toContain('edge 1/2');
     expect(partial.reason).toContain('first: edge#0 WA');
-    expect(none).toMatchObject({ reward: 0, reason: 'no python code block (fences found: text)' });
+    expect(none.reward).toBe(0);
+    expect(none.components).toMatchObject({ pass_rate: 0, fenced: 0, 'tier/basic': 0, 'tier/edge': 0 });
+    expect(none.reason).toMatch(/^no python code block \(fences found: text\); passed 0\/6 tests/);
     await viaRegistry.close?.();
   });
 

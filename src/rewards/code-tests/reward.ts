@@ -106,13 +106,15 @@ export class CodeTestsReward implements Reward {
         planned.push({ tier, index, test });
       });
     }
-    if (program.code === null || planned.length === 0) {
-      const why =
-        program.code === null
-          ? program.source
-          : `no tests in the tiers allowed now (${[...allowed].join(', ')})`;
+    if (planned.length === 0) {
+      const reason = `no tests in the tiers allowed now (${[...allowed].join(', ')})`;
+      return { program, tests: [], result: { reward: 0, components: { pass_rate: 0, fenced: 0 }, reason } };
+    }
+    if (program.code === null) {
+      // Every planned test counts as failed, so that per-tier rates stay comparable across completions.
       const tests = planned.map(({ tier, index }) => ({ tier, index, status: 'SKIP' as const, wallMs: 0 }));
-      return { program, tests, result: { reward: 0, components: { pass_rate: 0, fenced: 0 }, reason: why } };
+      const result = this.summarise(spec, program, tests);
+      return { program, tests, result: { ...result, reason: `${program.source}; ${result.reason}` } };
     }
     const interpreter = await probeInterpreter(spec.language, this.sandbox);
     if (!interpreter.ok) throw new SandboxUnavailableError(`code-tests: ${interpreter.reason}`);
@@ -207,7 +209,7 @@ export class CodeTestsReward implements Reward {
       parts.push(`failures: ${[...statuses].map(([status, n]) => `${status}×${n}`).join(' ')}`);
     const first = reports.find((report) => report.status !== 'AC' && report.status !== 'SKIP');
     if (first) parts.push(`first: ${first.tier}#${first.index} ${first.status} ${first.detail ?? ''}`.trim());
-    parts.push(`code: ${program.source}`);
+    if (program.code !== null) parts.push(`code: ${program.source}`);
     return { reward: summary.reward, components, reason: parts.join('; ') };
   }
 }
