@@ -44,6 +44,8 @@ export const mathCases: MathCase[] = [
     ['2', 'The final answer is $\\boxed{2}$', 1],
     ['0.5', 'answer: .5', 1],
     ['11', 'After 10 steps we reach 11 but \\boxed{12} is what we report.', 0],
+    ['9', 'Let me check my answer: it should satisfy both rules.\nSo $x = 9$.', 1],
+    ['9', 'The answer is \\boxed{x = 9 \\text{ (since } x > 0}', 0],
   ]),
   ...c('numbers', [
     ['7425000', '$7,425,000$', 1],

@@ -120,15 +120,20 @@ function lastNumber(text: string): string | null {
   return last;
 }
 
-/** One short line with at most one word of three or more letters outside LaTeX commands and \text{}. */
-function isBareAnswer(text: string): boolean {
-  const trimmed = text.trim();
-  if (trimmed === '' || trimmed.length > 120 || trimmed.includes('\n')) return false;
-  const words = trimmed
+/** Words of three or more letters outside LaTeX commands and \text{} groups. */
+function proseWords(text: string): number {
+  const words = text
     .replace(/\\(?:text|mathrm|mbox|textbf|begin|end)\s*\{[^{}]*\}/g, ' ')
     .replace(/\\[a-zA-Z]+/g, ' ')
     .match(/[A-Za-z]{3,}/g);
-  return (words?.length ?? 0) <= 1;
+  return words?.length ?? 0;
+}
+
+/** One short line with at most one English word: '\frac{1}{2}', 'x = 3', 'Evelyn'. */
+function isBareAnswer(text: string): boolean {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed.length > 120 || trimmed.includes('\n')) return false;
+  return proseWords(trimmed) <= 1;
 }
 
 export interface ExtractOptions {
@@ -138,24 +143,36 @@ export interface ExtractOptions {
 
 /** The model's final answer, by the priorities above; null when none is found. */
 export function extractAnswer(completion: string, options: ExtractOptions = {}): Extracted | null {
+  return extractCandidates(completion, options)[0] ?? null;
+}
+
+/**
+ * All candidate answers, best first. A box is final (only the box is returned: a model that boxed
+ * something unparseable answered wrongly); without one, the verifier tries the other priorities in order
+ * until one parses, as Math-Verify does.
+ */
+export function extractCandidates(completion: string, options: ExtractOptions = {}): Extracted[] {
   const boxed = lastBoxed(completion);
-  if (boxed !== null) return { answer: boxed.trim(), source: 'boxed' };
-  if (options.boxedOnly) return null;
+  if (boxed !== null) return [{ answer: boxed.trim(), source: 'boxed' }];
+  if (options.boxedOnly) return [];
+  const candidates: Extracted[] = [];
   const finalIndex = lastMatchIndex(completion, /final answer\s*(?:is|:)/gi);
   if (finalIndex >= 0) {
     const phrase = phraseAfter(completion, finalIndex);
-    if (phrase) return { answer: phrase, source: 'final' };
+    if (phrase && proseWords(phrase) <= 2) candidates.push({ answer: phrase, source: 'final' });
   }
   const answerIndex = lastMatchIndex(completion, /\banswer\s*(?::|is\b)/gi);
   if (answerIndex >= 0) {
     const phrase = phraseAfter(completion, answerIndex);
-    if (phrase) return { answer: phrase, source: 'answer' };
+    // "check my answer: it should …" is prose, not an answer
+    if (phrase && proseWords(phrase) <= 2) candidates.push({ answer: phrase, source: 'answer' });
   }
   const env = lastLatexEnv(completion);
-  if (env) return { answer: env, source: 'latex' };
-  if (isBareAnswer(completion)) return { answer: completion.trim(), source: 'whole' };
+  if (env) candidates.push({ answer: env, source: 'latex' });
+  if (isBareAnswer(completion)) candidates.push({ answer: completion.trim(), source: 'whole' });
   const number = lastNumber(completion);
-  return number ? { answer: number, source: 'number' } : null;
+  if (number) candidates.push({ answer: number, source: 'number' });
+  return candidates;
 }
 
 // ---------- multiple choice ----------

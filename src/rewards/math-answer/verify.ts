@@ -7,7 +7,7 @@
 // relation copied from the question ('echoes the question') and an empty box score 0 with a reason.
 import { nodesEqual } from './compare.ts';
 import { TooLargeError } from './evaluate.ts';
-import { extractAnswer, extractLetters, findBoxes, goldLetter } from './extract.ts';
+import { extractCandidates, extractLetters, findBoxes, goldLetter } from './extract.ts';
 import { type Normalized, normalizeAnswer } from './normalize.ts';
 import { answerCount, type MathNode, type Parsed, parseNormalized } from './parse.ts';
 
@@ -168,13 +168,21 @@ export function verifyTask(task: VerifyTask): WorkerVerdict {
   if (task.kind === 'equivalent') return judge(task.gold, task.answer, task.relTol);
   const reference = goldEntry(task.gold);
   if (reference.letter) return judgeLetter(reference.letter, task.completion, task.boxedOnly);
-  const extracted = extractAnswer(task.completion, { boxedOnly: task.boxedOnly });
-  if (!extracted) return { correct: false, extracted: null, reason: 'no answer found' };
-  if (extracted.answer.trim() === '') return { correct: false, extracted: '', reason: 'empty answer' };
-  if (extracted.answer.length > MAX_ANSWER_LENGTH) {
-    return { correct: false, extracted: shorten(extracted.answer), reason: 'answer too long' };
+  const candidates = extractCandidates(task.completion, { boxedOnly: task.boxedOnly });
+  if (candidates.length === 0) return { correct: false, extracted: null, reason: 'no answer found' };
+  let verdict: WorkerVerdict | null = null;
+  for (const candidate of candidates) {
+    verdict = judgeCandidate(task, candidate.answer);
+    if (!verdict.reason?.startsWith('unparseable answer')) return verdict;
   }
-  return judge(task.gold, extracted.answer, task.relTol, task.question);
+  return verdict!;
+}
+
+function judgeCandidate(task: VerifyTask & { kind: 'verify' }, answer: string): WorkerVerdict {
+  if (answer.trim() === '') return { correct: false, extracted: '', reason: 'empty answer' };
+  if (answer.length > MAX_ANSWER_LENGTH)
+    return { correct: false, extracted: shorten(answer), reason: 'answer too long' };
+  return judge(task.gold, answer, task.relTol, task.question);
 }
 
 /** Synchronous verification in the calling thread (no timeout): for tests and trusted inputs. */
