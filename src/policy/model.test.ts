@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { gelu, layerNorm } from './layers.ts';
 import { forwardLogits, initialParameterValues, parameterSpecs, TransformerModel } from './model.ts';
 import { type ModelConfig, parameterCount, parseModelConfig } from './model-config.ts';
 import { initRuntime, tf } from './runtime.ts';
@@ -89,5 +90,48 @@ describe('TransformerModel', () => {
     const values = randomValues(1);
     values.set('ln_f.bias', new Float32Array(3));
     expect(() => new TransformerModel(config, values)).toThrow(/ln_f.bias.*3 values, expected 8/);
+  });
+});
+
+describe('layer functions with written-out gradients', () => {
+  /** The same functions traced op by op, so tfjs autodiff supplies the reference gradient. */
+  const plainLayerNorm = (x: tf.Tensor, weight: tf.Tensor, bias: tf.Tensor) => {
+    const centred = tf.sub(x, tf.mean(x, -1, true));
+    const variance = tf.mean(tf.square(centred), -1, true);
+    return tf.add(tf.mul(tf.div(centred, tf.sqrt(tf.add(variance, 1e-5))), weight), bias);
+  };
+  const plainGelu = (x: tf.Tensor) =>
+    tf.mul(
+      tf.mul(x, 0.5),
+      tf.add(1, tf.tanh(tf.mul(tf.add(x, tf.mul(tf.pow(x, 3), 0.044715)), Math.sqrt(2 / Math.PI)))),
+    );
+
+  it('layerNorm and gelu match autodiff of the plain formulas in value and gradient', () => {
+    const rng = new Rng(11);
+    const random = (shape: number[], scale = 1) =>
+      tf.tensor(
+        Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal(0, scale)),
+        shape,
+      );
+    const x = random([2, 3, 8], 2);
+    const weight = random([8]);
+    const bias = random([8]);
+    const probe = random([2, 3, 8]);
+    const lossWith =
+      (f: (...inputs: tf.Tensor[]) => tf.Tensor) =>
+      (...inputs: tf.Tensor[]) =>
+        tf.sum(tf.mul(f(...inputs), probe)) as tf.Scalar;
+    const custom = tf.grads(lossWith(layerNorm))([x, weight, bias]);
+    const plain = tf.grads(lossWith(plainLayerNorm))([x, weight, bias]);
+    expect(
+      maxAbsDifference(layerNorm(x, weight, bias).dataSync(), plainLayerNorm(x, weight, bias).dataSync()),
+    ).toBeLessThan(1e-5);
+    for (let i = 0; i < 3; i++)
+      expect(maxAbsDifference(custom[i].dataSync(), plain[i].dataSync())).toBeLessThan(1e-5);
+    const wide = random([4, 50], 3); // covers the tails where tanh/sigmoid saturate
+    expect(maxAbsDifference(gelu(wide).dataSync(), plainGelu(wide).dataSync())).toBeLessThan(1e-5);
+    const geluGradient = tf.grad((input: tf.Tensor) => tf.sum(tf.mul(gelu(input), wide)))(wide);
+    const plainGradient = tf.grad((input: tf.Tensor) => tf.sum(tf.mul(plainGelu(input), wide)))(wide);
+    expect(maxAbsDifference(geluGradient.dataSync(), plainGradient.dataSync())).toBeLessThan(1e-4);
   });
 });
