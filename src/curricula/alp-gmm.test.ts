@@ -83,7 +83,24 @@ describe('alp-gmm', () => {
   it('fails at construction without numeric params, naming the problem', () => {
     const bad = [testProblem('a'), testProblem('b', { params: { digits: 'three' } })];
     expect(() => createAlpGmm(bad, {})).toThrow(ConfigError);
-    expect(() => createAlpGmm(bad, {})).toThrow(/alp-gmm.*params\.digits.*'b'/);
+    expect(() => createAlpGmm(bad, {})).toThrow(/alp-gmm.*params.*'b'/);
     expect(() => createAlpGmm([testProblem('c', { params: {} })], {})).toThrow(/'c'/);
+    // With explicit paramKeys every problem must have each of them.
+    const partial = [testProblem('d'), testProblem('e', { params: { terms: 2 } })];
+    expect(() => createAlpGmm(partial, { paramKeys: ['digits'] })).toThrow(/params\.digits.*'e'/);
+  });
+
+  it('spans a mixed-task pool: the union of numeric params plus a task axis', () => {
+    const mixed = [
+      ...Array.from({ length: 6 }, (_, i) =>
+        testProblem(`add${i}`, { task: 'addition', params: { digits: i } }),
+      ),
+      ...Array.from({ length: 6 }, (_, i) =>
+        testProblem(`mod${i}`, { task: 'modular', params: { steps: i, modulus: 7 } }),
+      ),
+    ];
+    const selector = createAlpGmm(mixed, {});
+    const chosen = selector.select(12, new Rng(3));
+    expect(new Set(chosen.map((problem) => problem.task))).toEqual(new Set(['addition', 'modular']));
   });
 });

@@ -2,8 +2,10 @@
 // Paper: Portelas et al., "Teacher algorithms for curriculum learning of Deep RL in continuously
 // parameterized environments", CoRL 2019, arXiv 1910.07224. Authors' code: flowersteam/teachDeepRL
 // teachDRL/teachers/algos/alp_gmm.py.
-// Task space: the numeric `problem.params` (all of `paramKeys`, default: the numeric keys of the first
-// problem), each scaled to [0, 1] by the pool's min and max. Reward r = the group's pass rate.
+// Task space: numeric `problem.params`, each scaled to [0, 1] by the pool's min and max — `paramKeys` if
+// given (every problem must have them), otherwise the union of the pool's numeric params (a problem
+// lacking one sits at 0 on that axis) plus, for a pool of several tasks, a task axis (task index scaled to
+// [0, 1]; a deviation: teachDeepRL has one task family). Reward r = the group's pass rate.
 // ALP: for a new (τ, r), alp = |r − r(τ')| with τ' the nearest earlier task; alp = 0 until the history holds
 // more than 5 points. Fit: after `bootstrapEpisodes` (250) observed groups and then every `fitRate` (250),
 // fit GMMs with k ∈ [2, 10] to the last `fitWindow` (250) vectors [τ, alp] and keep the lowest AIC.
@@ -61,33 +63,56 @@ interface AlpGmmState {
 export function createAlpGmm(pool: Problem[], options: unknown): TaskSelector {
   const config = parseOptions('alp-gmm', alpGmmOptions, options);
   requireNonEmptyPool('alp-gmm', pool);
-  const keys =
-    config.paramKeys ??
-    Object.keys(pool[0].params ?? {}).filter((key) => typeof pool[0].params[key] === 'number');
-  if (keys.length === 0) {
-    throw missingField('alp-gmm', 'params (numeric)', pool[0], 'ALP-GMM needs numeric generator parameters.');
-  }
+  // The task space: the given paramKeys (every problem must have them), or by default the union of the
+  // numeric params of the pool — a problem lacking a key sits at 0 on that axis — plus one axis for the
+  // task when the pool mixes tasks (their parameters mean different things).
+  const explicitKeys = config.paramKeys !== null;
+  const numericKeys = (problem: Problem) =>
+    Object.keys(problem.params ?? {}).filter(
+      (key) => typeof problem.params[key] === 'number' && Number.isFinite(problem.params[key]),
+    );
+  const keys = config.paramKeys ?? [...new Set(pool.flatMap(numericKeys))].sort();
+  const taskNames = [...new Set(pool.map((problem) => problem.task))].sort();
+  const taskAxis = !explicitKeys && taskNames.length > 1;
+  const taskIndex = new Map(taskNames.map((task, index) => [task, index]));
   const low = keys.map(() => Number.POSITIVE_INFINITY);
   const high = keys.map(() => Number.NEGATIVE_INFINITY);
   for (const problem of pool) {
+    if (!explicitKeys && numericKeys(problem).length === 0) {
+      throw missingField(
+        'alp-gmm',
+        'params (numeric)',
+        problem,
+        'ALP-GMM needs numeric generator parameters.',
+      );
+    }
     keys.forEach((key, j) => {
       const value = problem.params?.[key];
       if (typeof value !== 'number' || !Number.isFinite(value)) {
-        throw missingField(
-          'alp-gmm',
-          `params.${key} (numeric)`,
-          problem,
-          'ALP-GMM needs numeric parameters.',
-        );
+        if (explicitKeys) {
+          throw missingField(
+            'alp-gmm',
+            `params.${key} (numeric)`,
+            problem,
+            'Every problem needs the paramKeys.',
+          );
+        }
+        return;
       }
       low[j] = Math.min(low[j], value);
       high[j] = Math.max(high[j], value);
     });
   }
-  const scale = (problem: Problem) =>
-    keys.map((key, j) =>
-      high[j] > low[j] ? ((problem.params[key] as number) - low[j]) / (high[j] - low[j]) : 0,
-    );
+  const dimension = keys.length + (taskAxis ? 1 : 0);
+  const scale = (problem: Problem) => {
+    const vector = keys.map((key, j) => {
+      const value = problem.params?.[key];
+      if (typeof value !== 'number' || !Number.isFinite(value) || !(high[j] > low[j])) return 0;
+      return (value - low[j]) / (high[j] - low[j]);
+    });
+    if (taskAxis) vector.push((taskIndex.get(problem.task) ?? 0) / (taskNames.length - 1));
+    return vector;
+  };
   const vectorKey = (vector: readonly number[]) => vector.join(',');
   const vectors = groupIntoArms(pool, (problem) => vectorKey(scale(problem)));
   const points = vectors.names.map((name) => name.split(',').map(Number));
@@ -119,10 +144,11 @@ export function createAlpGmm(pool: Problem[], options: unknown): TaskSelector {
   }
 
   function sampleTask(rng: Rng): number[] {
-    if (model === null || rng.next() < config.randomTaskRatio) return keys.map(() => rng.next());
+    if (model === null || rng.next() < config.randomTaskRatio)
+      return Array.from({ length: dimension }, () => rng.next());
     const alpMeans = model.means.map((mean) => Math.max(mean[mean.length - 1], 1e-12));
     const draw = sampleComponent(model, rng.categorical(alpMeans), rng);
-    return draw.slice(0, keys.length).map((value) => Math.min(1, Math.max(0, value)));
+    return draw.slice(0, dimension).map((value) => Math.min(1, Math.max(0, value)));
   }
 
   function record(task: number[], reward: number): number {
