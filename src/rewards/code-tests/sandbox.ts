@@ -111,6 +111,7 @@ export function treeResidentBytes(rootPid: number): number {
   }
   return total;
 }
+
 // The uid/gid that owns nothing on Debian; used when we are root so that the sandbox is unprivileged.
 const nobody = 65534;
 
@@ -119,8 +120,15 @@ function identity(): { uid?: number; gid?: number } {
   return process.getuid?.() === 0 ? { uid: nobody, gid: nobody } : {};
 }
 
+let cachedSystemBinds: string[] | undefined;
+
 /** Root-level symlinks of merged-/usr systems (/bin -> usr/bin) are recreated; real directories are bound. */
 function systemBinds(): string[] {
+  cachedSystemBinds ??= findSystemBinds();
+  return cachedSystemBinds;
+}
+
+function findSystemBinds(): string[] {
   const args = ['--ro-bind', '/usr', '/usr'];
   for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64']) {
     let stat: ReturnType<typeof lstatSync>;
