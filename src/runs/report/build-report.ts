@@ -67,6 +67,7 @@ function drawChart(run: RunData, plan: ChartPlan): Promise<string> {
     title: plan.title,
     yLabel: plan.yLabel,
     yDomain: plan.yDomain,
+    yZero: plan.yZero,
     panels: plan.panels,
     series: plan.series
       .filter((series) => hasPoints(run, series.key))

@@ -23,20 +23,20 @@ describe('planCharts', () => {
     expect(plans[0].yDomain).toEqual([0, 1]);
   });
 
-  it('groups curriculum keys: per-arm probs, one chart per other per-arm statistic, scalars as panels', () => {
+  it('groups curriculum keys (arms in natural order): per-arm probs, one chart per other per-arm statistic, scalars as panels', () => {
     const plans = planCharts([
-      'curriculum/a/prob',
-      'curriculum/b/prob',
-      'curriculum/a/q',
-      'curriculum/b/q',
+      'curriculum/a:10/prob',
+      'curriculum/a:2/prob',
+      'curriculum/a:10/q',
+      'curriculum/a:2/q',
       'curriculum/entropy',
       'curriculum/target_difficulty',
       'losses/kl',
     ]);
     expect(plans.map((plan) => [plan.file, plan.series.map((series) => series.name)])).toEqual([
       ['kl.svg', ['losses/kl']],
-      ['curriculum-probs.svg', ['a', 'b']],
-      ['curriculum-q-per-arm.svg', ['a', 'b']],
+      ['curriculum-probs.svg', ['a:2', 'a:10']],
+      ['curriculum-q-per-arm.svg', ['a:2', 'a:10']],
       ['curriculum-state.svg', ['entropy', 'target_difficulty']],
     ]);
     expect(plans[3].panels).toBe(true);

@@ -10,6 +10,7 @@ export interface ChartPlan {
   title: string;
   yLabel: string;
   yDomain?: readonly [number, number];
+  yZero?: boolean;
   panels?: boolean;
   /** The curves: legend name and the metric key it is read from. */
   series: { name: string; key: string }[];
@@ -29,7 +30,7 @@ export function planCharts(keys: readonly string[]): ChartPlan[] {
 
   const rewardComponents = keys
     .filter((key) => key.startsWith('reward/') && key !== 'reward/mean' && !REWARD_STATISTICS.has(key))
-    .sort();
+    .sort(naturalOrder);
   add({
     file: 'reward.svg',
     title: 'Training reward (mean and components)',
@@ -51,6 +52,7 @@ export function planCharts(keys: readonly string[]): ChartPlan[] {
     file: 'kl.svg',
     title: 'KL divergence',
     yLabel: 'KL per token',
+    yZero: true,
     series: only('losses/approx_kl', 'losses/kl'),
   });
   add({ file: 'entropy.svg', title: 'Policy entropy', yLabel: 'nats per token', series: only('entropy') });
@@ -88,7 +90,7 @@ function passAtChart(keys: readonly string[], k: number, file: string): ChartPla
 function curriculumCharts(keys: readonly string[]): ChartPlan[] {
   const perArm = new Map<string, { name: string; key: string }[]>();
   const scalars: { name: string; key: string }[] = [];
-  for (const key of [...keys].sort()) {
+  for (const key of [...keys].sort(naturalOrder)) {
     if (!key.startsWith('curriculum/')) continue;
     const rest = key.slice('curriculum/'.length);
     const slash = rest.lastIndexOf('/');
@@ -107,7 +109,8 @@ function curriculumCharts(keys: readonly string[]): ChartPlan[] {
       file: 'curriculum-probs.svg',
       title: 'Curriculum: selection probability per arm',
       yLabel: 'probability',
-      yDomain: [0, 1],
+      // From 0, not [0, 1]: with many arms every probability is small.
+      yZero: true,
       series: probabilities,
     });
   }
@@ -134,4 +137,9 @@ function curriculumCharts(keys: readonly string[]): ChartPlan[] {
 
 function fileSafe(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]+/g, '-');
+}
+
+/** 'addition:2' before 'addition:10'. */
+function naturalOrder(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
 }

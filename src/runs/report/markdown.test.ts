@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { comparisonMarkdown } from './eval-comparison.ts';
 import { fence, samplesSection } from './markdown.ts';
-import { chartSpec } from './plot.ts';
+import { chartSpec, MAX_POINTS } from './plot.ts';
 
 describe('report Markdown pieces', () => {
   it('shows the first n samples, clips long text and drops trailing newlines', () => {
@@ -80,5 +80,19 @@ describe('chartSpec', () => {
       { step: 3, value: 0, series: 'kl' },
     ]);
     expect(spec.encoding.y.scale).toEqual({ domain: [0, 1] });
+  });
+
+  it('thins long curves to at most MAX_POINTS points, keeping the first and the last', () => {
+    const points = Array.from({ length: 2 * MAX_POINTS + 1 }, (_, step): [number, number] => [
+      step,
+      step / 10,
+    ]);
+    const spec = chartSpec({ title: 't', yLabel: 'y', series: [{ name: 's', points }] }) as unknown as {
+      data: { values: { step: number }[] };
+    };
+    const steps = spec.data.values.map((value) => value.step);
+    expect(steps.length).toBeLessThanOrEqual(MAX_POINTS + 1);
+    expect(steps.slice(0, 3)).toEqual([0, 3, 6]);
+    expect(steps.at(-1)).toBe(2 * MAX_POINTS);
   });
 });

@@ -6,7 +6,7 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 
 export interface ChartSeries {
   name: string;
-  /** [step, value] pairs; non-finite values are dropped. */
+  /** [step, value] pairs; non-finite values are dropped, and curves longer than MAX_POINTS thinned. */
   points: readonly (readonly [number, number])[];
 }
 
@@ -16,6 +16,8 @@ export interface LineChartOptions {
   yLabel: string;
   /** Fixed y range, e.g. [0, 1] for pass rates and probabilities; otherwise fitted to the data. */
   yDomain?: readonly [number, number];
+  /** Start the y axis at 0 (when there is no yDomain); otherwise it is fitted to the data. */
+  yZero?: boolean;
   xLabel?: string;
   /**
    * One small panel per series, each with its own y axis (for curves of unrelated scale, such as a
@@ -31,6 +33,8 @@ const HEIGHT = 260;
 const PANEL_HEIGHT = 90;
 // Long metric names must not be cut to "…" in legends and panel headers.
 const LABEL_LIMIT = 480;
+// Long runs: at most this many points per curve, so an SVG stays a few hundred kB.
+export const MAX_POINTS = 1000;
 
 /** Renders the series as an SVG line chart (steps on x). */
 export async function lineChart(options: LineChartOptions): Promise<string> {
@@ -46,9 +50,9 @@ export async function lineChart(options: LineChartOptions): Promise<string> {
 export function chartSpec(options: LineChartOptions): TopLevelSpec {
   const names = options.series.map((series) => series.name);
   const values = options.series.flatMap((series) =>
-    series.points
-      .filter(([step, value]) => Number.isFinite(step) && Number.isFinite(value))
-      .map(([step, value]) => ({ step, value, series: series.name })),
+    thin(series.points.filter(([step, value]) => Number.isFinite(step) && Number.isFinite(value))).map(
+      ([step, value]) => ({ step, value, series: series.name }),
+    ),
   );
   const mostPoints = Math.max(0, ...options.series.map((series) => series.points.length));
   // Dots keep sparse curves (evaluations every N steps, a single point) visible.
@@ -61,7 +65,7 @@ export function chartSpec(options: LineChartOptions): TopLevelSpec {
   } as const;
   const yScale = options.yDomain
     ? { domain: [...options.yDomain], clamp: true }
-    : (constantDomain(values.map((value) => value.value)) ?? { zero: false, nice: true });
+    : (constantDomain(values.map((value) => value.value)) ?? { zero: options.yZero ?? false, nice: true });
   const y = { field: 'value', type: 'quantitative', title: options.yLabel, scale: yScale } as const;
   const color = {
     field: 'series',
@@ -116,4 +120,13 @@ function constantDomain(values: readonly number[]): { domain: number[] } | null 
   if (values.length === 0 || values.some((value) => value !== values[0])) return null;
   const value = values[0];
   return { domain: value === 0 ? [0, 1] : [Math.min(0, 2 * value), Math.max(0, 2 * value)] };
+}
+
+/** Every ⌈n / MAX_POINTS⌉-th point, always keeping the last one (the final value of the run). */
+function thin<T>(points: readonly T[]): readonly T[] {
+  if (points.length <= MAX_POINTS) return points;
+  const stride = Math.ceil(points.length / MAX_POINTS);
+  const kept = points.filter((_, index) => index % stride === 0);
+  if ((points.length - 1) % stride !== 0) kept.push(points[points.length - 1]);
+  return kept;
 }
