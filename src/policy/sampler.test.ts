@@ -226,3 +226,28 @@ describe('sampleWithKvCache', () => {
     expect(tf.memory().numTensors).toBe(before);
   });
 });
+
+describe('sampleWithKvCache on the cpu backend', () => {
+  // The cache buffers are written in place through the backend's storage; check the cpu path too.
+  it('matches the full forward greedily and leaks nothing', async () => {
+    await initRuntime('cpu');
+    try {
+      const model = randomModel(4);
+      const before = tf.memory().numTensors;
+      const result = sampleWithKvCache(
+        model,
+        noEos,
+        prompts,
+        options({ temperature: 0, n: 1, maxTokens: 40 }),
+      );
+      expect(tf.memory().numTensors).toBe(before);
+      result.forEach((samples, p) => {
+        checkAgainstFullForward(model, prompts[p], samples[0], 0, 1);
+      });
+      expect(result[0][0].tokens.length).toBe(40); // past the first cache chunk (3 + 32 columns)
+      model.dispose();
+    } finally {
+      await initRuntime('wasm');
+    }
+  });
+});
