@@ -291,9 +291,13 @@ if os.fork() == 0:
     os._exit(0)
 print("bye")`;
     const node = `require('child_process').spawn('/usr/bin/python3', ['-c', 'import time; time.sleep(60)', '${marker}'], { detached: true, stdio: 'ignore' }).unref(); console.log('bye');`;
-    const [pythonReport, nodeReport, stuck] = await Promise.all([
+    const [pythonReport, nodeReport, holder, stuck] = await Promise.all([
       score(python),
       score(node, okTest, 'javascript'),
+      // A child that keeps our stdout pipe open must not hold the run until the time limit.
+      score(
+        `import subprocess\nsubprocess.Popen(["/usr/bin/python3", "-c", "import time; time.sleep(60)", "${marker}"])\nprint("bye")`,
+      ),
       // Also when the main program is the one killed at the time limit.
       score(
         `import subprocess, time\nsubprocess.Popen(["/usr/bin/python3", "-c", "import time; time.sleep(60)", "${marker}"])\ntime.sleep(60)`,
@@ -301,6 +305,7 @@ print("bye")`;
     ]);
     expect(pythonReport.tests[0]).toMatchObject({ status: 'WA' });
     expect(nodeReport.tests[0]).toMatchObject({ status: 'WA' });
+    expect(holder.tests[0]).toMatchObject({ status: 'WA' });
     expect(stuck.tests[0]).toMatchObject({ status: 'TLE' });
     expect(survivors(marker)).toEqual([]);
   });
