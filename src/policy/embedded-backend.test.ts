@@ -155,6 +155,24 @@ describe('EmbeddedBackend', () => {
     backend.dispose();
   });
 
+  it('samples through the KV-cached sampler with log-probs that teacher forcing reproduces', async () => {
+    const backend = await EmbeddedBackend.create(config, tokenizer, 8);
+    const prompts = [
+      [1, 3, 4],
+      [1, 5],
+    ];
+    const result = await backend.sample(prompts, { n: 2, temperature: 1, topP: 1, maxTokens: 6, seed: 3 });
+    expect(result.map((samples) => samples.length)).toEqual([2, 2]);
+    for (const [index, samples] of result.entries()) {
+      for (const sample of samples) {
+        const [scored] = await backend.forward([[...prompts[index], ...sample.tokens]]);
+        const completion = scored.slice(prompts[index].length - 1);
+        expect(maxAbsDifference(completion, sample.logprobs)).toBeLessThan(1e-5);
+      }
+    }
+    backend.dispose();
+  });
+
   it('rejects malformed input with a one-line user error', async () => {
     const backend = await EmbeddedBackend.create(config, tokenizer, 7);
     await expect(backend.forward([[1]])).rejects.toThrow(/sequence 0: needs at least 2 tokens/);
