@@ -40,6 +40,7 @@ export const mathCases: MathCase[] = [
     ['-3', 'Thus \\[x = -3\\]', 1],
     ['\\frac{\\{a\\}}{2}', 'unbalanced \\boxed{\\frac{1}{2}', 0],
     ['\\frac{1}{2}', 'so \\boxed{\\frac{1}{2}', 1],
+    ['7', `So the answer is 7. \\boxed{${'x + '.repeat(40)}`, 1],
     ['64', '\\boxed 64', 1],
     ['2', 'The final answer is $\\boxed{2}$', 1],
     ['0.5', 'answer: .5', 1],

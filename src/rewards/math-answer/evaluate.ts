@@ -197,7 +197,7 @@ export function exactValue(json: Json): Rational | null {
     case 'Binomial': {
       const [n, k] = values().map(asInteger);
       if (n === null || k === null || n < 0n || k < 0n || k > n) return null;
-      if (n > 100_000n) throw new TooLargeError('binomial too large');
+      if (n > 20_000n) throw new TooLargeError('binomial too large');
       let result = 1n;
       // biome-ignore lint/complexity/useMathMinMax: bigint operands (Math.min does not take bigints)
       const kk = k < n - k ? k : n - k;

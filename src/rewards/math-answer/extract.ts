@@ -53,6 +53,9 @@ export function findBoxes(text: string): Box[] {
     while (text[i] === ' ') i++;
     if (text[i] === '{') {
       const group = braceGroup(text, i);
+      const unfinished = group.end === text.length && text[text.length - 1] !== '}';
+      // An unclosed box at the end is an answer cut short; a long one is a truncated generation, not an answer.
+      if (unfinished && (group.content.length > 100 || group.content.includes('\n'))) continue;
       boxes.push({ content: group.content, start: match.index, end: group.end });
     } else {
       // \boxed 5 — a single token

@@ -122,7 +122,8 @@ describe('math-answer reward (worker pool)', () => {
     const fast = new MathAnswerReward({ timeoutMs: 250, poolSize: 1, logger: () => {} });
     try {
       await fast.score([{ problem: problem('1'), completion: '\\boxed{1}' }]); // load the worker first
-      const slow = `\\boxed{${'x'.repeat(9000)}}`;
+      // 600 factorials of 5000 (each ~54,000 bits) to add exactly: seconds of BigInt work, under 4,000 chars.
+      const slow = `\\boxed{${Array.from({ length: 600 }, () => '5000!').join('+')}}`;
       const started = Date.now();
       const results = await fast.score([
         { problem: problem('1'), completion: slow },
@@ -134,8 +135,10 @@ describe('math-answer reward (worker pool)', () => {
       expect(results[1].reward).toBe(0);
       expect(results[1].reason).toMatch(/^(timeout|error: )/);
       expect(results[2].reward).toBe(1);
-      const deep = `\\boxed{${'('.repeat(3000)}x${')'.repeat(3000)}}`;
+      // Deep nesting overflows compute-engine's recursive parser: an error verdict, not a crash.
+      const deep = `\\boxed{${'('.repeat(1900)}x${')'.repeat(1900)}}`;
       const [nested] = await fast.score([{ problem: problem('x'), completion: deep }]);
+      expect(nested.reward).toBe(0);
       expect(nested.reason).toMatch(/^(timeout|error: )/);
       const [after] = await fast.score([{ problem: problem('\\frac12'), completion: '\\boxed{0.5}' }]);
       expect(after.reward).toBe(1);

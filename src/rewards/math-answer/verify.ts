@@ -40,7 +40,7 @@ interface GoldEntry {
 
 const GOLD_CACHE_LIMIT = 4096;
 /** Longer extracted answers are refused outright (no real answer is this long; parsing them is slow). */
-const MAX_ANSWER_LENGTH = 10_000;
+const MAX_ANSWER_LENGTH = 4000;
 const goldCache = new Map<string, GoldEntry>();
 
 function goldEntry(gold: string): GoldEntry {
@@ -65,7 +65,7 @@ function parsePrediction(normalized: Normalized): Parsed {
   if (!parsed) {
     parsed = parseNormalized(normalized);
     if (predictionCache.size >= GOLD_CACHE_LIMIT) predictionCache.clear();
-    predictionCache.set(key, parsed);
+    if (key.length <= 500) predictionCache.set(key, parsed);
   }
   return parsed;
 }
