@@ -17,6 +17,9 @@ export function register(program: Command): void {
       'write <runDir>/report/report.md with SVG learning curves, the before/after table and sample completions',
     )
     .argument('<runDir>', 'run directory, e.g. runs/<name>')
+    // Throw commander's errors (bad or conflicting options) to main(), which exits with code 2; a
+    // subcommand does not inherit the exitOverride main() sets on the program after registration.
+    .exitOverride()
     .option('--samples <n>', 'sample completions shown from the last step', positiveInteger('--samples'), 4)
     .addOption(new Option('--json', 'print {reportPath, plots, summary} as JSON'))
     .addOption(

@@ -43,6 +43,9 @@ describe('curricula report', () => {
     expect(json.reportPath).toBe(join(runDir, 'report', 'report.md'));
     expect(json.plots).toContain(join(runDir, 'report', 'reward.svg'));
     expect(json.summary.comparison.k).toBe(4);
+    await expect(parse(['report', runDir, '--json', '--stdout'])).rejects.toMatchObject({
+      code: 'commander.conflictingOption',
+    });
   });
 });
 
