@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { comparisonMarkdown } from './eval-comparison.ts';
-import { fence, samplesSection } from './markdown.ts';
+import { configSection, fence, samplesSection } from './markdown.ts';
 import { chartSpec, MAX_POINTS } from './plot.ts';
 
 describe('report Markdown pieces', () => {
@@ -33,6 +33,22 @@ describe('report Markdown pieces', () => {
         '```text\nxxxxxxxxxx… (2 more characters)\n```',
       ].join('\n'),
     );
+  });
+
+  it('collapses the config as YAML and redacts credentials', () => {
+    const text = configSection({
+      name: 'r',
+      backend: { url: 'http://localhost:8000/v1', apiKey: 'sk-123', maxTokens: 64 },
+      teachers: [{ client_secret: 'x', password: '' }],
+    });
+    expect(text).toContain(
+      '<details>\n<summary>Resolved config (config.json)</summary>\n\n```yaml\nname: r\n',
+    );
+    expect(text).toContain('apiKey: <redacted>');
+    expect(text).toContain('maxTokens: 64');
+    expect(text).toContain('client_secret: <redacted>');
+    expect(text).not.toContain('sk-123');
+    expect(text.endsWith('```\n\n</details>')).toBe(true);
   });
 
   it('fences text with a fence longer than any backtick run in it', () => {

@@ -8,16 +8,31 @@ import { formatDuration, type RunSummary } from './summary.ts';
 
 const KIND_NAMES = { rl: 'RL fine-tuning', pretrain: 'pretraining / SFT', unknown: 'unknown' } as const;
 
-/** The resolved config, collapsed (GitHub and most viewers render <details> folded). */
+/** The resolved config, collapsed (GitHub and most viewers render <details> folded), credentials redacted. */
 export function configSection(config: unknown): string {
   return [
     '<details>',
     '<summary>Resolved config (config.json)</summary>',
     '',
-    fence(stringify(config ?? {}, { lineWidth: 0 }).trimEnd(), 'yaml'),
+    fence(stringify(redactSecrets(config ?? {}), { lineWidth: 0 }).trimEnd(), 'yaml'),
     '',
     '</details>',
   ].join('\n');
+}
+
+// Reports get shared more widely than run directories: never copy a credential into one.
+const SECRET_KEY = /^(api[_-]?key|auth[_-]?token|access[_-]?token|bearer|authorization)$|secret|password/i;
+
+/** A copy of the config with the values of credential-like keys (apiKey, *secret*, …) replaced. */
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      SECRET_KEY.test(key) && inner !== null && inner !== '' ? '<redacted>' : redactSecrets(inner),
+    ]),
+  );
 }
 
 export function summarySection(summary: RunSummary): string {
