@@ -249,7 +249,8 @@ print(match.group(0) if match else "not found")`;
 
   it('signalling or killing the parent, init, or everything (kill -9 -1) reaches nothing outside', async () => {
     // A host process of the very uid the sandbox runs as: outside the pid namespace, so unreachable.
-    const sentinel = spawn('/usr/bin/sleep', ['30'], { uid: 65534, gid: 65534, stdio: 'ignore' });
+    const sandboxUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const sentinel = spawn('/usr/bin/sleep', ['30'], { ...sandboxUser, stdio: 'ignore' });
     try {
       const targets = [process.pid, process.ppid, sentinel.pid!];
       const code = `import os, subprocess
