@@ -12,9 +12,15 @@
 import { UserError } from '../core/errors.ts';
 import type { SampledSequence, SampleOptions, StopReason, Tokenizer } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
-import type { tf } from './runtime.ts';
-import { cacheFromPrefill, decodeStep, disposeCache, prefill, selectCacheRows } from './sampler-forward.ts';
-import { type SamplerModel, samplerWeights } from './sampler-weights.ts';
+import {
+  cacheFromPrefill,
+  decodeStep,
+  disposeCache,
+  type KvCache,
+  prefill,
+  selectCacheRows,
+} from './sampler-forward.ts';
+import { type SamplerModel, type SamplerWeights, samplerWeights } from './sampler-weights.ts';
 import { completedStop, sampleToken } from './sampling.ts';
 
 export type { SamplerModel } from './sampler-weights.ts';
@@ -58,6 +64,35 @@ function validate(prompts: number[][], options: SampleOptions, contextLength: nu
 }
 
 /**
+ * Prefills each distinct prompt once (left-padded to the longest) and repeats its cache for its n rows:
+ * row r belongs to prompt floor(r / n). Returns the cache and the first next-token logits [P·n, V].
+ */
+function prefillBatch(
+  weights: SamplerWeights,
+  prompts: number[][],
+  n: number,
+  pad: number,
+): { cache: KvCache; logits: Float32Array } {
+  const width = Math.max(...prompts.map((prompt) => prompt.length));
+  const padded = new Int32Array(prompts.length * width).fill(pad);
+  const pads = prompts.map((prompt, index) => {
+    padded.set(prompt, index * width + width - prompt.length);
+    return width - prompt.length;
+  });
+  const first = prefill(weights, padded, pads);
+  const promptLogits = first.logits.dataSync() as Float32Array; // [P, V]
+  const promptOfRow = Array.from({ length: prompts.length * n }, (_, row) => Math.floor(row / n));
+  const cache = cacheFromPrefill(first.keys, first.values, promptOfRow, pads);
+  for (const tensor of [first.logits, ...first.keys, ...first.values]) tensor.dispose();
+  const vocabSize = weights.config.vocabSize;
+  const logits = new Float32Array(promptOfRow.length * vocabSize);
+  promptOfRow.forEach((prompt, row) => {
+    logits.set(promptLogits.subarray(prompt * vocabSize, (prompt + 1) * vocabSize), row * vocabSize);
+  });
+  return { cache, logits };
+}
+
+/**
  * Samples `options.n` completions of each prompt: result[promptIndex][sampleIndex].
  * The caller owns the tfjs runtime (initRuntime); no tensor outlives the call.
  */
@@ -86,32 +121,14 @@ export function sampleWithKvCache(
         stopReason: null,
       });
 
-  // Prefill each distinct prompt once, left-padded to the longest one.
-  const width = Math.max(...prompts.map((prompt) => prompt.length));
-  const padded = new Int32Array(prompts.length * width).fill(tokenizer.pad);
-  const pads = prompts.map((prompt, index) => {
-    padded.set(prompt, index * width + width - prompt.length);
-    return width - prompt.length;
-  });
   const weights = samplerWeights(model);
-  const first = prefill(weights, padded, pads);
-  const promptLogits = first.logits.dataSync() as Float32Array; // [P, V]
-  // batch[b] = index into `rows` of batch slot b; row r belongs to prompt floor(r / n).
-  let batch = rows.map((_, row) => row);
-  const cache = cacheFromPrefill(
-    first.keys,
-    first.values,
-    batch.map((row) => Math.floor(row / n)),
-    pads,
-  );
-  for (const tensor of [first.logits, ...first.keys, ...first.values]) tensor.dispose();
-  let logits: Float32Array = new Float32Array(rows.length * vocabSize); // [batch, V]
-  batch.forEach((row, slot) => {
-    const prompt = Math.floor(row / n);
-    logits.set(promptLogits.subarray(prompt * vocabSize, (prompt + 1) * vocabSize), slot * vocabSize);
-  });
-
+  let cache: KvCache | undefined;
   try {
+    const start = prefillBatch(weights, prompts, n, tokenizer.pad);
+    cache = start.cache;
+    let logits = start.logits; // [batch, V]
+    // batch[b] = index into `rows` of batch slot b.
+    let batch = rows.map((_, row) => row);
     for (;;) {
       // Choose one token for every unfinished row in the batch, in row order.
       let finishedInBatch = 0;
@@ -122,12 +139,8 @@ export function sampleWithKvCache(
           finishedInBatch++;
           return;
         }
-        const choice = sampleToken(
-          logits.subarray(slot * vocabSize, (slot + 1) * vocabSize),
-          temperature,
-          topP,
-          rng,
-        );
+        const slotLogits = logits.subarray(slot * vocabSize, (slot + 1) * vocabSize);
+        const choice = sampleToken(slotLogits, temperature, topP, rng);
         state.tokens.push(choice.token);
         state.logprobs.push(choice.logprob);
         state.samplingLogprobs.push(choice.samplingLogprob);
@@ -155,12 +168,12 @@ export function sampleWithKvCache(
         tokens[slot] = state.tokens.length > 0 ? state.tokens[state.tokens.length - 1] : tokenizer.pad;
         positions[slot] = Math.min(state.promptLength + state.tokens.length - 1, contextLength - 1);
       });
-      const stepLogits: tf.Tensor2D = decodeStep(weights, cache, tokens, positions);
+      const stepLogits = decodeStep(weights, cache, tokens, positions);
       logits = stepLogits.dataSync() as Float32Array;
       stepLogits.dispose();
     }
   } finally {
-    disposeCache(cache);
+    if (cache) disposeCache(cache);
     weights.dispose();
   }
 
