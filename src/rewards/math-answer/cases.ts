@@ -203,6 +203,8 @@ export const mathCases: MathCase[] = [
     ['\\sin(\\pi)', '\\boxed{0}', 1],
     ['3+4i', '\\boxed{4i+3}', 1],
     ['3+4i', '\\boxed{3-4i}', 0],
+    ['i', '\\boxed{\\sqrt{-1}}', 1],
+    ['-i', '\\boxed{\\sqrt{-1}}', 0],
     ['|x-1|', '\\boxed{|1-x|}', 1],
   ]),
   ...c('assignments-equations', [
@@ -323,6 +325,11 @@ export const mathCases: MathCase[] = [
     ['D', 'Final answer: D', 1],
     ['\\text{(E)}', 'Answer: (E)', 1],
     ['B', 'I computed 12.', 0],
+    ['B', '**Answer: B**', 1],
+    ['\\text{(D)}\\ 12', '\\boxed{D}', 1],
+    ['\\textbf{(D)}\\ 12', '\\boxed{12}', 1],
+    ['(D) 12', '\\boxed{13}', 0],
+    ['(D) 12', '\\boxed{C}', 0],
   ]),
   ...c('anti-hacking', [
     ['3', '\\boxed{1, 2, 3}', 0, 'multiple answers'],

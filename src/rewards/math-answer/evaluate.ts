@@ -247,7 +247,8 @@ function cDiv(a: Complex, b: Complex): Complex {
   return [(a[0] * b[0] + a[1] * b[1]) / denominator, (a[1] * b[0] - a[0] * b[1]) / denominator];
 }
 function cLog(a: Complex): Complex {
-  return [Math.log(Math.hypot(a[0], a[1])), Math.atan2(a[1], a[0])];
+  // -0 imaginary parts (from negating a real) must not select the branch below the cut: ln(-1) = iπ.
+  return [Math.log(Math.hypot(a[0], a[1])), Math.atan2(a[1] === 0 ? 0 : a[1], a[0])];
 }
 function cExp(a: Complex): Complex {
   const m = Math.exp(a[0]);

@@ -81,7 +81,10 @@ function lastBoxed(text: string): string | null {
 
 /** Text after a marker up to the end of its sentence: a $…$ group if it starts with one, else to a newline. */
 function phraseAfter(text: string, index: number): string {
-  const rest = text.slice(index).replace(/^[\s:*]+/, '');
+  const rest = text
+    .slice(index)
+    .replace(/\*\*/g, '') // markdown bold
+    .replace(/^[\s:*]+/, '');
   const envs = [
     ['$$', '$$'],
     ['\\[', '\\]'],
@@ -182,9 +185,25 @@ export function extractCandidates(completion: string, options: ExtractOptions = 
 
 const LETTER_ONLY = /^\(?\s*([A-E])\s*\)?[.:]?$/;
 
-/** The gold's choice letter (A–E) when the gold is one: 'C', '(C)', 'C)', '\text{(C)}', '\textbf{C}'. */
-export function goldLetter(gold: string): string | null {
-  return letterOf(gold);
+export interface GoldChoice {
+  letter: string;
+  /** The choice's value when the gold gives one ('(D) 12' → '12'). */
+  value: string | null;
+}
+
+/**
+ * The gold's choice when it is a multiple-choice letter A–E: 'C', '(C)', 'C)', '\text{(C)}', '\textbf{C}',
+ * or a parenthesised letter followed by its value: '(D) 12', '\textbf{(D)}\ 12'.
+ */
+export function goldChoice(gold: string): GoldChoice | null {
+  const letter = letterOf(gold);
+  if (letter) return { letter, value: null };
+  const cleaned = gold
+    .replace(/\$/g, '')
+    .replace(/\\(?:text|textbf|mathrm|mathbf|mbox)\s*\{([^{}]*)\}/g, '$1')
+    .trim();
+  const match = /^\(\s*([A-E])\s*\)(?:\s|\\ |~|\\quad)*(\S.*)$/.exec(cleaned);
+  return match ? { letter: match[1], value: match[2].trim() } : null;
 }
 
 function letterOf(text: string): string | null {

@@ -7,7 +7,7 @@
 // relation copied from the question ('echoes the question') and an empty box score 0 with a reason.
 import { nodesEqual } from './compare.ts';
 import { TooLargeError } from './evaluate.ts';
-import { extractCandidates, extractLetters, findBoxes, goldLetter } from './extract.ts';
+import { extractCandidates, extractLetters, findBoxes, type GoldChoice, goldChoice } from './extract.ts';
 import { type Normalized, normalizeAnswer } from './normalize.ts';
 import { answerCount, type MathNode, type Parsed, parseNormalized } from './parse.ts';
 
@@ -35,7 +35,7 @@ export interface WorkerVerdict {
 interface GoldEntry {
   normalized: Normalized;
   parsed: Parsed;
-  letter: string | null;
+  choice: GoldChoice | null;
 }
 
 const GOLD_CACHE_LIMIT = 4096;
@@ -50,7 +50,7 @@ function goldEntry(gold: string): GoldEntry {
     const boxes = findBoxes(gold);
     const answer = boxes.length > 0 ? boxes[boxes.length - 1].content : gold;
     const normalized = normalizeAnswer(answer);
-    entry = { normalized, parsed: parseNormalized(normalized), letter: goldLetter(answer) };
+    entry = { normalized, parsed: parseNormalized(normalized), choice: goldChoice(answer) };
     if (goldCache.size >= GOLD_CACHE_LIMIT) goldCache.clear();
     goldCache.set(gold, entry);
   }
@@ -150,15 +150,21 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
   return { correct: false, extracted: answer, reason: `wrong: got ${shorten(answer)}` };
 }
 
-function judgeLetter(letter: string, completion: string, boxedOnly: boolean): WorkerVerdict {
-  const found = extractLetters(completion, { boxedOnly });
-  if (!found) return { correct: false, extracted: null, reason: 'no answer found' };
-  const letters = [...new Set(found.letters)];
-  const extracted = letters.join(', ') || null;
-  if (letters.length === 0) return { correct: false, extracted: null, reason: 'no choice letter found' };
-  if (letters.length > 1)
+function judgeChoice(choice: GoldChoice, task: VerifyTask & { kind: 'verify' }): WorkerVerdict {
+  const found = extractLetters(task.completion, { boxedOnly: task.boxedOnly });
+  const letters = [...new Set(found?.letters ?? [])];
+  if (letters.length === 0) {
+    // No letter, but the gold gives the choice's value: the model may have answered with the value.
+    if (choice.value !== null) return judgeCandidates(choice.value, task);
+    return found
+      ? { correct: false, extracted: null, reason: 'no choice letter found' }
+      : { correct: false, extracted: null, reason: 'no answer found' };
+  }
+  const extracted = letters.join(', ');
+  if (letters.length > 1) {
     return { correct: false, extracted, reason: `multiple answers (${letters.length} given)` };
-  return letters[0] === letter
+  }
+  return letters[0] === choice.letter
     ? { correct: true, extracted }
     : { correct: false, extracted, reason: `wrong: got ${letters[0]}` };
 }
@@ -167,22 +173,27 @@ function judgeLetter(letter: string, completion: string, boxedOnly: boolean): Wo
 export function verifyTask(task: VerifyTask): WorkerVerdict {
   if (task.kind === 'equivalent') return judge(task.gold, task.answer, task.relTol);
   const reference = goldEntry(task.gold);
-  if (reference.letter) return judgeLetter(reference.letter, task.completion, task.boxedOnly);
+  if (reference.choice) return judgeChoice(reference.choice, task);
+  return judgeCandidates(task.gold, task);
+}
+
+/** Tries the extracted candidates in priority order until one parses. */
+function judgeCandidates(gold: string, task: VerifyTask & { kind: 'verify' }): WorkerVerdict {
   const candidates = extractCandidates(task.completion, { boxedOnly: task.boxedOnly });
   if (candidates.length === 0) return { correct: false, extracted: null, reason: 'no answer found' };
   let verdict: WorkerVerdict | null = null;
   for (const candidate of candidates) {
-    verdict = judgeCandidate(task, candidate.answer);
+    verdict = judgeCandidate(gold, task, candidate.answer);
     if (!verdict.reason?.startsWith('unparseable answer')) return verdict;
   }
   return verdict!;
 }
 
-function judgeCandidate(task: VerifyTask & { kind: 'verify' }, answer: string): WorkerVerdict {
+function judgeCandidate(gold: string, task: VerifyTask & { kind: 'verify' }, answer: string): WorkerVerdict {
   if (answer.trim() === '') return { correct: false, extracted: '', reason: 'empty answer' };
   if (answer.length > MAX_ANSWER_LENGTH)
     return { correct: false, extracted: shorten(answer), reason: 'answer too long' };
-  return judge(task.gold, answer, task.relTol, task.question);
+  return judge(gold, answer, task.relTol, task.question);
 }
 
 /** Synchronous verification in the calling thread (no timeout): for tests and trusted inputs. */
