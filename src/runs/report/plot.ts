@@ -14,7 +14,7 @@ export interface LineChartOptions {
   title: string;
   series: readonly ChartSeries[];
   yLabel: string;
-  /** Fixed y range, e.g. [0, 1] for pass rates and probabilities; otherwise fitted to the data. */
+  /** Fixed y range, e.g. [0, 1] for pass rates; otherwise fitted to the data. */
   yDomain?: readonly [number, number];
   /** Start the y axis at 0 (when there is no yDomain); otherwise it is fitted to the data. */
   yZero?: boolean;

@@ -73,6 +73,21 @@ describe('writeReport', () => {
     expect(readdirSync(dir).filter((name) => name.startsWith('.report-'))).toEqual([]);
   });
 
+  it('draws a report while the run is still being written (read-only, no lock)', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'report-')), 'live');
+    const store = RunStore.create(dir, { train: { steps: 100 } });
+    try {
+      store.logMetrics(1, { 'reward/mean': 0.25 });
+      store.logMetrics(2, { 'reward/mean': 0.5 });
+      const written = await writeReport(dir);
+      expect(written.markdown).toContain('- **Steps:** 2 of 100 — not finished');
+      expect(written.markdown).toContain('| reward/mean | 0.5000 | 2 |');
+      store.logMetrics(3, { 'reward/mean': 0.75 }); // the writer carries on
+    } finally {
+      store.close();
+    }
+  });
+
   it('refuses a directory that is not a run with a UserError', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'not-a-run-'));
     await expect(writeReport(dir)).rejects.toThrow(/is not a run directory/);
