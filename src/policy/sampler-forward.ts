@@ -23,7 +23,7 @@ import { linear, mlpBlock, type SamplerWeights, standardise } from './sampler-we
 
 export interface KvCache {
   keys: tf.Tensor4D[]; // per layer [R, H, C, hd]
-  values: tf.Tensor4D[]; // per layer [R, H, C, hd]
+  values: tf.Tensor4D[]; // per layer [R, H, hd, C]: transposed, see decodeStep
   /** Columns written so far (the same for every row). */
   length: number;
   /** Padding columns in front of each row. */
