@@ -29,6 +29,7 @@ export const mathCases: MathCase[] = [
     ['7', 'Counting gives 4, then 7, and finally 9.', 0],
     ['\\sqrt{2}', 'The diagonal is $\\sqrt{2}$ units long, I think.', 1],
     ['42', 'The answer is 42.', 1],
+    ['7', 'answer = 7', 1],
     ['42', 'I do not know.', 0, 'no answer found'],
     ['10', '\\fbox{10}', 1],
     ['\\frac{1}{2}', 'Therefore \\boxed{\\dfrac{1}{2}}', 1],
@@ -160,6 +161,7 @@ export const mathCases: MathCase[] = [
     ['5', 'The answer is 5 dollars.', 1],
     ['2', '\\boxed{2 \\text{ ways}}', 1],
     ['500', '\\boxed{500 \\text{ yuan}}', 1],
+    ['45', '\\boxed{45^{\\circ}\\text{C}}', 1],
   ]),
   ...c('percent', [
     ['28\\%', '\\boxed{28\\%}', 1],
@@ -174,6 +176,8 @@ export const mathCases: MathCase[] = [
     ['28\\%', '\\boxed{2.8}', 0],
     ['12.5\\%', '\\boxed{\\frac{1}{8}}', 1],
     ['50%', 'answer: 50%', 1],
+    ['\\frac{1}{6}', '\\boxed{16.6667\\%}', 1],
+    ['\\frac{1}{6}', '\\boxed{16.67\\%}', 0],
   ]),
   ...c('symbolic', [
     ['\\tan^2(y)+1', '\\boxed{\\sec^2(y)}', 1],
@@ -206,6 +210,9 @@ export const mathCases: MathCase[] = [
     ['i', '\\boxed{\\sqrt{-1}}', 1],
     ['-i', '\\boxed{\\sqrt{-1}}', 0],
     ['|x-1|', '\\boxed{|1-x|}', 1],
+    ['0', '\\boxed{x - x}', 1],
+    ['x+1', '\\boxed{\\frac{x^2-1}{x-1}}', 1],
+    ['a', '\\boxed{A}', 0],
   ]),
   ...c('assignments-equations', [
     ['3', '\\boxed{x = 3}', 1],

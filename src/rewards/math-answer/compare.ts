@@ -404,8 +404,14 @@ function exprEqual(
   // `p%` on one side only: accept p and p/100.
   if (exprCore(gold.json, pred.json, options)) return true;
   return gold.percent
-    ? exprCore(['Divide', gold.json, 100], pred.json, options)
-    : exprCore(gold.json, ['Divide', pred.json, 100], options);
+    ? exprCore(hundredth(gold.json), pred.json, options)
+    : exprCore(gold.json, hundredth(pred.json), options);
+}
+
+/** p/100; a decimal literal stays a literal ('16.6667' → 0.166667) so the rounding rule still sees its digits. */
+function hundredth(json: Json): Json {
+  if (typeof json === 'number' && !Number.isInteger(json)) return Number(`${json}e-2`);
+  return ['Divide', json, 100];
 }
 
 function exprCore(a: Json, b: Json, options: CompareOptions): boolean {
@@ -510,7 +516,11 @@ function identity(a: Json, b: Json, variables: string[]): boolean {
     // One side real, the other complex: outside one side's real domain (ln(ab) vs ln a + ln b at a, b < 0).
     if (Math.abs(va[1]) > 1e-12 !== Math.abs(vb[1]) > 1e-12) continue;
     const scale = Math.max(Math.hypot(va[0], va[1]), Math.hypot(vb[0], vb[1]));
-    if (scale < 1e-12) continue; // both ~0 here: no evidence either way
+    if (va[0] === 0 && va[1] === 0 && vb[0] === 0 && vb[1] === 0) {
+      defined++; // both exactly zero (x - x vs 0)
+      continue;
+    }
+    if (scale < 1e-12) continue; // both ~0 here but not exactly: no evidence either way
     if (Math.hypot(va[0] - vb[0], va[1] - vb[1]) > POINT_TOLERANCE * scale) return false;
     defined++;
   }

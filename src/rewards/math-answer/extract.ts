@@ -167,7 +167,7 @@ export function extractCandidates(completion: string, options: ExtractOptions = 
     const phrase = phraseAfter(completion, finalIndex);
     if (phrase && proseWords(phrase) <= 2) candidates.push({ answer: phrase, source: 'final' });
   }
-  const answerIndex = lastMatchIndex(completion, /\banswer\s*(?::|is\b)/gi);
+  const answerIndex = lastMatchIndex(completion, /\banswer\s*(?::|=|is\b)/gi);
   if (answerIndex >= 0) {
     const phrase = phraseAfter(completion, answerIndex);
     // "check my answer: it should …" is prose, not an answer
@@ -241,7 +241,7 @@ export function extractLetters(completion: string, options: ExtractOptions = {})
   if (options.boxedOnly) return null;
   for (const [pattern, source] of [
     [/final answer\s*(?:is|:)/gi, 'final'],
-    [/\banswer\s*(?::|is\b)/gi, 'answer'],
+    [/\banswer\s*(?::|=|is\b)/gi, 'answer'],
   ] as const) {
     const index = lastMatchIndex(completion, pattern);
     if (index >= 0) {

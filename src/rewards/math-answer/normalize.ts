@@ -252,6 +252,7 @@ export function normalizeAnswer(raw: string, options: NormalizeOptions = {}): No
   // Thousands separators that cannot be a list: 1{,}234 and 1\,234 (thin space between digit groups).
   s = s.replace(/(\d)\{,\}(?=\d{3})/g, '$1').replace(/(\d)\\,(?=\d{3}(?!\d))/g, '$1');
   // Degrees: ^\circ, ^{\circ}, \degree and the word 'degrees' go; compute-engine would turn 90^\circ into π/2.
+  s = s.replace(/(?:\^\s*\{?\s*\\circ\s*\}?)\s*(?:\\(?:text|mathrm)\s*\{\s*[CF]\s*\}|[CF](?![a-zA-Z]))/g, ''); // 45^\circ C
   s = s.replace(/\^\s*\{?\s*\\circ\s*\}?/g, '').replace(/\\(?:degree|circ)(?![a-zA-Z])/g, '');
   // Percent: flag and drop.
   let percent = false;
@@ -312,11 +313,11 @@ const MATH_WORDS = new Set([
 
 /** A plain word or phrase ('Evelyn', 'odd', 'no solution'), not a product of single-letter variables. */
 function isWordAnswer(text: string): boolean {
-  if (!/^[A-Za-z][A-Za-z' -]*$/.test(text)) return false;
-  const words = text.split(/[\s-]+/).filter(Boolean);
+  // Letters, with single spaces, hyphens or apostrophes inside a phrase ('no solution', 'x-intercept');
+  // 'x - x' (spaced minus) is mathematics.
+  if (!/^[A-Za-z]+(?:(?: |-|')[A-Za-z]+)*$/.test(text)) return false;
+  const words = text.split(/[ '-]/);
   if (words.some((word) => MATH_WORDS.has(word.toLowerCase()))) return false;
-  // 'xy', 'abc' are products; words of three or more letters with a vowel read as text.
-  return (
-    words.some((word) => word.length >= 3 && /[aeiouy]/i.test(word) && word.length >= 4) || words.length > 1
-  );
+  // A word of three or more letters with a vowel reads as text ('odd', 'Evelyn'); 'xy', 'ab' are products.
+  return words.some((word) => word.length >= 3 && /[aeiouy]/i.test(word));
 }
