@@ -103,4 +103,28 @@ describe('alp-gmm', () => {
     const chosen = selector.select(12, new Rng(3));
     expect(new Set(chosen.map((problem) => problem.task))).toEqual(new Set(['addition', 'modular']));
   });
+
+  it('warm start reuses the previous fit per k and survives a state round trip', () => {
+    const options = { bootstrapEpisodes: 8, fitRate: 8, maxComponents: 3, warmStart: true };
+    const drive = (selector: ReturnType<typeof createAlpGmm>, rng: Rng, from: number, steps: number) => {
+      const ids: string[] = [];
+      for (let step = from; step < from + steps; step++) {
+        const batch = selector.select(4, rng);
+        ids.push(...batch.map((problem) => problem.id));
+        selector.observe(
+          step,
+          batch.map((problem) =>
+            outcome(problem, [step % 2, (problem.params.digits as number) > 1 ? 1 : 0, 1, 0]),
+          ),
+        );
+      }
+      return ids;
+    };
+    const original = createAlpGmm(pool, options);
+    drive(original, new Rng(1), 0, 6);
+    expect((original.state() as { warmFits: unknown[] }).warmFits.length).toBe(2); // k = 2, 3
+    const restored = createAlpGmm(pool, options);
+    restored.load(JSON.parse(JSON.stringify(original.state())));
+    expect(drive(restored, new Rng(2), 6, 6)).toEqual(drive(original, new Rng(2), 6, 6));
+  });
 });

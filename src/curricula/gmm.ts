@@ -23,6 +23,8 @@ export interface GmmFitOptions {
   maxIterations?: number;
   tolerance?: number;
   regularization?: number;
+  /** Start EM from this mixture (same k and dimension) instead of k-means++ seeds (sklearn's warm_start). */
+  initial?: Gmm;
 }
 
 /** Lower-triangular L with L·Lᵀ = matrix; throws when not positive definite. */
@@ -104,6 +106,16 @@ export function fitGmm(
     for (let c = 0; c < k; c++) covariances[c * d * d + j * d + j] = variance + regularization;
   }
   const weights = new Float64Array(k).fill(1 / k);
+  const initial = options.initial;
+  if (initial !== undefined && initial.weights.length === k && initial.means[0]?.length === d) {
+    for (let c = 0; c < k; c++) {
+      weights[c] = initial.weights[c];
+      for (let a = 0; a < d; a++) {
+        means[c * d + a] = initial.means[c][a];
+        for (let b = 0; b < d; b++) covariances[c * d * d + a * d + b] = initial.covariances[c][a][b];
+      }
+    }
+  }
   const responsibilities = new Float64Array(n * k); // [n, k]
   const lowers = new Float64Array(k * d * d); // Cholesky factors, [k, d, d]
   const logNormalisers = new Float64Array(k); // log w_c − ½(d·log 2π + log|Σ_c|)
@@ -203,10 +215,13 @@ export function fitBestGmm(
   kMax: number,
   rng: Rng,
   options: GmmFitOptions = {},
+  /** Warm start: previous fits by k (read and replaced in place); omit for cold starts. */
+  previous?: Map<number, Gmm>,
 ): GmmFit {
   let best: GmmFit | null = null;
   for (let k = kMin; k <= Math.min(kMax, points.length); k++) {
-    const fit = fitGmm(points, k, rng, options);
+    const fit = fitGmm(points, k, rng, { ...options, initial: previous?.get(k) });
+    previous?.set(k, { weights: fit.weights, means: fit.means, covariances: fit.covariances });
     if (best === null || fit.aic < best.aic) best = fit;
   }
   if (best === null)
