@@ -36,7 +36,7 @@ describe('wasm runtime', () => {
     tf.dispose([x, ids, sum]);
   });
 
-  it('slices and splits like the cpu backend (copy-free Slice, SplitV, Identity)', async () => {
+  it('slices, splits and gathers like the cpu backend (patched Slice, SplitV, Identity, GatherV2)', async () => {
     const compute = () =>
       tf.tidy(() => {
         const x = tf.tensor(randomArray(3 * 4 * 5 * 6, 4), [3, 4, 5, 6]);
@@ -54,17 +54,24 @@ describe('wasm runtime', () => {
           ...tf.split(x, [2, 4], 3),
           ...tf.split(ids, 3, 0),
           tf.clone(x),
+          tf.gather(x, tf.tensor2d([2, 0, 2, 1], [2, 2], 'int32')),
+          tf.gather(x, tf.tensor1d([3, 3, 0], 'int32'), 1),
+          tf.gather(ids, tf.tensor1d([4, 1], 'int32'), 2),
         ];
         return pieces.map((piece) => Float32Array.from(piece.dataSync()));
       });
     const [wasm, cpu] = await onBothBackends(compute);
-    expect(wasm).toHaveLength(13);
+    expect(wasm).toHaveLength(16);
     for (let i = 0; i < wasm.length; i++) expect(wasm[i]).toEqual(cpu[i]);
     // Gradients flow back through slices (their gradient is a pad) on the patched backend.
     const x = tf.tensor2d([1, 2, 3, 4, 5, 6], [2, 3]);
     const gradient = tf.grad((input: tf.Tensor) => tf.sum(tf.slice(input, [0, 1], [2, 2])))(x);
     expect(Array.from(gradient.dataSync())).toEqual([0, 1, 1, 0, 1, 1]);
     tf.dispose([x, gradient]);
+    const table = tf.tensor2d([1, 2, 3, 4], [2, 2]);
+    const outOfRange = tf.tensor1d([0, 2], 'int32');
+    expect(() => tf.gather(table, outOfRange)).toThrow(/index value 2 is not in \[0, 1\]/);
+    tf.dispose([table, outOfRange]);
   });
 
   it('matches the cpu backend on every matmul variant, batched and not, with and without slicing', async () => {

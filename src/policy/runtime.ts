@@ -3,7 +3,7 @@
 //
 // The wasm kernels are patched as described in wasm-kernels.ts: the two fixes of
 // reference/verifiers-and-ml.md §3 (UnsortedSegmentSum; transpose-free BatchMatMul), batched matmuls
-// run slice by slice through XNNPACK, and copy-free Identity, Slice and SplitV.
+// run slice by slice through XNNPACK, copy-free Identity, and faster Slice, SplitV and GatherV2.
 //
 // Threads: tfjs-backend-wasm runs single-threaded under Node (tfjs issue #3830), so we do not try.
 import { createRequire } from 'node:module';
@@ -16,6 +16,7 @@ import {
   bindWasmBatchMatMul,
   identity,
   type KernelArgs,
+  makeGather,
   makeSlice,
   makeSplitV,
   sameBatch,
@@ -82,6 +83,7 @@ function patchWasmKernels(): void {
   replaceKernel('Identity', () => identity);
   replaceKernel('Slice', makeSlice);
   replaceKernel('SplitV', makeSplitV);
+  replaceKernel('GatherV2', makeGather);
 
   const original = tf.getKernel('BatchMatMul', 'wasm');
   const transpose = tf.getKernel('Transpose', 'wasm');
