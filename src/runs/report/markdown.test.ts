@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { comparisonMarkdown } from './eval-comparison.ts';
 import { configSection, fence, samplesSection } from './markdown.ts';
-import { chartSpec, MAX_POINTS } from './plot.ts';
 
 describe('report Markdown pieces', () => {
   it('shows the first n samples, clips long text and drops trailing newlines', () => {
@@ -72,43 +71,5 @@ describe('report Markdown pieces', () => {
       '| a\\|b | 1 | 0.200 | 0.200 | 0.000 |',
       '| c | 2 | — | 0.500 | — |',
     ]);
-  });
-});
-
-describe('chartSpec', () => {
-  it('drops non-finite points and gives a flat line a range instead of a single value', () => {
-    const spec = chartSpec({
-      title: 't',
-      yLabel: 'y',
-      series: [
-        {
-          name: 'kl',
-          points: [
-            [1, 0],
-            [2, Number.NaN],
-            [3, 0],
-          ],
-        },
-      ],
-    }) as unknown as { data: { values: unknown[] }; encoding: { y: { scale: unknown } } };
-    expect(spec.data.values).toEqual([
-      { step: 1, value: 0, series: 'kl' },
-      { step: 3, value: 0, series: 'kl' },
-    ]);
-    expect(spec.encoding.y.scale).toEqual({ domain: [0, 1] });
-  });
-
-  it('thins long curves to at most MAX_POINTS points, keeping the first and the last', () => {
-    const points = Array.from({ length: 2 * MAX_POINTS + 1 }, (_, step): [number, number] => [
-      step,
-      step / 10,
-    ]);
-    const spec = chartSpec({ title: 't', yLabel: 'y', series: [{ name: 's', points }] }) as unknown as {
-      data: { values: { step: number }[] };
-    };
-    const steps = spec.data.values.map((value) => value.step);
-    expect(steps.length).toBeLessThanOrEqual(MAX_POINTS + 1);
-    expect(steps.slice(0, 3)).toEqual([0, 3, 6]);
-    expect(steps.at(-1)).toBe(2 * MAX_POINTS);
   });
 });

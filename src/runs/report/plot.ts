@@ -35,6 +35,8 @@ const PANEL_HEIGHT = 90;
 const LABEL_LIMIT = 480;
 // Long runs: at most this many points per curve, so an SVG stays a few hundred kB.
 export const MAX_POINTS = 1000;
+// Curves longer than this are drawn smoothed (trailing mean) over their faint raw values.
+export const SMOOTH_ABOVE = 100;
 
 /** Renders the series as an SVG line chart (steps on x). */
 export async function lineChart(options: LineChartOptions): Promise<string> {
@@ -56,7 +58,7 @@ export function chartSpec(options: LineChartOptions): TopLevelSpec {
   );
   const mostPoints = Math.max(0, ...options.series.map((series) => series.points.length));
   // Dots keep sparse curves (evaluations every N steps, a single point) visible.
-  const mark = { type: 'line', point: mostPoints <= 60 ? { size: 18 } : false, strokeWidth: 1.6 } as const;
+  const line = { type: 'line', point: mostPoints <= 60 ? { size: 18 } : false, strokeWidth: 1.6 } as const;
   const x = {
     field: 'step',
     type: 'quantitative',
@@ -76,15 +78,43 @@ export function chartSpec(options: LineChartOptions): TopLevelSpec {
         : { domain: names, scheme: 'tableau20' },
     sort: names,
   } as const;
+  // Long, noisy curves (per-step reward, entropy): the raw values faintly, and over them the mean of
+  // the trailing `window` points of each series.
+  const window =
+    mostPoints > SMOOTH_ABOVE ? Math.max(5, Math.round(Math.min(mostPoints, MAX_POINTS) / 50)) : 0;
+  const layers = (encoding: Record<string, unknown>) =>
+    window === 0
+      ? { mark: line, encoding }
+      : {
+          layer: [
+            { mark: { type: 'line', strokeWidth: 1, opacity: 0.3 }, encoding },
+            {
+              transform: [
+                {
+                  window: [{ op: 'mean', field: 'value', as: 'smoothed' }],
+                  frame: [-(window - 1), 0],
+                  groupby: ['series'],
+                  sort: [{ field: 'step' }],
+                },
+              ],
+              mark: { type: 'line', strokeWidth: 1.8 },
+              encoding: { ...encoding, y: { ...(encoding.y as object), field: 'smoothed' } },
+            },
+          ],
+        };
+  const title =
+    window === 0
+      ? options.title
+      : { text: options.title, subtitle: `faint: every value; bold: mean of the last ${window} points` };
   const config = {
     font: 'sans-serif',
-    legend: { labelLimit: LABEL_LIMIT, orient: 'bottom', columns: 2, symbolType: 'stroke' },
+    legend: { labelLimit: LABEL_LIMIT, orient: 'bottom', columns: 2, symbolType: 'stroke', symbolOpacity: 1 },
     header: { labelLimit: LABEL_LIMIT },
     view: { stroke: '#ddd' },
   } as const;
   if (options.panels) {
     return {
-      title: options.title,
+      title,
       data: { values },
       facet: {
         row: {
@@ -97,20 +127,18 @@ export function chartSpec(options: LineChartOptions): TopLevelSpec {
       spec: {
         width: WIDTH,
         height: PANEL_HEIGHT,
-        mark,
-        encoding: { x, y: { ...y, title: null }, color: { ...color, legend: null } },
+        ...layers({ x, y: { ...y, title: null }, color: { ...color, legend: null } }),
       },
       resolve: { scale: { y: 'independent' } },
       config,
     } as TopLevelSpec;
   }
   return {
-    title: options.title,
+    title,
     width: WIDTH,
     height: HEIGHT,
     data: { values },
-    mark,
-    encoding: { x, y, color: { ...color, title: null } },
+    ...layers({ x, y, color: { ...color, title: null } }),
     config,
   } as TopLevelSpec;
 }
