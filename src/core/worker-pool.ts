@@ -15,8 +15,8 @@
 // Loading tsx plus the module takes a few hundred ms per worker; the pool counts task timeouts only from
 // the moment a worker has said it is ready.
 //
-// Idle workers are unref'd so that a pool nobody closed does not keep the process alive; busy ones are ref'd
-// so that an awaited task cannot be abandoned by the process exiting. Still call close() when done.
+// Idle workers are unref'd so that a pool nobody closed does not keep the process alive; busy and starting
+// ones are ref'd so that an awaited task cannot be abandoned by the process exiting. Still call close().
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { parentPort, type ResourceLimits, Worker } from 'node:worker_threads';
@@ -177,7 +177,6 @@ export class WorkerPool<TTask, TResult> {
       nextId: 0,
       dead: false,
     };
-    worker.unref();
     worker.on('message', (message: WorkerMessage) => this.onMessage(slot, message));
     worker.on('error', (error: Error) =>
       this.onFailure(slot, new WorkerCrashError(`worker crashed: ${error.message}`)),
@@ -196,6 +195,8 @@ export class WorkerPool<TTask, TResult> {
     if (slot.dead) return;
     if (message.type === 'ready') {
       slot.ready = true;
+      // A starting worker keeps the process alive (tasks may be queued for it); a ready, idle one does not.
+      slot.worker.unref();
       if (slot.startupTimer) clearTimeout(slot.startupTimer);
       slot.startupTimer = null;
       this.dispatch();
