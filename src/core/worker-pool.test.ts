@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureTask } from './worker-pool.test-worker.ts';
 import {
@@ -87,6 +88,22 @@ describe('WorkerPool', () => {
     await expect(shared.run({ kind: 'throw', message: 'bad input' })).rejects.toThrow('bad input');
     await expect(shared.run({ kind: 'exit' })).rejects.toBeInstanceOf(WorkerCrashError);
     expect(await shared.run({ kind: 'echo', value: 5 })).toBe(10);
+  });
+
+  it('does not keep a plain `node --import tsx` process alive once idle, even unclosed', () => {
+    const moduleUrl = new URL('./worker-pool.ts', import.meta.url).href;
+    const script = [
+      `import { WorkerPool } from '${moduleUrl}';`,
+      `const pool = new WorkerPool(new URL('${workerUrl.href}'), { size: 2, timeoutMs: 5000 });`,
+      `console.log(await pool.run({ kind: 'echo', value: 21 }));`,
+    ].join('\n');
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 45_000,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('42');
+    expect(result.status).toBe(0);
   });
 
   it('rejects queued work on close and refuses new work', async () => {
