@@ -78,6 +78,6 @@ function registerPolicyBench(bench: Command): void {
 const benchSubcommands: ((bench: Command) => void)[] = [registerPolicyBench];
 
 export function register(program: Command): void {
-  const bench = program.command('bench').description('performance benchmarks (see `curricula bench --help`)');
+  const bench = program.command('bench').description('performance benchmarks, one subcommand each (policy)');
   for (const registerSubcommand of benchSubcommands) registerSubcommand(bench);
 }
