@@ -10,14 +10,15 @@ export function buildProgram(): Command {
     .name('curricula')
     .description('Reinforcement fine-tuning lab for reasoning language models')
     .option('--debug', 'print stack traces on errors')
-    .showHelpAfterError();
+    .showHelpAfterError('(run with --help for usage)')
+    // Before registering: subcommands copy this setting when they are created.
+    .exitOverride();
   for (const register of commands) register(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
   } catch (error) {
