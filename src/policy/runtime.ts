@@ -50,6 +50,15 @@ export function setSlicedBatchMatMul(enabled: boolean): void {
  * (tests use this to compare wasm and cpu). Tensors made on one backend must not be used on the other.
  */
 export async function initRuntime(backend: RuntimeBackend = 'wasm'): Promise<void> {
+  // Calls are serialised so that concurrent callers never interleave a backend switch.
+  const next = initialisation.then(() => switchBackend(backend));
+  initialisation = next.catch(() => undefined);
+  return next;
+}
+
+let initialisation: Promise<void> = Promise.resolve();
+
+async function switchBackend(backend: RuntimeBackend): Promise<void> {
   if (activeBackend === backend && tf.getBackend() === backend) return;
   // PROD silences the "install tfjs-node" banner of the cpu backend; it changes no numerics.
   tf.env().set('PROD', true);
