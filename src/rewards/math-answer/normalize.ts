@@ -252,6 +252,11 @@ export function normalizeAnswer(raw: string, options: NormalizeOptions = {}): No
   // Thousands separators that cannot be a list: 1{,}234 and 1\,234 (thin space between digit groups).
   s = s.replace(/(\d)\{,\}(?=\d{3})/g, '$1').replace(/(\d)\\,(?=\d{3}(?!\d))/g, '$1');
   // Degrees: ^\circ, ^{\circ}, \degree and the word 'degrees' go; compute-engine would turn 90^\circ into π/2.
+  // Inside trig functions degrees mean an angle: \sin 30^\circ → \sin(\frac{30\pi}{180}).
+  s = s.replace(
+    /\\(sin|cos|tan|sec|csc|cot)\s*(?:\(\s*)?(\d+(?:\.\d+)?)\s*\^\s*\{?\s*\\circ\s*\}?(?:\s*\))?/g,
+    (_, trig, degrees) => `\\${trig}(\\frac{${degrees}\\pi}{180})`,
+  );
   s = s.replace(/(?:\^\s*\{?\s*\\circ\s*\}?)\s*(?:\\(?:text|mathrm)\s*\{\s*[CF]\s*\}|[CF](?![a-zA-Z]))/g, ''); // 45^\circ C
   s = s.replace(/\^\s*\{?\s*\\circ\s*\}?/g, '').replace(/\\(?:degree|circ)(?![a-zA-Z])/g, '');
   // Percent: flag and drop.
