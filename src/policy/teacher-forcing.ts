@@ -47,22 +47,23 @@ export function padBatch(
 }
 
 /**
- * Splits item indices into consecutive groups whose padded size (count × longest length) stays within
- * `tokenBudget`; a single item longer than the budget gets a group of its own.
+ * Groups item indices into micro-batches whose padded size (rows × longest length) stays within
+ * `tokenBudget`. Items are taken longest first, so that sequences of similar length share a batch and
+ * little compute goes to padding; a single item longer than the budget gets a group of its own.
+ * Deterministic: ties keep input order.
  */
 export function microBatches(lengths: readonly number[], tokenBudget: number): number[][] {
+  const order = lengths.map((_, i) => i).sort((a, b) => lengths[b] - lengths[a] || a - b);
   const groups: number[][] = [];
   let current: number[] = [];
   let longest = 0;
-  for (let i = 0; i < lengths.length; i++) {
-    const nextLongest = Math.max(longest, lengths[i]);
-    if (current.length > 0 && (current.length + 1) * nextLongest > tokenBudget) {
+  for (const index of order) {
+    if (current.length > 0 && (current.length + 1) * longest > tokenBudget) {
       groups.push(current);
       current = [];
-      longest = 0;
     }
-    current.push(i);
-    longest = Math.max(longest, lengths[i]);
+    if (current.length === 0) longest = lengths[index];
+    current.push(index);
   }
   if (current.length > 0) groups.push(current);
   return groups;
