@@ -52,8 +52,12 @@ export function bindWasmBatchMatMul(backend: unknown): WasmBatchMatMul {
   ]);
 }
 
-/** Tensor ids for zero-copy views; tfjs counts up from 1, we count down from −1 so they never collide. */
+/**
+ * Tensor ids for zero-copy views; tfjs counts up from 1, we count down from −1 so they never collide.
+ * Each view is unregistered right after use, so ids may be reused: wrap around long before 32-bit limits.
+ */
 let nextViewId = -1;
+const lowestViewId = -(2 ** 30);
 
 /**
  * out[i] = a[i] @ b[i] for every batch index i, without transposes. a: [..., m, k], b: [..., k, n] with
@@ -82,6 +86,7 @@ export function batchedMatMulBySlices(
   const aShapeBytes = new Uint8Array(new Int32Array([1, m, k]).buffer);
   const bShapeBytes = new Uint8Array(new Int32Array([1, k, n]).buffer);
   const registry = backend.wasm.tfjs;
+  if (nextViewId - 3 * batch < lowestViewId) nextViewId = -1;
   for (let i = 0; i < batch; i++) {
     const aId = nextViewId--;
     const bId = nextViewId--;
