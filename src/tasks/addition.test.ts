@@ -3,9 +3,9 @@ import { Rng } from '../core/rng.ts';
 import { addition, additionProblem, additionTrace } from './addition.ts';
 
 describe('addition', () => {
-  it('writes the hand-checked trace for 758+67', () => {
+  it('writes the hand-checked trace for 758+67 (prompt zero-padded to equal widths)', () => {
     const problem = additionProblem('758', '67');
-    expect(problem.prompt).toBe('758+67\n');
+    expect(problem.prompt).toBe('758+067\n');
     expect(problem.solution).toBe('8+7+0=15\n5+6+1=12\n7+0+1=08\nA:825');
     expect(problem.answer).toBe('825');
     expect(problem.difficulty).toBe(3);

@@ -1,7 +1,8 @@
 // Addition of two non-negative integers with a column-wise worked solution (least-significant column
 // first, explicit carries), designed to be easy for a tiny char-level transformer to imitate.
 //
-// Prompt:   `758+67\n`
+// Prompt:   `758+067\n`   (the shorter operand is zero-padded to the longer one's width, so column i of the
+//                          trace reads the same character offset in both operands)
 // Solution: `8+7+0=15\n5+6+1=12\n7+0+1=08\nA:825`   (one column per line, like every task's steps)
 // Each column i (from the right) is `a+b+c=tu`: a and b are the operands' i-th digits (0 when an operand
 // is shorter), c the carry into the column, and `tu` the column sum as two digits (t = carry out,
@@ -60,10 +61,11 @@ function digitFromRight(number: string, index: number): number {
 /** An addition problem from two operands given as decimal strings. */
 export function additionProblem(left: string, right: string): Problem {
   const { columns, sum } = additionTrace(left, right);
+  const width = Math.max(left.length, right.length);
   return makeProblem({
     task: name,
-    difficulty: Math.max(left.length, right.length),
-    prompt: `${left}+${right}\n`,
+    difficulty: width,
+    prompt: `${left.padStart(width, '0')}+${right.padStart(width, '0')}\n`,
     answer: sum,
     solution: `${columns.join('\n')}\nA:${sum}`,
     params: { digits: Math.max(left.length, right.length), digitsA: left.length, digitsB: right.length },
@@ -97,7 +99,7 @@ export const addition: Task = {
       knob(params.digitsB, 1, maxDigits, 1),
     );
   },
-  // prompt 2d+2 (`a+b\n`), solution 9d-1 (d columns of 8 and d-1 newlines) + 3 (`\nA:`) + d+1 (sum), BOS and EOS: 12d+7
+  // prompt 2d+2 (`a+b\n`, both padded to d digits), solution 9d-1 (d columns of 8 and d-1 newlines) + 3 (`\nA:`) + d+1 (sum), BOS and EOS: 12d+7
   maxSequenceTokens: (level) => 12 * level + 7,
   verify: verifyExactAnswer,
   extractAnswer: extractAnswerLine,
