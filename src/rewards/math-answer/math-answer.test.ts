@@ -135,11 +135,12 @@ describe('math-answer reward (worker pool)', () => {
       expect(results[1].reward).toBe(0);
       expect(results[1].reason).toMatch(/^(timeout|error: )/);
       expect(results[2].reward).toBe(1);
-      // Deep nesting overflows compute-engine's recursive parser: an error verdict, not a crash.
+      // Deep nesting may overflow compute-engine's recursive parser (depending on the stack left): an error
+      // verdict then, never a crash; when it does parse, it is simply wrong (x ≠ y).
       const deep = `\\boxed{${'('.repeat(1900)}x${')'.repeat(1900)}}`;
-      const [nested] = await fast.score([{ problem: problem('x'), completion: deep }]);
+      const [nested] = await fast.score([{ problem: problem('y'), completion: deep }]);
       expect(nested.reward).toBe(0);
-      expect(nested.reason).toMatch(/^(timeout|error: )/);
+      expect(nested.reason).toMatch(/^(timeout|error: |wrong: )/);
       const [after] = await fast.score([{ problem: problem('\\frac12'), completion: '\\boxed{0.5}' }]);
       expect(after.reward).toBe(1);
     } finally {
@@ -174,6 +175,7 @@ describe('math-answer reward (worker pool)', () => {
     expect(await mathEquivalent('\\frac{1}{2}', '0.5', options)).toBe(true);
     expect(await mathEquivalent('x^2-1', '(x-1)(x+1)', options)).toBe(true);
     expect(await mathEquivalent('\\frac{1}{2}', '\\frac{1}{3}', options)).toBe(false);
+    expect(await mathEquivalent('\\{1, 2\\}', '\\boxed{2, 1}', options)).toBe(true);
     expect(mathAnswerKey('thus \\boxed{\\dfrac{1}{2}}')).toBe(mathAnswerKey('\\boxed{\\frac{1}{2} }'));
     expect(mathAnswerKey('\\boxed{1{,}000}')).toBe('1000');
     expect(mathAnswerKey('no answer here')).toBeNull();

@@ -171,7 +171,10 @@ function judgeChoice(choice: GoldChoice, task: VerifyTask & { kind: 'verify' }):
 
 /** The worker's entry point. */
 export function verifyTask(task: VerifyTask): WorkerVerdict {
-  if (task.kind === 'equivalent') return judge(task.gold, task.answer, task.relTol);
+  if (task.kind === 'equivalent') {
+    const boxes = findBoxes(task.answer);
+    return judge(task.gold, boxes.length > 0 ? boxes[boxes.length - 1].content : task.answer, task.relTol);
+  }
   const reference = goldEntry(task.gold);
   if (reference.choice) return judgeChoice(reference.choice, task);
   return judgeCandidates(task.gold, task);
