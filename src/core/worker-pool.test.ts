@@ -62,11 +62,11 @@ describe('WorkerPool', () => {
   });
 
   it('pipelines tasks but times each from its own start, re-sending the ones queued behind a timeout', async () => {
-    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 1, timeoutMs: 400, pipeline: 4 });
+    pool = new WorkerPool<FixtureTask, number>(workerUrl, { size: 1, timeoutMs: 600, pipeline: 4 });
     await pool.run({ kind: 'echo', value: 0 }); // wait for the worker to load
     const settled = await pool.runAll([
-      { kind: 'spin', ms: 250 },
-      { kind: 'spin', ms: 250 }, // 500 ms after dispatch, but only 250 ms after it starts: no timeout
+      { kind: 'spin', ms: 350 },
+      { kind: 'spin', ms: 350 }, // ends 700 ms after dispatch, but only 350 ms after it starts: no timeout
       { kind: 'spin', ms: 60_000 },
       { kind: 'echo', value: 4 },
       { kind: 'echo', value: 5 },
