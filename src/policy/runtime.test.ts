@@ -77,12 +77,14 @@ describe('wasm runtime', () => {
   it('matches the cpu backend on every matmul variant, batched and not, with and without slicing', async () => {
     const compute = () =>
       tf.tidy(() => {
-        const a = tf.tensor(randomArray(2 * 3 * 5 * 7, 1), [2, 3, 5, 7]);
-        const b = tf.tensor(randomArray(2 * 3 * 7 * 5, 2), [2, 3, 7, 5]);
-        const c = tf.tensor(randomArray(2 * 3 * 5 * 7, 3), [2, 3, 5, 7]);
-        const flatA = tf.reshape(a, [30, 7]);
-        const flatC = tf.reshape(c, [30, 7]);
+        const a = tf.tensor(randomArray(2 * 3 * 9 * 8, 1), [2, 3, 9, 8]);
+        const b = tf.tensor(randomArray(2 * 3 * 8 * 9, 2), [2, 3, 8, 9]);
+        const c = tf.tensor(randomArray(2 * 3 * 9 * 8, 3), [2, 3, 9, 8]);
+        const flatA = tf.reshape(a, [54, 8]);
+        const flatC = tf.reshape(c, [54, 8]);
+        const fewRows = tf.tensor(randomArray(6 * 2 * 8, 5), [6, 2, 8]); // 2 rows per slice: stock kernel
         const results = [
+          tf.matMul(fewRows as tf.Tensor3D, tf.reshape(b, [6, 8, 9]) as tf.Tensor3D),
           tf.matMul(a as tf.Tensor4D, b as tf.Tensor4D),
           tf.matMul(a as tf.Tensor4D, c as tf.Tensor4D, false, true),
           tf.matMul(a as tf.Tensor4D, c as tf.Tensor4D, true, false),
@@ -96,7 +98,7 @@ describe('wasm runtime', () => {
       setSlicedBatchMatMul(sliced);
       const callsBefore = slicedBatchMatMulCount();
       const [wasm, cpu] = await onBothBackends(compute);
-      // The four batched products take the per-slice XNNPACK path exactly when it is switched on.
+      // The four batched products with ≥ 8 rows take the per-slice XNNPACK path exactly when it is on.
       expect(slicedBatchMatMulCount() - callsBefore).toBe(sliced ? 4 : 0);
       for (let i = 0; i < wasm.length; i++) expect(maxAbsDifference(wasm[i], cpu[i])).toBeLessThan(1e-5);
     }

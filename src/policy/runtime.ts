@@ -32,6 +32,8 @@ let kernelsPatched = false;
 let wasmPathsSet = false;
 let activeBackend: RuntimeBackend | undefined;
 let slicedBatchMatMul = true;
+/** Batched matmuls with fewer rows per slice than this keep the stock kernel. */
+const minimumSliceRows = 8;
 /** How many batched matmuls took the per-slice XNNPACK path (lets tests check that it is reached). */
 let slicedBatchMatMulCalls = 0;
 
@@ -124,9 +126,12 @@ function patchWasmKernels(): void {
       if (attrs.transposeA) a = swapLastTwo(a);
       if (attrs.transposeB) b = swapLastTwo(b);
       let out: tf.TensorInfo;
+      // Per slice the XNNPACK call costs ~30 µs of setup, so it pays off only from 8 rows on (measured:
+      // at 256 slices of [m, 32] @ [32, 128], m = 1: 2.8 ms stock vs 10.6 sliced; m = 8: 15.6 vs 11.9).
       if (
         slicedBatchMatMul &&
         a.dtype === 'float32' &&
+        a.shape[a.shape.length - 2] >= minimumSliceRows &&
         sameBatch(a.shape, b.shape) &&
         batchSize(a.shape) > 1
       ) {
