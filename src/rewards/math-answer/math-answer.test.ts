@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { rewards } from '../index.ts';
+import { benchMix } from './bench.ts';
 import { echoCases, type MathCase, mathCases } from './cases.ts';
 import { extractAnswer } from './extract.ts';
 import {
@@ -60,6 +61,17 @@ describe('math-answer cases (in-thread)', () => {
   it('relTol widens or narrows the float rule', () => {
     expect(verifySync('\\pi', '\\boxed{3.1416}').correct).toBe(false);
     expect(verifySync('\\pi', '\\boxed{3.1416}', { relTol: 1e-4 }).correct).toBe(true);
+  });
+
+  it('benchmark mix is reproducible and gradeable in-thread', () => {
+    const mix = benchMix(200, 3);
+    expect(benchMix(200, 3)).toEqual(mix);
+    const correct = mix.filter(
+      (task) => task.kind === 'verify' && verifySync(task.gold, task.completion).correct,
+    );
+    // about 60% of the answered 90% are right
+    expect(correct.length / mix.length).toBeGreaterThan(0.4);
+    expect(correct.length / mix.length).toBeLessThan(0.7);
   });
 
   it('extracts by priority', () => {
