@@ -16,30 +16,28 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../core/errors.ts';
 import type { Datum } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { type ModelConfig, parameterCount } from '../policy/model-config.ts';
+import {
+  type PolicyBenchConfigName,
+  policyBenchConfigs,
+  policyBenchTargets,
+} from './policy-bench-configs.ts';
+
+export {
+  type PolicyBenchConfigName,
+  parseBenchConfigs,
+  policyBenchConfigs,
+  policyBenchTargets,
+} from './policy-bench-configs.ts';
+
 import { initRuntime } from '../policy/runtime.ts';
 import { sampleWithKvCache } from '../policy/sampler.ts';
 import { CharTokenizer } from '../policy/tokenizer.ts';
 
 /** Model sizes of the benchmark (vocabulary 64, as the suite's character vocabulary). */
-export const policyBenchConfigs = {
-  small: { vocabSize: 64, dModel: 64, layers: 2, heads: 4, contextLength: 64 },
-  base: { vocabSize: 64, dModel: 128, layers: 4, heads: 4, contextLength: 128 },
-} as const satisfies Record<string, ModelConfig>;
-
-export type PolicyBenchConfigName = keyof typeof policyBenchConfigs;
-
-/** The targets the project set for the `base` size on a 2-core laptop. */
-export const policyBenchTargets = {
-  baseTrainTokensPerSecond: 1200,
-  sampleTokensPerSecond: 5000,
-  peakRssMB: 2048,
-};
-
 export interface PolicyBenchOptions {
   configs: PolicyBenchConfigName[];
   /** Timed repetitions per measurement; the median is reported. */
@@ -280,19 +278,6 @@ export const fmt = (value: number) =>
   value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1);
 
 /** Validates size names (UserError listing the known ones). */
-export function parseBenchConfigs(list: string): PolicyBenchConfigName[] {
-  const names = list
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  const known = Object.keys(policyBenchConfigs);
-  for (const name of names)
-    if (!known.includes(name))
-      throw new UserError(`unknown bench config '${name}'; known: ${known.join(', ')}`);
-  if (names.length === 0) throw new UserError(`--configs is empty; known: ${known.join(', ')}`);
-  return names as PolicyBenchConfigName[];
-}
-
 export async function runPolicyBench(options: PolicyBenchOptions): Promise<PolicyBenchResult> {
   await initRuntime('wasm');
   const loadAverageStart = os.loadavg();

@@ -1,8 +1,7 @@
 // `curricula bench <what>`: performance benchmarks. Each benchmark is a subcommand registered from
 // `benchSubcommands`; add `bench train`, `bench rewards`, … by appending a register function there.
 import type { Command } from 'commander';
-import { formatPolicyBench } from '../../bench/format-policy-bench.ts';
-import { parseBenchConfigs, policyBenchConfigs, runPolicyBench } from '../../bench/policy-bench.ts';
+import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-configs.ts';
 import { UserError } from '../../core/errors.ts';
 
 const positiveInteger = (name: string) => (value: string) => {
@@ -60,6 +59,8 @@ function registerPolicyBench(bench: Command): void {
     .option('--no-torch', 'skip the PyTorch baseline')
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
     .action(async (options) => {
+      const { runPolicyBench } = await import('../../bench/policy-bench.ts');
+      const { formatPolicyBench } = await import('../../bench/format-policy-bench.ts');
       const result = await runPolicyBench({
         configs: parseBenchConfigs(options.configs),
         repeats: options.repeats,

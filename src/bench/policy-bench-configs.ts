@@ -1,0 +1,31 @@
+// The model sizes and targets of `curricula bench policy`, kept apart from the benchmark itself so the
+// CLI can list them without loading the tensor runtime.
+import { UserError } from '../core/errors.ts';
+import type { ModelConfig } from '../policy/model-config.ts';
+
+export const policyBenchConfigs = {
+  small: { vocabSize: 64, dModel: 64, layers: 2, heads: 4, contextLength: 64 },
+  base: { vocabSize: 64, dModel: 128, layers: 4, heads: 4, contextLength: 128 },
+} as const satisfies Record<string, ModelConfig>;
+
+export type PolicyBenchConfigName = keyof typeof policyBenchConfigs;
+
+/** The targets the project set for the `base` size on a 2-core laptop. */
+export const policyBenchTargets = {
+  baseTrainTokensPerSecond: 1200,
+  sampleTokensPerSecond: 5000,
+  peakRssMB: 2048,
+};
+
+export function parseBenchConfigs(list: string): PolicyBenchConfigName[] {
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const known = Object.keys(policyBenchConfigs);
+  for (const name of names)
+    if (!known.includes(name))
+      throw new UserError(`unknown bench config '${name}'; known: ${known.join(', ')}`);
+  if (names.length === 0) throw new UserError(`--configs is empty; known: ${known.join(', ')}`);
+  return names as PolicyBenchConfigName[];
+}
