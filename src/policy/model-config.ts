@@ -22,7 +22,7 @@ export type ModelConfig = z.infer<typeof modelConfigSchema>;
 /** Sizes without the vocabulary; `base` is the size the throughput target (≥ 1,200 tokens/s) refers to. */
 export const modelPresets = {
   tiny: { dModel: 32, layers: 2, heads: 2, contextLength: 64 },
-  small: { dModel: 64, layers: 2, heads: 4, contextLength: 128 },
+  small: { dModel: 64, layers: 2, heads: 4, contextLength: 64 },
   base: { dModel: 128, layers: 4, heads: 4, contextLength: 128 },
   large: { dModel: 256, layers: 4, heads: 8, contextLength: 256 },
 } as const satisfies Record<string, Omit<ModelConfig, 'vocabSize'>>;
