@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { learningRateAt, parseLearningRateSchedule } from './lr-schedule.ts';
 import { AdamW } from './optimizer.ts';
 import { initRuntime, tf } from './runtime.ts';
 
@@ -106,28 +105,5 @@ describe('AdamW', () => {
       tf.dispose([...run.params.values()]);
     }
     restored.dispose();
-  });
-});
-
-describe('learning-rate schedules', () => {
-  it('warms up linearly, then decays by cosine or linearly to the minimum', () => {
-    const cosine = parseLearningRateSchedule({
-      kind: 'cosine',
-      learningRate: 1,
-      warmupSteps: 10,
-      totalSteps: 110,
-      minLearningRate: 0.1,
-    });
-    expect(learningRateAt(cosine, 1)).toBeCloseTo(0.1);
-    expect(learningRateAt(cosine, 10)).toBeCloseTo(1);
-    expect(learningRateAt(cosine, 60)).toBeCloseTo(0.55); // halfway: 0.1 + 0.9 · 0.5
-    expect(learningRateAt(cosine, 110)).toBeCloseTo(0.1);
-    expect(learningRateAt(cosine, 500)).toBeCloseTo(0.1);
-    const linear = parseLearningRateSchedule({ kind: 'linear', learningRate: 2, totalSteps: 4 });
-    expect([1, 2, 3, 4].map((step) => learningRateAt(linear, step))).toEqual([1.5, 1, 0.5, 0]);
-    expect(learningRateAt(parseLearningRateSchedule({ learningRate: 3e-4 }), 1000)).toBe(3e-4);
-    expect(() => parseLearningRateSchedule({ kind: 'cosine', learningRate: 1 })).toThrow(
-      /totalSteps is required/,
-    );
   });
 });
