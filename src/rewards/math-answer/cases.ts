@@ -30,6 +30,8 @@ export const mathCases: MathCase[] = [
     ['\\sqrt{2}', 'The diagonal is $\\sqrt{2}$ units long, I think.', 1],
     ['42', 'The answer is 42.', 1],
     ['7', 'answer = 7', 1],
+    ['5', 'Maybe 5', 1],
+    ['\\text{Evelyn}', 'Evelyn', 1],
     ['42', 'I do not know.', 0, 'no answer found'],
     ['10', '\\fbox{10}', 1],
     ['\\frac{1}{2}', 'Therefore \\boxed{\\dfrac{1}{2}}', 1],

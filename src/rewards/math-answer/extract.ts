@@ -135,11 +135,14 @@ function proseWords(text: string): number {
   return words?.length ?? 0;
 }
 
-/** One short line with at most one English word: '\frac{1}{2}', 'x = 3', 'Evelyn'. */
+/** One short line that is all mathematics or all words: '\frac{1}{2}', 'x = 3', 'Evelyn'. */
 function isBareAnswer(text: string): boolean {
   const trimmed = text.trim();
   if (trimmed === '' || trimmed.length > 120 || trimmed.includes('\n')) return false;
-  return proseWords(trimmed) <= 1;
+  const words = proseWords(trimmed);
+  // mathematics without words ('x = 3'), or a short phrase of words only ('Evelyn', 'no solution');
+  // 'Maybe 5' is neither (its last number is the answer)
+  return words === 0 || (/^[A-Za-z][A-Za-z '-]*$/.test(trimmed) && words <= 3);
 }
 
 export interface ExtractOptions {
