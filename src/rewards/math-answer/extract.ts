@@ -5,12 +5,14 @@
 //   2. "final answer is …" (Minerva's "Final Answer: The final answer is X. I hope it is correct.");
 //   3. "answer: …" / "the answer is …" (last occurrence);
 //   4. fallbacks: the last LaTeX environment ($…$, $$…$$, \[…\], \(…\)); the whole text when it is a bare
-//      answer (one short line with at most one English word: '\frac{1}{2}', 'x = 3', 'Evelyn'), as
+//      answer (one short line, all mathematics or all words: '\frac{1}{2}', 'x = 3', 'Evelyn'), as
 //      Math-Verify's fallback_mode="first_match" does with the raw string; then the last number.
-// With `boxedOnly`, only (1) counts. Multiple-choice letters (A–E) are extracted by extractLetter when the
+// With `boxedOnly`, only (1) counts. Multiple-choice letters (A–E) are extracted by extractLetters when the
 // gold is a letter.
-// Deviation from Math-Verify: it tries every match of a priority right-to-left until one parses; we take the
-// last match of the highest priority present (a later, unparseable answer is the model's fault).
+// Deviations from Math-Verify: it tries every match of every priority right-to-left until one parses; we
+// offer one candidate per priority (its last match) and verify.ts tries them in order until one parses,
+// except that a box is final (a boxed, unparseable answer is the model's fault). Phrases after "answer"
+// with more than two prose words are not candidates.
 
 export type AnswerSource = 'boxed' | 'final' | 'answer' | 'latex' | 'whole' | 'number';
 
