@@ -79,7 +79,7 @@ describe('curricula CLI', () => {
       ],
       [
         { ...base, tasks: [{ task: 'addition', difficulties: [12] }] },
-        /needs sequences of \d+ tokens .* contextLength is \d+/,
+        /needs sequences of \d+ tokens .*model\.contextLength is 64/,
       ],
     ];
     for (const [config, message] of cases) {
