@@ -2,21 +2,7 @@
 // `benchSubcommands`; add `bench train`, `bench rewards`, … by appending a register function there.
 import type { Command } from 'commander';
 import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-configs.ts';
-import { UserError } from '../../core/errors.ts';
-
-const positiveInteger = (name: string) => (value: string) => {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1)
-    throw new UserError(`${name} must be a positive integer, got '${value}'`);
-  return number;
-};
-
-const nonNegativeInteger = (name: string) => (value: string) => {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0)
-    throw new UserError(`${name} must be an integer ≥ 0, got '${value}'`);
-  return number;
-};
+import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
 
 function describeConfigs(): string {
   return Object.entries(policyBenchConfigs)

@@ -2,15 +2,9 @@
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
+import { positiveInteger } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { parseTaskSpec } from '../task-spec.ts';
-
-const positiveInteger = (name: string) => (value: string) => {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1)
-    throw new UserError(`${name} must be a positive integer, got '${value}'`);
-  return number;
-};
 
 export function register(program: Command): void {
   program

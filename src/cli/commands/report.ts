@@ -1,14 +1,7 @@
 // `curricula report <runDir>`: writes runs/<name>/report/report.md with SVG learning curves, the
 // before/after table and sample completions, and prints where it went.
 import { type Command, Option } from 'commander';
-import { UserError } from '../../core/errors.ts';
-
-const positiveInteger = (name: string) => (value: string) => {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0)
-    throw new UserError(`${name} must be a non-negative integer, got '${value}'`);
-  return number;
-};
+import { nonNegativeInteger } from '../parse-options.ts';
 
 export function register(program: Command): void {
   program
@@ -17,10 +10,12 @@ export function register(program: Command): void {
       'write <runDir>/report/report.md with SVG learning curves, the before/after table and sample completions',
     )
     .argument('<runDir>', 'run directory, e.g. runs/<name>')
-    // Throw commander's errors (bad or conflicting options) to main(), which exits with code 2; a
-    // subcommand does not inherit the exitOverride main() sets on the program after registration.
-    .exitOverride()
-    .option('--samples <n>', 'sample completions shown from the last step', positiveInteger('--samples'), 4)
+    .option(
+      '--samples <n>',
+      'sample completions shown from the last step',
+      nonNegativeInteger('--samples'),
+      4,
+    )
     .addOption(new Option('--json', 'print {reportPath, plots, summary} as JSON'))
     .addOption(
       new Option(

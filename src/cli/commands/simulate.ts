@@ -9,14 +9,8 @@ import { selectors } from '../../curricula/index.ts';
 import { learners } from '../../curricula/simulate/learners.ts';
 import { formatSimulationTable, simulationSvg } from '../../curricula/simulate/report.ts';
 import { simulate } from '../../curricula/simulate/simulate.ts';
+import { positiveInteger } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
-
-const positiveInteger = (name: string) => (value: string) => {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1)
-    throw new UserError(`${name} must be a positive integer, got '${value}'`);
-  return number;
-};
 
 export function register(program: Command): void {
   program
