@@ -92,6 +92,11 @@ describe('curricula CLI', () => {
     const rl = runCli(['train', '--config', grpoOne]);
     expect(rl.status).toBe(2);
     expect(rl.stderr).toMatch(/group/i);
+    // A reward the task cannot produce: the reference solution has no <think>/<answer> tags.
+    const wrongReward = writeYaml(dir, 'reward.yaml', { ...base, reward: { name: 'format' } });
+    const unfit = runCli(['train', '--config', wrongReward]);
+    expect(unfit.status).toBe(2);
+    expect(unfit.stderr).toMatch(/reward 'format' cannot grade task 'addition'.*missing <think>/);
     expect(readdirSync(dir).filter((name) => !name.endsWith('.yaml'))).toEqual([]);
 
     writeFileSync(join(dir, 'broken.yaml'), 'name: [unclosed\n');

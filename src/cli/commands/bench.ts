@@ -2,6 +2,7 @@
 // `benchSubcommands`; add `bench train`, `bench rewards`, … by appending a register function there.
 import type { Command } from 'commander';
 import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-configs.ts';
+import { UserError } from '../../core/errors.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
 
 function describeConfigs(): string {
@@ -61,10 +62,45 @@ function registerPolicyBench(bench: Command): void {
     });
 }
 
+function registerTrainBench(bench: Command): void {
+  bench
+    .command('train')
+    .description(
+      'whole RL step on a fresh embedded model: median step time, tokens/s, and the share of the step outside model compute (target < 5%)',
+    )
+    .option('--preset <name>', 'model size: tiny, small or base', 'small')
+    .option('--steps <n>', 'timed steps (medians reported)', positiveInteger('--steps'), 5)
+    .option('--warmup <n>', 'untimed steps first', nonNegativeInteger('--warmup'), 1)
+    .option('--batch-size <n>', 'problems per step', positiveInteger('--batch-size'), 16)
+    .option('--group-size <n>', 'samples per problem', positiveInteger('--group-size'), 8)
+    .option('--pool-size <n>', 'problems in the selector pool', positiveInteger('--pool-size'), 2000)
+    .option('--selector <name>', 'task selector', 'uniform')
+    .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
+    .action(async (options) => {
+      if (!['tiny', 'small', 'base'].includes(options.preset)) {
+        throw new UserError(`unknown --preset '${options.preset}'; known: tiny, small, base`);
+      }
+      const { formatTrainBench, runTrainBench } = await import('../../bench/train-bench.ts');
+      const result = await runTrainBench({
+        preset: options.preset,
+        steps: options.steps,
+        warmup: options.warmup,
+        batchSize: options.batchSize,
+        groupSize: options.groupSize,
+        poolSize: options.poolSize,
+        selector: options.selector,
+        onProgress: (line) => console.error(line),
+      });
+      console.log(options.json ? JSON.stringify(result, null, 2) : formatTrainBench(result));
+    });
+}
+
 /** Every `bench` subcommand, in the order `curricula bench --help` lists them. */
-const benchSubcommands: ((bench: Command) => void)[] = [registerPolicyBench];
+const benchSubcommands: ((bench: Command) => void)[] = [registerPolicyBench, registerTrainBench];
 
 export function register(program: Command): void {
-  const bench = program.command('bench').description('performance benchmarks, one subcommand each (policy)');
+  const bench = program
+    .command('bench')
+    .description('performance benchmarks, one subcommand each (policy, train)');
   for (const registerSubcommand of benchSubcommands) registerSubcommand(bench);
 }

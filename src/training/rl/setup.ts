@@ -5,6 +5,7 @@ import { advantageEstimators } from '../../algorithms/advantages/index.ts';
 import { policyLosses } from '../../algorithms/losses/index.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
+import type { Reward } from '../../core/reward.ts';
 import { Rng } from '../../core/rng.ts';
 import { selectors } from '../../curricula/index.ts';
 import { guidances } from '../../guidance/index.ts';
@@ -49,6 +50,9 @@ export function drawPool(config: RlConfig): Problem[] {
 /** `modelPath`: load the policy from here instead of init (resume). */
 export async function buildContext(config: RlConfig, modelPath?: string): Promise<RlContext> {
   validateRlConfig(config);
+  const pool = drawPool(config);
+  const reward = rewards.get(config.reward.name)(config.reward.options);
+  await checkRewardFits(reward, pool, config.reward.name);
   const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
   const policy = modelPath
     ? await EmbeddedBackend.load(modelPath)
@@ -61,7 +65,6 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
         ? await EmbeddedBackend.load(initPath)
         : await createFresh(config)
       : null;
-  const pool = drawPool(config);
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   const loss = policyLosses.get(config.algorithm.loss.name);
   return {
@@ -70,13 +73,37 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     reference,
     selector: selectors.get(config.selector.name)(pool, config.selector.options),
     guidance: guidances.get(config.guidance.name)(config.guidance.options),
-    reward: rewards.get(config.reward.name)(config.reward.options),
+    reward,
     advantage,
     advantageOptions: advantage.resolveOptions(config.algorithm.advantage.options),
     loss,
     lossOptions: loss.resolveOptions(config.algorithm.loss.options),
     rng: new Rng(config.seed),
   };
+}
+
+/**
+ * A reward the tasks cannot produce is a config mistake: each task's reference solution must earn a
+ * positive reward. Checked on one pool problem per task, before any training.
+ */
+async function checkRewardFits(reward: Reward, pool: readonly Problem[], name: string): Promise<void> {
+  const examples = [...new Map(pool.map((problem) => [problem.task, problem])).values()];
+  for (const problem of examples) {
+    let reason: string | undefined;
+    try {
+      const [result] = await reward.score([
+        { problem, completion: problem.solution, group: [problem.solution], step: 0 },
+      ]);
+      if (result && result.reward > 0) continue;
+      reason = result?.reason ?? 'reward 0';
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    await reward.close?.();
+    throw new ConfigError(
+      `reward '${name}' cannot grade task '${problem.task}': the reference solution of ${problem.id} earns no reward (${reason})`,
+    );
+  }
 }
 
 async function createFresh(config: RlConfig): Promise<EmbeddedBackend> {

@@ -7,7 +7,7 @@ import { Rng } from '../../core/rng.ts';
 import type { EvalSummary } from '../../eval/aggregate.ts';
 import { summarizeOutcomes } from '../../eval/aggregate.ts';
 import { sampleAndVerify } from '../../eval/evaluate.ts';
-import { readCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
+import { type CheckpointRef, readCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
 import { RunStore, type SampleRecord } from '../../runs/run-store.ts';
 import { heldOutProblems } from '../problem-mix.ts';
 import { learningRateAt } from '../schedule.ts';
@@ -41,11 +41,11 @@ export interface TrainOptions extends TrainHooks {
 
 export async function train(config: RlConfig | null, options: TrainOptions = {}): Promise<TrainResult> {
   const started = Date.now();
-  const store = openStore(config, options);
+  // Everything that can fail on a bad config (names, options, reward fit, selector metadata) runs in
+  // buildContext before a new run directory is created, so a mistake leaves nothing behind.
+  const { store, ctx, latest } = await openRun(config, options);
   try {
-    const runConfig = store.config<RlConfig>();
-    const latest = options.resume ? readCheckpoint(store.checkpointsDir) : null;
-    const ctx = await buildContext(runConfig, latest?.modelPath);
+    const runConfig = ctx.config;
     let step = 0;
     let bestScore = Number.NEGATIVE_INFINITY;
     let initialEval: EvalSummary | undefined;
@@ -124,25 +124,31 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
   }
 }
 
-function openStore(config: RlConfig | null, options: TrainOptions): RunStore {
+async function openRun(
+  config: RlConfig | null,
+  options: TrainOptions,
+): Promise<{ store: RunStore; ctx: RlContext; latest: CheckpointRef | null }> {
   if (options.resume) {
     const store = RunStore.resume(options.resume);
-    if (config) {
-      try {
-        checkResumeCompatible(store.config<RlConfig>(), config);
-      } catch (error) {
-        store.close();
-        throw error;
-      }
+    try {
+      const stored = store.config<RlConfig>();
+      if (config) checkResumeCompatible(stored, config);
+      const latest = readCheckpoint(store.checkpointsDir);
+      return { store, ctx: await buildContext(stored, latest?.modelPath), latest };
+    } catch (error) {
+      store.close();
+      throw error;
     }
-    return store;
   }
   if (!config) throw new ConfigError('give a config (--config) or a run to resume (--resume)');
   validateRlConfig(config);
-  // Store the fully resolved config: resume and reports read it back.
-  return RunStore.create(`${config.runsDir}/${config.name}`, rlConfigSchema.parse(config), {
+  // The fully resolved config is stored: resume and reports read it back.
+  const resolved = rlConfigSchema.parse(config);
+  const ctx = await buildContext(resolved);
+  const store = RunStore.create(`${config.runsDir}/${config.name}`, resolved, {
     overwrite: options.overwrite,
   });
+  return { store, ctx, latest: null };
 }
 
 /** Resuming with a different model or initial checkpoint cannot continue the same run. */
