@@ -6,6 +6,8 @@ import { scheduleSchema } from './schedule.ts';
 
 export const optimizerSchema = scheduleSchema.extend({
   betas: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).default([0.9, 0.99]),
+  /** Adam ε. A larger value damps the updates of parameters whose gradients are tiny and noisy (RL). */
+  eps: z.number().positive().default(1e-8),
   weightDecay: z.number().min(0).default(0),
   /** Global gradient-norm clip; 0 disables. */
   gradClip: z.number().min(0).default(1),

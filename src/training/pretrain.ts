@@ -100,6 +100,7 @@ export async function pretrain(
       const optim = await backend.optimStep({
         learningRate,
         betas: train.betas,
+        eps: train.eps,
         weightDecay: train.weightDecay,
         gradClip: train.gradClip,
       });

@@ -110,6 +110,7 @@ async function updateMinibatch(
   const optim = await policy.optimStep({
     learningRate,
     betas: config.train.betas,
+    eps: config.train.eps,
     weightDecay: config.train.weightDecay,
     gradClip: config.train.gradClip,
   });
