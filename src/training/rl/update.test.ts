@@ -17,10 +17,11 @@ const completions = [
   [5, 6, 7, 2],
   [4, 4, 2],
 ];
-// Sampling-time log-prob offsets: ratios inside the clip range, and far outside it (clipped).
+// Sampling-time log-prob offsets (old = current + offset, so ratio = exp(-offset)): ratios inside the
+// clip range, and far outside it on the side where PPO clips (ratio 1.82 with A > 0, 0.55 with A < 0).
 const oldOffsets = [
-  [0.05, -0.05, 0.6, 0],
-  [-0.6, 0.02, 0],
+  [0.05, -0.05, -0.6, 0],
+  [0.6, 0.02, 0],
 ];
 const advantages = [1, -0.7];
 
