@@ -95,12 +95,70 @@ function registerTrainBench(bench: Command): void {
     });
 }
 
+function registerRewardsBench(bench: Command): void {
+  bench
+    .command('rewards')
+    .description(
+      'reward throughput: math-answer verifications/s with p50/p99 latency (target ≥ 2,000/s), and the code-tests sandbox overhead per run (median, p95) with short Python tests/s (target ≥ 20/s)',
+    )
+    .option('--only <name>', 'run one of: math-answer, code-tests')
+    .option('--items <n>', 'math-answer verifications timed', positiveInteger('--items'), 4000)
+    .option(
+      '--completions <n>',
+      'code-tests completions scored (8 tests each)',
+      positiveInteger('--completions'),
+      16,
+    )
+    .option('--json', 'print only the result as JSON on stdout')
+    .action(async (options) => {
+      const known = ['math-answer', 'code-tests'];
+      if (options.only !== undefined && !known.includes(options.only)) {
+        throw new UserError(`unknown --only '${options.only}'; known: ${known.join(', ')}`);
+      }
+      const result: Record<string, unknown> = {};
+      if (options.only !== 'code-tests') {
+        const { benchMathAnswer } = await import('../../rewards/math-answer/bench.ts');
+        console.error('math-answer: timing verifications…');
+        result['math-answer'] = await benchMathAnswer({ items: options.items });
+      }
+      if (options.only !== 'math-answer') {
+        const { benchCodeTests } = await import('../../rewards/code-tests/bench.ts');
+        console.error('code-tests: timing sandboxed runs…');
+        result['code-tests'] = await benchCodeTests({ completions: options.completions });
+      }
+      if (options.json) {
+        console.log(JSON.stringify(result, null, 2));
+        return;
+      }
+      const math = result['math-answer'] as
+        | { verificationsPerSecond: number; latencyP50Ms: number; latencyP99Ms: number }
+        | undefined;
+      if (math) {
+        console.log(
+          `math-answer: ${Math.round(math.verificationsPerSecond)} verifications/s (p50 ${math.latencyP50Ms.toFixed(2)} ms, p99 ${math.latencyP99Ms.toFixed(2)} ms)`,
+        );
+      }
+      const code = result['code-tests'] as
+        | { testsPerSecond: number; overhead: { medianMs: number; p95Ms: number }; passRate: number }
+        | undefined;
+      if (code) {
+        console.log(
+          `code-tests: ${code.testsPerSecond.toFixed(1)} short Python tests/s; sandbox overhead median ${code.overhead.medianMs.toFixed(1)} ms, p95 ${code.overhead.p95Ms.toFixed(1)} ms (pass rate ${code.passRate})`,
+        );
+      }
+    });
+}
+
 /** Every `bench` subcommand, in the order `curricula bench --help` lists them. */
-const benchSubcommands: ((bench: Command) => void)[] = [registerPolicyBench, registerTrainBench];
+const benchSubcommands: ((bench: Command) => void)[] = [
+  registerPolicyBench,
+  registerTrainBench,
+  registerRewardsBench,
+];
 
 export function register(program: Command): void {
   const bench = program
     .command('bench')
-    .description('performance benchmarks, one subcommand each (policy, train)');
+    .description('performance benchmarks, one subcommand each (policy, train, rewards)');
   for (const registerSubcommand of benchSubcommands) registerSubcommand(bench);
 }
