@@ -1,6 +1,7 @@
 // Aggregates graded samples into the evaluation summary: per task and difficulty, unbiased pass@k
 // (Chen et al. 2021) for every power-of-two k ≤ n and maj@k over the first k samples; plus an overall
 // row, and the flat metric names logged during training (eval/pass@k/<task>/<difficulty>).
+import { type CalibrationPair, calibrationSummary } from './calibration.ts';
 import type { ProblemOutcome } from './evaluate.ts';
 import { majorityAtKCurve } from './majority.ts';
 import { passAtKFromCorrect, powersOfTwoUpTo } from './pass-at-k.ts';
@@ -27,6 +28,11 @@ export interface EvalSummary {
   };
   /** Flat metrics: eval/pass@k/<task>/<difficulty>, eval/maj@k/…, eval/pass@k (overall). */
   metrics: Record<string, number>;
+  /**
+   * Brier score and expected calibration error (10 equal-width bins) over the completions that state a
+   * confidence (RLCR's <confidence> tag); absent when none does.
+   */
+  calibration?: { stated: number; completions: number; brier: number; ece: number };
 }
 
 export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSummary {
@@ -67,12 +73,32 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
   }
   const overall = scoreOf(outcomes);
   for (const k of ks) metrics[`eval/pass@${k}`] = overall.passAt[k];
+  const calibration = calibrationOf(outcomes);
+  if (calibration) {
+    metrics['eval/calibration/brier'] = calibration.brier;
+    metrics['eval/calibration/ece'] = calibration.ece;
+  }
   return {
     samples,
     groups,
     overall: { problems: outcomes.length, passAt1: overall.passAt[1] ?? 0, ...overall },
     metrics,
+    ...(calibration ? { calibration } : {}),
   };
+}
+
+function calibrationOf(outcomes: readonly ProblemOutcome[]): EvalSummary['calibration'] {
+  const pairs: CalibrationPair[] = [];
+  let completions = 0;
+  for (const outcome of outcomes) {
+    outcome.confidences.forEach((confidence, index) => {
+      completions++;
+      if (confidence !== null) pairs.push({ confidence, correct: outcome.correct[index] });
+    });
+  }
+  if (pairs.length === 0) return undefined;
+  const summary = calibrationSummary(pairs);
+  return { stated: pairs.length, completions, brier: summary.brier, ece: summary.ece };
 }
 
 function mean(values: readonly number[]): number {

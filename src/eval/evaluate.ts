@@ -2,6 +2,7 @@
 // pass@1, unbiased pass@k and maj@k per task and difficulty (aggregate.ts).
 import type { PolicyBackend } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
+import { statedConfidence } from '../rewards/calibration.ts';
 import { tasks } from '../tasks/index.ts';
 import { promptTokens } from '../training/format.ts';
 
@@ -26,6 +27,8 @@ export interface ProblemOutcome {
   /** Extracted final answers (null when none), used by maj@k. */
   answers: (string | null)[];
   reasons: (string | undefined)[];
+  /** Confidence stated in a completion's last <confidence>…</confidence> (RLCR), or null. */
+  confidences: (number | null)[];
 }
 
 export async function sampleAndVerify(
@@ -56,6 +59,7 @@ export async function sampleAndVerify(
         correct: verdicts.map((verdict) => verdict.correct),
         answers: verdicts.map((verdict) => verdict.extracted),
         reasons: verdicts.map((verdict) => verdict.reason),
+        confidences: sampled[index].map((sequence) => statedConfidence(sequence.text)),
       });
     });
     options.onProgress?.(Math.min(problems.length, start + batchSize), problems.length);

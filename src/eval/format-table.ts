@@ -27,7 +27,10 @@ export function formatEvalTable(summary: EvalSummary): string {
     ...ks.map((k) => formatRate(summary.overall.passAt[k])),
     ...majKs.map((k) => formatRate(summary.overall.majAt[k])),
   ]);
-  return renderTable(header, rows);
+  const table = renderTable(header, rows);
+  const calibration = summary.calibration;
+  if (!calibration) return table;
+  return `${table}\ncalibration over ${calibration.stated} of ${calibration.completions} completions stating a confidence: Brier ${calibration.brier.toFixed(3)}, ECE ${calibration.ece.toFixed(3)}`;
 }
 
 /** Left-aligned text columns, right-aligned numbers, two spaces apart. */

@@ -64,6 +64,12 @@ export function parseConfidence(text: string): number | null {
   return value >= 0 && value <= 1 ? value : null;
 }
 
+/** The confidence in a completion's last <confidence>…</confidence>, whatever else it contains; null if none. */
+export function statedConfidence(completion: string): number | null {
+  const raw = lastTag(completion, 'confidence');
+  return raw === null ? null : parseConfidence(raw);
+}
+
 /** Checks RLCR's `tabc` format and extracts the last answer and confidence. */
 export function parseRlcrOutput(completion: string): RlcrOutput {
   const answer = lastTag(completion, 'answer');
