@@ -51,4 +51,15 @@ describe('e2h schedules', () => {
     expect(selector.select(4, new Rng(1)).every((problem) => problem.difficulty === 1)).toBe(true);
     expect(() => createE2h(pool, {})).toThrow(ConfigError);
   });
+
+  it("takes totalSteps from the run's context when the options leave it out", () => {
+    const pool = [0, 0, 1, 1].map((level, i) => testProblem(`p${i}`, { difficulty: level }));
+    const selector = createE2h(pool, { schedule: 'classic' }, { totalSteps: 10 });
+    selector.observe(5, []);
+    expect(selector.select(4, new Rng(1)).every((problem) => problem.difficulty === 1)).toBe(true);
+    // The options win over the context: with totalSteps 100, step 5 is still in the first half.
+    const explicit = createE2h(pool, { schedule: 'classic', totalSteps: 100 }, { totalSteps: 10 });
+    explicit.observe(5, []);
+    expect(explicit.select(4, new Rng(1)).every((problem) => problem.difficulty === 0)).toBe(true);
+  });
 });

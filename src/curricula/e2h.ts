@@ -22,6 +22,8 @@ import {
   expectState,
   parseOptions,
   requireNonEmptyPool,
+  type SelectorContext,
+  withRunDefaults,
 } from './shared.ts';
 
 export const e2hOptions = z.strictObject({
@@ -112,8 +114,8 @@ export function createLevelScheduleSelector(
   };
 }
 
-export function createE2h(pool: Problem[], options: unknown): TaskSelector {
-  const config = parseOptions('e2h', e2hOptions, options);
+export function createE2h(pool: Problem[], options: unknown, context?: SelectorContext): TaskSelector {
+  const config = parseOptions('e2h', e2hOptions, withRunDefaults(options, context));
   return createLevelScheduleSelector('e2h', pool, (step, levelCount) =>
     e2hProbabilities(config.schedule, step, config.totalSteps, levelCount, config),
   );

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { TaskSelector } from '../core/selector.ts';
 import { createLevelScheduleSelector } from './e2h.ts';
-import { parseOptions } from './shared.ts';
+import { parseOptions, type SelectorContext, withRunDefaults } from './shared.ts';
 
 export const hardFirstOptions = z.strictObject({
   totalSteps: z.number().int().positive(),
@@ -33,8 +33,8 @@ export function hardFirstProbabilities(
   });
 }
 
-export function createHardFirst(pool: Problem[], options: unknown): TaskSelector {
-  const config = parseOptions('hard-first', hardFirstOptions, options);
+export function createHardFirst(pool: Problem[], options: unknown, context?: SelectorContext): TaskSelector {
+  const config = parseOptions('hard-first', hardFirstOptions, withRunDefaults(options, context));
   return createLevelScheduleSelector('hard-first', pool, (step, levelCount) =>
     hardFirstProbabilities(step, config.totalSteps, levelCount, config.cumulative),
   );

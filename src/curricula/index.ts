@@ -13,11 +13,12 @@ import { createHardFirst } from './hard-first.ts';
 import { createLearningProgress } from './learning-progress.ts';
 import { createReverse } from './reverse.ts';
 import { createSec } from './sec.ts';
+import type { SelectorContext } from './shared.ts';
 import { createTargetRelevance } from './target-relevance.ts';
 import { createUniform } from './uniform.ts';
 import { createVcrl } from './vcrl.ts';
 
-export type SelectorFactory = (pool: Problem[], options: unknown) => TaskSelector;
+export type SelectorFactory = (pool: Problem[], options: unknown, context?: SelectorContext) => TaskSelector;
 
 export const selectors = new Registry<SelectorFactory>('selector')
   .register('uniform', createUniform)
@@ -36,3 +37,4 @@ export const selectors = new Registry<SelectorFactory>('selector')
 
 export type { PassRateEstimator } from './bots.ts';
 export { allocateRollouts } from './rollout-budget.ts';
+export type { SelectorContext } from './shared.ts';

@@ -204,3 +204,20 @@ export function passRate(rewards: readonly number[]): number {
   for (const reward of rewards) if (reward > 0.5) successes++;
   return successes / rewards.length;
 }
+
+/** What the trainer knows about the run; selectors whose schedules need it take their defaults from it. */
+export interface SelectorContext {
+  /** Training steps of the run (the schedule length of e2h and hard-first unless their options say otherwise). */
+  totalSteps?: number;
+}
+
+/** Options with the run's context filled in where the user gave nothing. */
+export function withRunDefaults(options: unknown, context: SelectorContext | undefined): unknown {
+  if (
+    context?.totalSteps === undefined ||
+    (options !== undefined && (typeof options !== 'object' || options === null))
+  ) {
+    return options;
+  }
+  return { totalSteps: context.totalSteps, ...(options as object | undefined) };
+}

@@ -71,7 +71,9 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     config,
     policy,
     reference,
-    selector: selectors.get(config.selector.name)(pool, config.selector.options),
+    selector: selectors.get(config.selector.name)(pool, config.selector.options, {
+      totalSteps: config.train.steps,
+    }),
     guidance: guidances.get(config.guidance.name)(config.guidance.options),
     reward,
     advantage,
