@@ -149,16 +149,51 @@ function registerRewardsBench(bench: Command): void {
     });
 }
 
+function registerSelectorsBench(bench: Command): void {
+  bench
+    .command('selectors')
+    .description(
+      'select + observe cost per step of every task selector on a large pool (goal: < 1% of an RL step)',
+    )
+    .option('--pool-size <n>', 'problems in the pool', positiveInteger('--pool-size'), 100_000)
+    .option('--steps <n>', 'timed steps per selector (mean reported)', positiveInteger('--steps'), 20)
+    .option('--batch-size <n>', 'problems per step', positiveInteger('--batch-size'), 128)
+    .option('--names <list>', 'comma-separated selector names (default: all)')
+    .option('--json', 'print only the result as JSON on stdout')
+    .action(async (options) => {
+      const { benchmarkSelectors } = await import('../../curricula/bench.ts');
+      const results = benchmarkSelectors({
+        poolSize: options.poolSize,
+        steps: options.steps,
+        batchSize: options.batchSize,
+        names: options.names?.split(',').map((name: string) => name.trim()),
+      });
+      if (options.json) {
+        console.log(JSON.stringify(results, null, 2));
+        return;
+      }
+      console.log(
+        `pool ${options.poolSize}, batch ${options.batchSize}: milliseconds per select + observe (wall / CPU)`,
+      );
+      for (const result of [...results].sort((a, b) => b.microsecondsPerStep - a.microsecondsPerStep)) {
+        const wall = (result.microsecondsPerStep / 1000).toFixed(2).padStart(8);
+        const cpu = (result.cpuMicrosecondsPerStep / 1000).toFixed(2).padStart(8);
+        console.log(`  ${result.name.padEnd(18)} ${wall}  ${cpu}`);
+      }
+    });
+}
+
 /** Every `bench` subcommand, in the order `curricula bench --help` lists them. */
 const benchSubcommands: ((bench: Command) => void)[] = [
   registerPolicyBench,
   registerTrainBench,
   registerRewardsBench,
+  registerSelectorsBench,
 ];
 
 export function register(program: Command): void {
   const bench = program
     .command('bench')
-    .description('performance benchmarks, one subcommand each (policy, train, rewards)');
+    .description('performance benchmarks, one subcommand each (policy, train, rewards, selectors)');
   for (const registerSubcommand of benchSubcommands) registerSubcommand(bench);
 }
