@@ -9,10 +9,12 @@ import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
 import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
 import { RunStore } from '../runs/run-store.ts';
+import { tasks } from '../tasks/index.ts';
+import { maxSequenceLength } from '../tasks/lengths.ts';
 import { solutionDatum } from './format.ts';
 import { resolveModelShape } from './model-presets.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
-import { heldOutProblems, ProblemMix, validateMix } from './problem-mix.ts';
+import { heldOutProblems, type MixEntry, ProblemMix, validateMix } from './problem-mix.ts';
 import { learningRateAt } from './schedule.ts';
 
 export interface PretrainHooks {
@@ -38,7 +40,7 @@ export async function pretrain(
   const tokenizer = suiteTokenizer();
   const heldOut = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
   const mix = new ProblemMix(config.tasks);
-  checkSequencesFit(mix, tokenizer, shape.contextLength, config.seed);
+  checkSequencesFit(config.tasks, shape.contextLength);
 
   const store = options.resume
     ? RunStore.resume(options.resume)
@@ -139,21 +141,16 @@ export async function pretrain(
   }
 }
 
-/** Fails before training when a drawn problem cannot fit the model's context. */
-function checkSequencesFit(
-  mix: ProblemMix,
-  tokenizer: ReturnType<typeof suiteTokenizer>,
-  contextLength: number,
-  seed: number,
-): void {
-  const rng = new Rng(seed ^ 0x7fff);
-  for (let i = 0; i < 200; i++) {
-    const problem = mix.draw(rng);
-    const length = solutionDatum(tokenizer, problem).tokens.length;
-    if (length > contextLength) {
-      throw new ConfigError(
-        `${problem.task} difficulty ${problem.difficulty} needs sequences of ${length} tokens (e.g. problem ${problem.id}) but model.contextLength is ${contextLength}; raise contextLength or lower the difficulty`,
-      );
+/** Fails before training when the longest sequence of some (task, difficulty) cannot fit the context. */
+function checkSequencesFit(entries: readonly MixEntry[], contextLength: number): void {
+  for (const entry of entries) {
+    for (const difficulty of entry.difficulties) {
+      const length = maxSequenceLength(tasks.get(entry.task), difficulty);
+      if (length > contextLength) {
+        throw new ConfigError(
+          `${entry.task} difficulty ${difficulty} needs sequences of ${length} tokens (its longest) but model.contextLength is ${contextLength}; raise contextLength or lower the difficulty`,
+        );
+      }
     }
   }
 }
