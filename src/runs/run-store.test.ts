@@ -27,6 +27,10 @@ describe('RunStore', () => {
       readJsonlLines(join(dir, 'metrics.jsonl')).map((entry) => (entry as { step: number }).step),
     ).toEqual([1, 2, 3]);
     expect(store.config()).toEqual({ seed: 1 });
+    expect(store.events().map((event) => [event.kind, event.detail])).toEqual([
+      ['created', {}],
+      ['truncated', { after: 3 }],
+    ]);
     store.close();
   });
 

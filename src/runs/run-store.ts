@@ -39,6 +39,14 @@ export interface MetricRow {
   value: number;
 }
 
+export interface RunEvent {
+  /** ISO time. */
+  time: string;
+  /** created / resumed / truncated / finished / repaired-jsonl … */
+  kind: string;
+  detail: unknown;
+}
+
 export type OpenMode = 'create' | 'resume' | 'read';
 
 export class RunStore {
@@ -167,6 +175,16 @@ export class RunStore {
       .run(new Date().toISOString(), kind, JSON.stringify(detail));
   }
 
+  /** Every event, oldest first. */
+  events(): RunEvent[] {
+    const rows = this.db.prepare('SELECT time, kind, detail FROM events ORDER BY rowid').all() as {
+      time: string;
+      kind: string;
+      detail: string | null;
+    }[];
+    return rows.map((row) => ({ time: row.time, kind: row.kind, detail: parseDetail(row.detail) }));
+  }
+
   /** All rows of one metric key, by step. */
   series(key: string): MetricRow[] {
     return this.db
@@ -237,4 +255,13 @@ export function readJsonlLines(path: string): unknown[] {
     }
   }
   return out;
+}
+
+function parseDetail(detail: string | null): unknown {
+  if (detail === null) return null;
+  try {
+    return JSON.parse(detail);
+  } catch {
+    return detail;
+  }
 }

@@ -3,17 +3,11 @@
 // this snapshot.
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import Database from 'better-sqlite3';
-import { RunStore, readJsonlLines, type SampleRecord } from '../run-store.ts';
+import { type RunEvent, RunStore, readJsonlLines, type SampleRecord } from '../run-store.ts';
 
 export type Point = [step: number, value: number];
 
-export interface RunEvent {
-  /** ISO time. */
-  time: string;
-  kind: string;
-  detail: unknown;
-}
+export type { RunEvent } from '../run-store.ts';
 
 export interface RunData {
   name: string;
@@ -54,40 +48,11 @@ export function readRunData(runDir: string): RunData {
       series,
       lastStep,
       samples: lastStep === null ? [] : store.samples(lastStep),
-      events: readEvents(store.dir),
+      events: store.events(),
       stepTimes: readStepTimes(store.dir),
     };
   } finally {
     store.close();
-  }
-}
-
-/**
- * The events table of run.sqlite. RunStore writes events but has no reader for them yet, so this opens
- * the database a second time, read-only, with the column names RunStore creates.
- */
-function readEvents(dir: string): RunEvent[] {
-  const db = new Database(join(dir, 'run.sqlite'), { readonly: true, fileMustExist: true });
-  try {
-    const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").get();
-    if (!table) return [];
-    const rows = db.prepare('SELECT time, kind, detail FROM events ORDER BY rowid').all() as {
-      time: string;
-      kind: string;
-      detail: string | null;
-    }[];
-    return rows.map((row) => ({ time: row.time, kind: row.kind, detail: parseDetail(row.detail) }));
-  } finally {
-    db.close();
-  }
-}
-
-function parseDetail(detail: string | null): unknown {
-  if (detail === null) return null;
-  try {
-    return JSON.parse(detail);
-  } catch {
-    return detail;
   }
 }
 
