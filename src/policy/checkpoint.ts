@@ -11,19 +11,9 @@
 // Reads validate every file and raise CheckpointError with one line naming the file and the problem.
 // A directory with neither optimizer file is a weights-only checkpoint (e.g. exported from PyTorch);
 // having exactly one of the two is an error.
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { fsyncDirectory, writeFileDurably } from '../core/durable-files.ts';
 import { CheckpointError } from '../core/errors.ts';
 import { type ModelConfig, parameterSpecs } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
@@ -71,14 +61,14 @@ export function writeCheckpoint(dir: string, contents: CheckpointContents): void
       weights.set(spec.name, { shape: spec.shape, data });
     }
     const metadata = { format: checkpointFormat, formatVersion: String(checkpointFormatVersion) };
-    writeDurably(join(temporary, checkpointFiles.weights), encodeSafetensors(weights, metadata));
+    writeFileDurably(join(temporary, checkpointFiles.weights), encodeSafetensors(weights, metadata));
     const configJson = {
       format: checkpointFormat,
       formatVersion: checkpointFormatVersion,
       model: contents.config,
     };
-    writeDurably(join(temporary, checkpointFiles.config), `${JSON.stringify(configJson, null, 2)}\n`);
-    writeDurably(join(temporary, checkpointFiles.tokenizer), `${JSON.stringify(contents.tokenizer)}\n`);
+    writeFileDurably(join(temporary, checkpointFiles.config), `${JSON.stringify(configJson, null, 2)}\n`);
+    writeFileDurably(join(temporary, checkpointFiles.tokenizer), `${JSON.stringify(contents.tokenizer)}\n`);
     if (contents.optimizer) {
       const moments = new Map<string, NamedTensor>();
       for (const spec of specs) {
@@ -89,11 +79,14 @@ export function writeCheckpoint(dir: string, contents: CheckpointContents): void
         moments.set(`m.${spec.name}`, { shape: spec.shape, data: m });
         moments.set(`v.${spec.name}`, { shape: spec.shape, data: v });
       }
-      writeDurably(join(temporary, checkpointFiles.optimizerTensors), encodeSafetensors(moments, metadata));
+      writeFileDurably(
+        join(temporary, checkpointFiles.optimizerTensors),
+        encodeSafetensors(moments, metadata),
+      );
       const state = { formatVersion: checkpointFormatVersion, step: contents.optimizer.step };
-      writeDurably(join(temporary, checkpointFiles.optimizerState), `${JSON.stringify(state)}\n`);
+      writeFileDurably(join(temporary, checkpointFiles.optimizerState), `${JSON.stringify(state)}\n`);
     }
-    fsyncPath(temporary);
+    fsyncDirectory(temporary);
     if (existsSync(target)) {
       // A directory cannot be renamed over a non-empty one: move the old one aside first.
       const old = join(parent, `.${basename(target)}.old-${stamp}`);
@@ -103,7 +96,7 @@ export function writeCheckpoint(dir: string, contents: CheckpointContents): void
     } else {
       renameSync(temporary, target);
     }
-    fsyncPath(parent);
+    fsyncDirectory(parent);
   } catch (error) {
     rmSync(temporary, { recursive: true, force: true });
     throw error;
@@ -227,30 +220,4 @@ function readJson(dir: string, file: string): unknown {
 
 function fail(dir: string, file: string, problem: string): never {
   throw new CheckpointError(`checkpoint ${join(dir, file)}: ${problem}`);
-}
-
-function writeDurably(path: string, data: string | Uint8Array): void {
-  const fd = openSync(path, 'w');
-  try {
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** fsync a directory so a rename inside it is durable (best effort: some filesystems refuse). */
-function fsyncPath(path: string): void {
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Unsupported here; the rename is still atomic, only its durability on power loss is weaker.
-  }
 }

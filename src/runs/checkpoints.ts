@@ -3,9 +3,9 @@
 // replaced atomically, so a kill -9 at any moment leaves the previous checkpoint intact and pointed to.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fsyncDirectory, writeFileAtomic } from '../core/durable-files.ts';
 import { CheckpointError } from '../core/errors.ts';
 import type { RngState } from '../core/rng.ts';
-import { fsyncDirectory, writeFileAtomic } from './atomic.ts';
 
 /** Everything besides the model that a resumed run needs to continue exactly. */
 export interface TrainerState {

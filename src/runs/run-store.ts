@@ -21,8 +21,8 @@ import {
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { writeFileAtomic } from '../core/durable-files.ts';
 import { UserError } from '../core/errors.ts';
-import { writeFileAtomic } from './atomic.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
 
 export interface SampleRecord {

@@ -7,8 +7,8 @@ import { writeReport } from './write-report.ts';
 
 // writeFileAtomic, with a switch to make the Nth call from now on fail (a crash in the middle of writing).
 const failure = vi.hoisted(() => ({ callsLeft: Number.POSITIVE_INFINITY }));
-vi.mock('../atomic.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../atomic.ts')>();
+vi.mock('../../core/durable-files.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../core/durable-files.ts')>();
   return {
     ...original,
     writeFileAtomic: (path: string, data: string | Uint8Array) => {

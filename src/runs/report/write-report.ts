@@ -5,7 +5,7 @@
 // the previous one then still sits in .report-old-<pid>-<time>-<n>/ and is removed by the next write.)
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fsyncDirectory, writeFileAtomic } from '../atomic.ts';
+import { fsyncDirectory, writeFileAtomic } from '../../core/durable-files.ts';
 import { buildReport, type ReportOptions } from './build-report.ts';
 import type { RunSummary } from './summary.ts';
 
