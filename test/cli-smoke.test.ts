@@ -1,6 +1,6 @@
 // The CLI end to end on the `small` model: pretrain → train → eval, a few steps each, plus the
 // one-line, exit-code-2 errors for bad input and the guarantee that nothing half-written is left.
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir, writeYaml } from './helpers.ts';
@@ -33,8 +33,9 @@ describe('curricula CLI', () => {
       train: { steps: 2, batchSize: 4, learningRate: 0.001 },
       eval: { every: 2, problemsPerDifficulty: 4, samples: 2 },
     });
-    const trained = runCli(['train', '--config', train, '--json', '--quiet']);
+    const trained = runCli(['train', '--config', train, '--json', '--quiet', '--set', 'selector.name=sec']);
     expect(trained.status).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'rl', 'config.json'), 'utf8')).selector.name).toBe('sec');
     const trainResult = JSON.parse(trained.stdout);
     expect(trainResult.steps).toBe(2);
     expect(Object.keys(trainResult.finalEval.overall.passAt)).toEqual(['1', '2']);
@@ -97,6 +98,20 @@ describe('curricula CLI', () => {
     const unfit = runCli(['train', '--config', wrongReward]);
     expect(unfit.status).toBe(2);
     expect(unfit.stderr).toMatch(/reward 'format' cannot grade task 'addition'.*missing <think>/);
+    const badSet = runCli([
+      'train',
+      '--config',
+      grpoOne,
+      '--set',
+      'rollout.groupSize=4',
+      '--set',
+      'selector.name=nope',
+    ]);
+    expect(badSet.status).toBe(2);
+    expect(badSet.stderr).toMatch(/nope/);
+    const badPath = runCli(['train', '--config', grpoOne, '--set', 'rollout.groupSize']);
+    expect(badPath.status).toBe(2);
+    expect(badPath.stderr).toMatch(/expected path=value/);
     expect(readdirSync(dir).filter((name) => !name.endsWith('.yaml'))).toEqual([]);
 
     writeFileSync(join(dir, 'broken.yaml'), 'name: [unclosed\n');

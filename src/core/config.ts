@@ -19,6 +19,11 @@ export function parseConfig<Schema extends z.ZodType>(
 
 /** Reads a YAML (or JSON) file and validates it. */
 export function loadConfigFile<Schema extends z.ZodType>(schema: Schema, path: string): z.output<Schema> {
+  return parseConfig(schema, readConfigFile(path), path);
+}
+
+/** Reads a YAML (or JSON) file without validating it (for overrides applied before validation). */
+export function readConfigFile(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -31,7 +36,7 @@ export function loadConfigFile<Schema extends z.ZodType>(schema: Schema, path: s
   } catch (error) {
     throw new ConfigError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
-  return parseConfig(schema, value ?? {}, path);
+  return value ?? {};
 }
 
 function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue): string {

@@ -19,36 +19,44 @@ function splitmix32(seed: number): () => number {
 }
 
 export class Rng {
-  private s: Uint32Array;
+  // The four state words as int32 in plain fields (small integers, no heap numbers); state() gives uint32.
+  private s0: number;
+  private s1: number;
+  private s2: number;
+  private s3: number;
 
   constructor(seed: number) {
     if (!Number.isFinite(seed)) throw new TypeError(`Rng seed must be a finite number, got ${seed}`);
     const next = splitmix32(Math.floor(seed) ^ Math.floor(seed / 2 ** 32));
-    this.s = new Uint32Array([next(), next(), next(), next()]);
-    if (this.s.every((word) => word === 0)) this.s[0] = 1;
+    this.s0 = next() | 0;
+    this.s1 = next() | 0;
+    this.s2 = next() | 0;
+    this.s3 = next() | 0;
+    if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
   }
 
   static fromState(state: RngState): Rng {
     const rng = new Rng(0);
-    rng.s = new Uint32Array(state);
+    [rng.s0, rng.s1, rng.s2, rng.s3] = state.map((word) => word | 0);
     return rng;
   }
 
   state(): RngState {
-    return [this.s[0], this.s[1], this.s[2], this.s[3]];
+    return [this.s0 >>> 0, this.s1 >>> 0, this.s2 >>> 0, this.s3 >>> 0];
   }
 
   /** Next raw 32-bit unsigned integer. */
   nextUint32(): number {
-    const s = this.s;
-    const result = Math.imul(rotl(Math.imul(s[1], 5) >>> 0, 7), 9) >>> 0;
-    const t = (s[1] << 9) >>> 0;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 11);
+    const s1 = this.s1;
+    const x = Math.imul(s1, 5);
+    const result = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+    const t = s1 << 9;
+    const s2 = this.s2 ^ this.s0;
+    const s3 = this.s3 ^ s1;
+    this.s1 = s1 ^ s2;
+    this.s0 = this.s0 ^ s3;
+    this.s2 = s2 ^ t;
+    this.s3 = (s3 << 11) | (s3 >>> 21);
     return result;
   }
 
@@ -101,8 +109,15 @@ export class Rng {
     return items;
   }
 
-  /** Beta(alpha, beta) sample via two Gamma draws (Marsaglia–Tsang). */
+  /**
+   * Beta(alpha, beta) sample via two Gamma draws (Marsaglia–Tsang), with exact one-uniform shortcuts when
+   * a shape is 1: Beta(1, 1) = U, Beta(a, 1) = U^(1/a), Beta(1, b) = 1 − U^(1/b) (inverse CDFs). The
+   * shortcuts matter for BOTS, whose never-seen problems sit at Beta(1, 1): 100k draws per step.
+   */
   beta(alpha: number, beta: number): number {
+    if (alpha === 1 && beta === 1) return this.next();
+    if (beta === 1 && alpha > 0) return this.next() ** (1 / alpha);
+    if (alpha === 1 && beta > 0) return 1 - this.next() ** (1 / beta);
     const x = this.gamma(alpha);
     const y = this.gamma(beta);
     return x / (x + y);

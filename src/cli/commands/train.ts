@@ -1,12 +1,12 @@
 // `curricula train --config <yaml>` / `curricula train --resume runs/<name>`: RL fine-tuning.
 import type { Command } from 'commander';
-import { loadConfigFile, parseConfig } from '../../core/config.ts';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
 import { rlConfigSchema } from '../../training/rl/config.ts';
+import { addConfigOverrideOptions, loadConfigWithOverrides } from '../config-options.ts';
 import { createProgress } from '../progress.ts';
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('train')
     .description('RL fine-tuning (GRPO family) with task selection, guidance and verifiable rewards')
     .option('-c, --config <yaml>', 'train config (see examples/train-*.yaml)')
@@ -14,15 +14,13 @@ export function register(program: Command): void {
       '--resume <runDir>',
       'continue an interrupted run from its latest checkpoint (uses its stored config)',
     )
-    .option('--overwrite', 'replace an existing run directory of the same name')
-    .option('--steps <n>', 'override train.steps')
-    .option('--name <name>', 'override the run name')
-    .option('--seed <n>', 'override the seed')
+    .option('--overwrite', 'replace an existing run directory of the same name');
+  addConfigOverrideOptions(command)
     .option('--no-report', 'skip writing runs/<name>/report/ at the end')
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
-      const config = options.config ? loadTrainConfig(options) : null;
+      const config = options.config ? loadConfigWithOverrides(rlConfigSchema, options) : null;
       const { train } = await import('../../training/rl/train.ts');
       const total = config?.train.steps ?? 0;
       const progress = createProgress('train', total, { quiet: options.quiet || total === 0 });
@@ -48,15 +46,4 @@ export function register(program: Command): void {
       console.log(formatBeforeAfter(result.initialEval, result.finalEval));
       if (reportPath) console.log(`report: ${reportPath}`);
     });
-}
-
-function loadTrainConfig(options: { config: string; steps?: string; name?: string; seed?: string }) {
-  const raw = loadConfigFile(rlConfigSchema, options.config);
-  const overridden = {
-    ...raw,
-    ...(options.name === undefined ? {} : { name: options.name }),
-    ...(options.seed === undefined ? {} : { seed: Number(options.seed) }),
-    train: { ...raw.train, ...(options.steps === undefined ? {} : { steps: Number(options.steps) }) },
-  };
-  return parseConfig(rlConfigSchema, overridden, `${options.config} (with command-line overrides)`);
 }
