@@ -1,5 +1,6 @@
 // Rollout metrics of a step: reward statistics (and each reward component under reward/<name>),
-// completion lengths, stop reasons, and the Monte-Carlo entropy estimate.
+// completion lengths, stop reasons, the Monte-Carlo entropy estimate, and what was practised: the share
+// of sampled problems and the mean reward per task and difficulty (selection/…), whatever the selector.
 import type { SampledGroup } from './rollout.ts';
 
 export function rolloutMetrics(groups: readonly SampledGroup[]): Record<string, number> {
@@ -29,6 +30,26 @@ export function rolloutMetrics(groups: readonly SampledGroup[]): Record<string, 
     entropy: logprobs.length > 0 ? -mean(logprobs) : 0,
   };
   for (const [name, values] of components) metrics[`reward/${name}`] = mean(values);
+  return { ...metrics, ...selectionMetrics(groups) };
+}
+
+/** selection/share/<task>/<difficulty>, selection/reward/<task>/<difficulty> and selection/difficulty_mean. */
+export function selectionMetrics(groups: readonly SampledGroup[]): Record<string, number> {
+  const byLevel = new Map<string, number[]>();
+  let difficultySum = 0;
+  for (const group of groups) {
+    const { task, difficulty } = group.attempt.problem;
+    const key = `${task}/${difficulty}`;
+    if (!byLevel.has(key)) byLevel.set(key, []);
+    byLevel.get(key)!.push(mean(group.rewards));
+    difficultySum += difficulty;
+  }
+  if (groups.length === 0) return {};
+  const metrics: Record<string, number> = { 'selection/difficulty_mean': difficultySum / groups.length };
+  for (const [key, rewards] of byLevel) {
+    metrics[`selection/share/${key}`] = rewards.length / groups.length;
+    metrics[`selection/reward/${key}`] = mean(rewards);
+  }
   return metrics;
 }
 
