@@ -148,7 +148,3 @@ export class Rng {
     return new Rng(this.nextUint32() * 4294967296 + this.nextUint32());
   }
 }
-
-function rotl(x: number, k: number): number {
-  return ((x << k) | (x >>> (32 - k))) >>> 0;
-}

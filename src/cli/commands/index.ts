@@ -1,6 +1,7 @@
 // Every CLI command, in the order `curricula --help` lists them. Add one import and one entry per command.
 import type { Command } from 'commander';
 import { register as registerBench } from './bench.ts';
+import { register as registerCompare } from './compare.ts';
 import { register as registerDemo } from './demo.ts';
 import { register as registerEval } from './eval.ts';
 import { register as registerPretrain } from './pretrain.ts';
@@ -17,6 +18,7 @@ export const commands: RegisterCommand[] = [
   registerTrain,
   registerEval,
   registerReport,
+  registerCompare,
   registerReward,
   registerSimulate,
   registerBench,
