@@ -3,7 +3,7 @@
 #   experiments/selectors-embedded/run.sh [--selectors uniform,adarft,...] [--seeds 1,2,3] [--jobs 2]
 # Runs go to runs/selectors/<selector>-s<seed>/. A finished run (result.json present) is skipped and an
 # interrupted one is resumed, so the script can be re-run after a crash or a stop. Then:
-#   npx tsx experiments/selectors-embedded/summarize.ts [--json]
+#   ./bin/curricula.mjs compare runs/selectors/*-s[0-9]*/   (writes runs/selectors/compare/compare.md)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 selectors=uniform,adarft,sec,bots,balanced,learning-progress
