@@ -1,24 +1,10 @@
 // `curricula compare` end to end on real run directories (RunStore), through the CLI binary.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers.ts';
 import { RunStore } from '../run-store.ts';
-
-const execute = promisify(execFile);
-const cli = join(process.cwd(), 'bin', 'curricula.mjs');
-
-async function curricula(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await execute('node', [cli, ...args], { encoding: 'utf8' });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 function makeRun(parent: string, selector: string, seed: number, final: number): string {
   const dir = join(parent, `${selector}-s${seed}`);
@@ -31,7 +17,7 @@ function makeRun(parent: string, selector: string, seed: number, final: number):
 }
 
 describe('curricula compare', () => {
-  it('groups runs by the differing config key and writes compare.md, SVGs and comparison.json', async () => {
+  it('groups runs by the differing config key and writes compare.md, SVGs and comparison.json', () => {
     const parent = mkdtempSync(join(tmpdir(), 'compare-'));
     const dirs = [
       makeRun(parent, 'uniform', 1, 0.6),
@@ -39,8 +25,8 @@ describe('curricula compare', () => {
       makeRun(parent, 'sec', 1, 0.75),
       makeRun(parent, 'sec', 2, 0.65),
     ];
-    const result = await curricula(['compare', ...dirs, '--json']);
-    expect(result.code).toBe(0);
+    const result = runCli(['compare', ...dirs, '--json']);
+    expect(result.status).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(json.groupedBy).toEqual(['selector.name']);
     expect(json.baseline).toBe('uniform');
@@ -57,17 +43,17 @@ describe('curricula compare', () => {
     expect(existsSync(join(parent, 'compare', 'comparison.json'))).toBe(true);
   }, 60_000);
 
-  it('rejects a directory that is not a run, an unknown baseline and a bad target with exit code 2', async () => {
+  it('rejects a directory that is not a run, an unknown baseline and a bad target with exit code 2', () => {
     const parent = mkdtempSync(join(tmpdir(), 'compare-bad-'));
     const good = makeRun(parent, 'uniform', 1, 0.6);
-    const notRun = await curricula(['compare', good, parent]);
-    expect(notRun.code).toBe(2);
+    const notRun = runCli(['compare', good, parent]);
+    expect(notRun.status).toBe(2);
     expect(notRun.stderr).toMatch(/is not a run directory/);
-    const baseline = await curricula(['compare', good, '--baseline', 'bots']);
-    expect(baseline.code).toBe(2);
+    const baseline = runCli(['compare', good, '--baseline', 'bots']);
+    expect(baseline.status).toBe(2);
     expect(baseline.stderr.trim()).toBe("error: baseline group 'bots' not found; groups: all runs");
-    const target = await curricula(['compare', good, '--target', 'high']);
-    expect(target.code).toBe(2);
+    const target = runCli(['compare', good, '--target', 'high']);
+    expect(target.status).toBe(2);
     expect(target.stderr).toMatch(/--target must be a number, got 'high'/);
   }, 60_000);
 });
