@@ -2,13 +2,14 @@
 // compare held-out learning curves: area under the curve, steps to a target accuracy, mean ± 95% CI over
 // seeds; writes an SVG chart and the full result (JSON) to --out.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { selectors } from '../../curricula/index.ts';
 import { learners } from '../../curricula/simulate/learners.ts';
 import { formatSimulationTable, simulationSvg } from '../../curricula/simulate/report.ts';
-import { simulate } from '../../curricula/simulate/simulate.ts';
+import { simulateParallel } from '../../curricula/simulate/simulate.ts';
 import { positiveInteger } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 
@@ -28,10 +29,16 @@ export function register(program: Command): void {
     .option('--batch-size <n>', 'problems per step', positiveInteger('--batch-size'), 32)
     .option('--group-size <n>', 'samples per problem (G)', positiveInteger('--group-size'), 8)
     .option('--target <accuracy>', 'held-out accuracy counted as reached', Number.parseFloat, 0.8)
+    .option(
+      '--jobs <n>',
+      'worker threads running (selector, seed) runs in parallel; results do not depend on it',
+      positiveInteger('--jobs'),
+      availableParallelism(),
+    )
     .option('--out <dir>', 'write simulation.svg and simulation.json here')
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
-    .action((options) => {
+    .action(async (options) => {
       const names: string[] =
         options.selectors === undefined
           ? selectors.names()
@@ -55,7 +62,8 @@ export function register(program: Command): void {
         quiet: options.quiet || options.json,
       });
       let runs = 0;
-      const result = simulate({
+      const result = await simulateParallel({
+        jobs: options.jobs,
         selectors: names,
         learner: options.learner,
         steps: options.steps,

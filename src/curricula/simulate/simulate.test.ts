@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UnknownNameError } from '../../core/errors.ts';
 import { lineChartSvg } from './plot-svg.ts';
 import { formatSimulationTable, simulationSvg } from './report.ts';
-import { grpoAdvantages, simulate } from './simulate.ts';
+import { grpoAdvantages, simulate, simulateParallel } from './simulate.ts';
 
 describe('simulate', () => {
   it('GRPO advantages use the unbiased std: [1, 0, 0, 0] → [1.5, −0.5, −0.5, −0.5]', () => {
@@ -71,4 +71,16 @@ describe('lineChartSvg', () => {
     // Plot box: left 64, right edge 300 − 190 = 110, top 40, bottom 200 − 52 = 148.
     expect(svg).toContain('<path d="M64,148L110,40" fill="none"');
   });
+
+  it('gives identical results when the runs are spread over worker threads', async () => {
+    const options = { selectors: ['uniform', 'bots', 'sec'], learner: 'irt', steps: 30, seeds: 2 };
+    const sequential = simulate(options);
+    const parallel = await simulateParallel({ ...options, jobs: 2 });
+    expect(parallel.results.map((result) => result.curves)).toEqual(
+      sequential.results.map((result) => result.curves),
+    );
+    expect(parallel.results.map((result) => result.auc)).toEqual(
+      sequential.results.map((result) => result.auc),
+    );
+  }, 60_000);
 });

@@ -121,9 +121,50 @@ export function simulateRun(
   return curve;
 }
 
-export function simulate(options: SimulateOptions): SimulationResult {
+/** One (selector, seed) run, as plain data a worker thread can receive. */
+export interface SimulationTask {
+  choice: SelectorChoice;
+  learner: LearnerSpec;
+  perLevel: number;
+  seed: number;
+  steps: number;
+  batchSize: number;
+  groupSize: number;
+}
+
+export interface SimulationRunResult {
+  curve: number[];
+  milliseconds: number;
+}
+
+/** Runs one task (in this thread or in a worker: see run-worker.ts). */
+export function runSimulationTask(task: SimulationTask): SimulationRunResult {
   const started = performance.now();
-  const learnerSpec = resolveLearner(options.learner);
+  const curve = simulateRun(
+    task.choice,
+    task.learner,
+    simulatedPool(task.learner, task.perLevel),
+    heldOutProblems(task.learner),
+    task.seed,
+    task.steps,
+    task.batchSize,
+    task.groupSize,
+  );
+  return { curve, milliseconds: performance.now() - started };
+}
+
+interface Plan {
+  choices: SelectorChoice[];
+  seeds: number[];
+  tasks: SimulationTask[];
+  batchSize: number;
+  groupSize: number;
+  target: number;
+  learner: LearnerSpec;
+}
+
+function plan(options: SimulateOptions): Plan {
+  const learner = resolveLearner(options.learner);
   const batchSize = options.batchSize ?? 32;
   const groupSize = options.groupSize ?? 8;
   const target = options.target ?? 0.8;
@@ -136,30 +177,73 @@ export function simulate(options: SimulateOptions): SimulationResult {
   }
   const choices = options.selectors.map((choice) => (typeof choice === 'string' ? { name: choice } : choice));
   for (const choice of choices) selectorRegistry.get(choice.name); // unknown names fail before any run
-  const pool = simulatedPool(learnerSpec, options.perLevel ?? 40);
-  const heldOut = heldOutProblems(learnerSpec);
-  const results = choices.map((choice): SelectorResult => {
-    const label = choice.label ?? choice.name;
-    const runStarted = performance.now();
-    const curves = seeds.map((seed) => {
-      const curve = simulateRun(
-        choice,
-        learnerSpec,
-        pool,
-        heldOut,
-        seed,
-        options.steps,
-        batchSize,
-        groupSize,
-      );
-      options.onRun?.(label, seed);
-      return curve;
-    });
+  const perLevel = options.perLevel ?? 40;
+  const tasks = choices.flatMap((choice) =>
+    seeds.map((seed) => ({ choice, learner, perLevel, seed, steps: options.steps, batchSize, groupSize })),
+  );
+  return { choices, seeds, tasks, batchSize, groupSize, target, learner };
+}
+
+/** Runs every (selector, seed) in this thread. */
+export function simulate(options: SimulateOptions): SimulationResult {
+  const started = performance.now();
+  const planned = plan(options);
+  const runs = planned.tasks.map((task) => {
+    const result = runSimulationTask(task);
+    options.onRun?.(task.choice.label ?? task.choice.name, task.seed);
+    return result;
+  });
+  return summarize(planned, options, runs, performance.now() - started);
+}
+
+/**
+ * The same as simulate, with the runs spread over `jobs` worker threads (results are identical: every
+ * run has its own seeded streams). jobs = 1 runs in this thread.
+ */
+export async function simulateParallel(
+  options: SimulateOptions & { jobs: number },
+): Promise<SimulationResult> {
+  if (options.jobs <= 1) return simulate(options);
+  const started = performance.now();
+  const planned = plan(options);
+  const { WorkerPool } = await import('../../core/worker-pool.ts');
+  const pool = new WorkerPool<SimulationTask, SimulationRunResult>(
+    new URL('./run-worker.ts', import.meta.url),
+    {
+      size: Math.min(options.jobs, planned.tasks.length),
+      // A run is seconds; an hour means something is wrong, not slow.
+      timeoutMs: 3_600_000,
+    },
+  );
+  try {
+    const runs = await Promise.all(
+      planned.tasks.map(async (task) => {
+        const result = await pool.run(task);
+        options.onRun?.(task.choice.label ?? task.choice.name, task.seed);
+        return result;
+      }),
+    );
+    return summarize(planned, options, runs, performance.now() - started);
+  } finally {
+    await pool.close();
+  }
+}
+
+function summarize(
+  planned: Plan,
+  options: SimulateOptions,
+  runs: readonly SimulationRunResult[],
+  wallMilliseconds: number,
+): SimulationResult {
+  const { choices, seeds, target } = planned;
+  const results = choices.map((choice, index): SelectorResult => {
+    const mine = runs.slice(index * seeds.length, (index + 1) * seeds.length);
+    const curves = mine.map((run) => run.curve);
     const perStep = curves[0].map((_, step) => tInterval(curves.map((curve) => curve[step])));
     const reached = curves.map((curve) => stepsToTarget(curve, target));
     const reachedSteps = reached.filter((value): value is number => value !== 'never');
     return {
-      label,
+      label: choice.label ?? choice.name,
       name: choice.name,
       auc: tInterval(curves.map(areaUnderCurve)),
       finalAccuracy: tInterval(curves.map((curve) => curve[curve.length - 1])),
@@ -171,17 +255,17 @@ export function simulate(options: SimulateOptions): SimulationResult {
         high: perStep.map((interval) => interval.high),
       },
       curves,
-      wallMilliseconds: performance.now() - runStarted,
+      wallMilliseconds: mine.reduce((sum, run) => sum + run.milliseconds, 0),
     };
   });
   return {
-    learner: learnerSpec.name,
+    learner: planned.learner.name,
     steps: options.steps,
     seeds,
-    batchSize,
-    groupSize,
+    batchSize: planned.batchSize,
+    groupSize: planned.groupSize,
     target,
     results,
-    wallMilliseconds: performance.now() - started,
+    wallMilliseconds,
   };
 }
