@@ -6,6 +6,28 @@ import { modelBlockSchema } from '../model-presets.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
 import { mixEntrySchema } from '../problem-mix.ts';
 
+const rolloutBudgetDefaults = {
+  enabled: false,
+  min: 2,
+  max: null,
+  passRates: 'auto' as const,
+  discount: 0,
+};
+
+export const rolloutBudgetSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** Samples per problem at least (the advantage estimator's minimum group size or more). */
+    min: z.number().int().positive().default(2),
+    /** Samples per problem at most (null = 4 × groupSize). */
+    max: z.number().int().positive().nullable().default(null),
+    /** Where pass-rate estimates come from: the selector's (bots), the run's history, or auto (selector if it has them). */
+    passRates: z.enum(['auto', 'selector', 'history']).default('auto'),
+    /** History only: evidence fades toward the prior by (1 − discount) per step. */
+    discount: z.number().min(0).lt(1).default(0),
+  })
+  .default(rolloutBudgetDefaults);
+
 const namedPart = (defaultName: string) =>
   z
     .strictObject({
@@ -39,8 +61,10 @@ export const rlConfigSchema = z.strictObject({
       topP: z.number().gt(0).max(1).default(1),
       /** Completion length cap (also bounded by the model's context). */
       maxTokens: z.number().int().positive().default(96),
+      /** Adaptive rollout budget: samples per problem follow its uncertainty under a fixed total. */
+      budget: rolloutBudgetSchema,
     })
-    .default({ groupSize: 8, temperature: 1, topP: 1, maxTokens: 96 }),
+    .default({ groupSize: 8, temperature: 1, topP: 1, maxTokens: 96, budget: rolloutBudgetDefaults }),
   algorithm: z
     .strictObject({
       advantage: namedPart('grpo'),

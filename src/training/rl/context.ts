@@ -8,6 +8,7 @@ import type { Rng } from '../../core/rng.ts';
 import type { TaskSelector } from '../../core/selector.ts';
 import type { Guidance } from '../../guidance/guidance.ts';
 import type { RlConfig } from './config.ts';
+import type { RolloutBudget } from './rollout-budget.ts';
 
 export interface RlContext {
   config: RlConfig;
@@ -15,6 +16,8 @@ export interface RlContext {
   /** Frozen reference policy for the KL term; null when algorithm.kl.coefficient is 0. */
   reference: PolicyBackend | null;
   selector: TaskSelector;
+  /** Samples per problem when rollout.budget is enabled; null = groupSize for every problem. */
+  budget: RolloutBudget | null;
   guidance: Guidance;
   reward: Reward;
   advantage: AdvantageEstimator;

@@ -18,10 +18,15 @@ export interface SampledGroup {
   results: RewardResult[];
 }
 
+/**
+ * Samples each attempt's group: `sizes[i]` completions for attempt i (default rollout.groupSize each).
+ * Unequal sizes (the adaptive rollout budget) sample each prompt repeated once per completion.
+ */
 export async function sampleGroups(
   ctx: RlContext,
   attempts: readonly Attempt[],
   seed: number,
+  sizes?: readonly number[],
 ): Promise<SampledGroup[]> {
   const { policy, config } = ctx;
   const contexts = attempts.map((attempt) => [
@@ -29,13 +34,28 @@ export async function sampleGroups(
     ...policy.tokenizer.encode(attempt.prefix, `forced prefix of ${attempt.problem.id}`),
   ]);
   const longest = Math.max(...contexts.map((tokens) => tokens.length));
-  const sampled = await policy.sample(contexts, {
-    n: config.rollout.groupSize,
+  const options = {
     temperature: config.rollout.temperature,
     topP: config.rollout.topP,
     maxTokens: Math.max(1, Math.min(config.rollout.maxTokens, policy.contextLength - longest)),
     seed,
-  });
+  };
+  const groupSize = config.rollout.groupSize;
+  let sampled: SampledSequence[][];
+  if (sizes === undefined || sizes.every((size) => size === groupSize)) {
+    sampled = await policy.sample(contexts, { ...options, n: groupSize });
+  } else {
+    const repeated = contexts.flatMap((context, index) =>
+      Array.from({ length: sizes[index] }, () => context),
+    );
+    const flat = (await policy.sample(repeated, { ...options, n: 1 })).map(([sequence]) => sequence);
+    let offset = 0;
+    sampled = sizes.map((size) => {
+      const group = flat.slice(offset, offset + size);
+      offset += size;
+      return group;
+    });
+  }
   return attempts.map((attempt, index) => ({
     attempt,
     context: contexts[index],

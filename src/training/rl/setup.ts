@@ -17,6 +17,7 @@ import { resolveModelShape } from '../model-presets.ts';
 import { ProblemMix, validateMix } from '../problem-mix.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
+import { createRolloutBudget, validateRolloutBudget } from './rollout-budget.ts';
 
 /** Seed offset of the pool stream, so the pool does not depend on how many steps have run. */
 const poolSeedOffset = 7919;
@@ -27,6 +28,8 @@ export function validateRlConfig(config: RlConfig): void {
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   advantage.resolveOptions(config.algorithm.advantage.options);
   advantage.validate(config.rollout.groupSize);
+  if (config.rollout.budget.enabled) advantage.validate(config.rollout.budget.min);
+  validateRolloutBudget(config);
   policyLosses.get(config.algorithm.loss.name).resolveOptions(config.algorithm.loss.options);
   selectors.get(config.selector.name);
   guidances.get(config.guidance.name);
@@ -67,13 +70,15 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
       : null;
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   const loss = policyLosses.get(config.algorithm.loss.name);
+  const selector = selectors.get(config.selector.name)(pool, config.selector.options, {
+    totalSteps: config.train.steps,
+  });
   return {
     config,
     policy,
     reference,
-    selector: selectors.get(config.selector.name)(pool, config.selector.options, {
-      totalSteps: config.train.steps,
-    }),
+    selector,
+    budget: createRolloutBudget(config, selector),
     guidance: guidances.get(config.guidance.name)(config.guidance.options),
     reward,
     advantage,

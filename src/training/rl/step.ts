@@ -1,5 +1,5 @@
 // One RL step, top to bottom (ARCHITECTURE.md, "One RL step"):
-//   select → guide → sample → grade → filter → advantages → update → observe.
+//   select → guide → (budget) → sample → grade → filter → advantages → update → observe.
 // Each phase is a named function; this file only sequences them and collects metrics and timings.
 
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
@@ -25,7 +25,11 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   const rollOut = async (count: number): Promise<SampledGroup[]> => {
     const problems = timer.time('select', () => ctx.selector.select(count, ctx.rng));
     const attempts = timer.time('guidance', () => ctx.guidance.plan(problems, step));
-    const groups = await timer.timeAsync('sample', () => sampleGroups(ctx, attempts, ctx.rng.nextUint32()));
+    // Adaptive rollout budget: samples per problem by outcome uncertainty (null budget: groupSize each).
+    const sizes = ctx.budget ? timer.time('budget', () => ctx.budget!.plan(problems)) : undefined;
+    const groups = await timer.timeAsync('sample', () =>
+      sampleGroups(ctx, attempts, ctx.rng.nextUint32(), sizes),
+    );
     await timer.timeAsync('reward', () => scoreGroups(ctx, groups, step));
     sampledAll.push(...groups);
     return groups;
@@ -61,6 +65,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     const outcomes = toOutcomes(sampledAll, groups, estimate.advantages);
     ctx.selector.observe(step, outcomes);
     ctx.guidance.observe(step, outcomes);
+    ctx.budget?.observe(outcomes);
   });
 
   const metrics: Record<string, number> = {
@@ -75,6 +80,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     'train/lr': learningRate,
     ...ctx.selector.metrics(),
     ...ctx.guidance.metrics(),
+    ...(ctx.budget?.metrics() ?? {}),
     ...timer.metrics(),
   };
   return { metrics, groups: sampledAll };

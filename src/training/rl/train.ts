@@ -55,6 +55,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       const saved = latest.state.extra ?? {};
       ctx.selector.load(latest.state.selector);
       ctx.guidance.load(saved.guidance);
+      ctx.budget?.load(saved.budget);
       bestScore = Number(saved.bestScore ?? bestScore);
       initialEval = saved.initialEval as EvalSummary | undefined;
       store.truncateAfter(step);
@@ -75,7 +76,12 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
           step,
           rng: ctx.rng.state(),
           selector: ctx.selector.state(),
-          extra: { bestScore, guidance: ctx.guidance.state(), initialEval },
+          extra: {
+            bestScore,
+            guidance: ctx.guidance.state(),
+            budget: ctx.budget?.state() ?? null,
+            initialEval,
+          },
         },
         (dir) => ctx.policy.save(dir),
         { best, keep: runConfig.checkpoint.every > 0 && step % runConfig.checkpoint.every === 0 },
