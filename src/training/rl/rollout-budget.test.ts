@@ -46,7 +46,7 @@ describe('rollout budget', () => {
       { problem: pool[1], rewards: [1, 0, 1, 0, 1, 0, 1, 0], advantages: [] }, // p̂ = 1/2
       { problem: pool[2], rewards: [0, 0, 0, 0, 0, 0, 0, 0], advantages: [] }, // p̂ = 1/10
     ]);
-    // Posterior means 0.9, 0.5, 0.1 → weights p(1−p) 0.09, 0.25, 0.09; the 18 samples above min 2 each
+    // One level (S = F = 12 → 0.5, prior 2 pseudo-samples): estimates 0.9, 0.5, 0.1 → weights p(1−p) 0.09, 0.25, 0.09; the 18 samples above min 2 each
     // split 3.77, 10.47, 3.77 → 5.77, 12.47, 5.77 → floors 5, 12, 5 plus the two largest remainders.
     expect(budget.plan(pool)).toEqual([6, 12, 6]);
     expect(budget.metrics()).toMatchObject({ 'rollout/group_size_min': 6, 'rollout/group_size_max': 12 });
@@ -144,10 +144,12 @@ describe('training with the rollout budget', () => {
     const saved = readCheckpoint(join(result.runDir, 'checkpoints'))!.state.extra!.budget as {
       kind: string;
       step: number;
-      counts: unknown[];
+      problems: unknown[];
+      levels: unknown[];
     };
     expect(saved.kind).toBe('pass-rate-tracker');
     expect(saved.step).toBe(2);
-    expect(saved.counts.length).toBeGreaterThan(0);
+    expect(saved.problems.length).toBeGreaterThan(0);
+    expect(saved.levels).toHaveLength(1);
   }, 120_000);
 });

@@ -52,7 +52,9 @@ export function createRolloutBudget(config: RlConfig, selector: TaskSelector): R
     );
   }
   const tracker =
-    budget.passRates === 'history' || own === null ? new PassRateTracker(budget.discount) : null;
+    budget.passRates === 'history' || own === null
+      ? new PassRateTracker({ discount: budget.discount })
+      : null;
   const estimator: PassRateEstimator = tracker ?? own!;
   const max = budgetMax(config);
   let lastRates: number[] = [];
