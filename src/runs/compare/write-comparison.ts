@@ -57,8 +57,8 @@ export async function writeComparison(
     if (series.every((entry) => entry.points.length === 0)) continue;
     const file = `${key.replace(/^eval\//, '').replace(/[^\w@.-]+/g, '_')}.svg`;
     const title = `${key.replace(/^eval\//, 'held-out ')} (mean over seeds)`;
-    const yDomain = headline?.metric === 'pass' || headline?.metric === 'maj' ? ([0, 1] as const) : undefined;
-    writeFileAtomic(join(options.out, file), await lineChart({ title, series, yLabel: key, yDomain }));
+    // The y axis is fitted to the data (not [0, 1]): differences between groups are the point here.
+    writeFileAtomic(join(options.out, file), await lineChart({ title, series, yLabel: key }));
     plots.push({ title, path: file });
   }
   const markdown = formatComparison(comparison, { groupedBy: grouping.keys, plots });
