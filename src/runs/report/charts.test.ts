@@ -42,6 +42,20 @@ describe('planCharts', () => {
     expect(plans[3].panels).toBe(true);
   });
 
+  it('draws what was practised per level: shares on [0, 1] and the training reward, levels in numeric order', () => {
+    const plans = planCharts([
+      'selection/share/addition/10',
+      'selection/share/addition/2',
+      'selection/reward/addition/2',
+      'selection/difficulty_mean',
+    ]);
+    expect(plans.map((plan) => [plan.file, plan.series.map((series) => series.name)])).toEqual([
+      ['practice-share.svg', ['addition/2', 'addition/10']],
+      ['practice-reward.svg', ['addition/2']],
+    ]);
+    expect(plans[0].yDomain).toEqual([0, 1]);
+  });
+
   it('draws nothing for a run without metrics', () => {
     expect(planCharts([])).toEqual([]);
   });

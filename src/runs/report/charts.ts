@@ -62,8 +62,30 @@ export function planCharts(keys: readonly string[]): ChartPlan[] {
     yLabel: 'tokens',
     series: only('response/length_mean', 'response/length_max'),
   });
+  // What the selector made the model practise, whatever the selector (logged by the trainer).
+  add({
+    file: 'practice-share.svg',
+    title: 'What was practised: share of sampled problems per level',
+    yLabel: 'share of the batch',
+    yDomain: [0, 1],
+    series: levelSeries(keys, 'selection/share/'),
+  });
+  add({
+    file: 'practice-reward.svg',
+    title: 'Training reward per level (steps where the level was sampled)',
+    yLabel: 'mean reward',
+    series: levelSeries(keys, 'selection/reward/'),
+  });
   for (const plan of curriculumCharts(keys)) add(plan);
   return plans;
+}
+
+/** selection/…/<task>/<difficulty> series, named <task>/<difficulty>, levels in numeric order. */
+function levelSeries(keys: readonly string[], prefix: string): ChartPlan['series'] {
+  return keys
+    .filter((key) => key.startsWith(prefix))
+    .sort(naturalOrder)
+    .map((key) => ({ name: key.slice(prefix.length), key }));
 }
 
 /** Held-out pass@k per task and difficulty (difficulties in numeric order) plus the overall rate. */
