@@ -21,9 +21,11 @@
 // If bubblewrap is missing or cannot create namespaces, `probeSandbox` says why and the reward refuses to
 // run any code: there is deliberately no unsandboxed fallback.
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants as fsConstants, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { UserError } from '../../core/errors.ts';
+import { identity, systemBinds } from './host-binds.ts';
+import { treeResidentBytes } from './process-tree.ts';
 
 export type Language = 'python' | 'javascript';
 
@@ -91,66 +93,6 @@ const stderrKeepBytes = 64 * 1024;
 const watchdogIntervalMs = 100;
 // Slack over memoryMb for the whole tree: interpreter text, node's non-heap memory, page tables.
 const watchdogSlackMb = 128;
-const pageBytes = 4096;
-
-/** Resident bytes of `rootPid` and all its descendants (Linux /proc; threads' children included). */
-export function treeResidentBytes(rootPid: number): number {
-  let total = 0;
-  const stack = [rootPid];
-  for (let visited = 0; stack.length > 0 && visited < 10_000; visited++) {
-    const pid = stack.pop()!;
-    try {
-      total += Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * pageBytes;
-      for (const task of readdirSync(`/proc/${pid}/task`)) {
-        const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-        if (children) for (const child of children.split(' ')) stack.push(Number(child));
-      }
-    } catch {
-      // exited while we looked
-    }
-  }
-  return total;
-}
-
-// The uid/gid that owns nothing on Debian; used when we are root so that the sandbox is unprivileged.
-const nobody = 65534;
-
-/** Spawn options that make bwrap run unprivileged: as nobody when we are root, else as ourselves. */
-function identity(): { uid?: number; gid?: number } {
-  return process.getuid?.() === 0 ? { uid: nobody, gid: nobody } : {};
-}
-
-let cachedSystemBinds: string[] | undefined;
-
-/** Root-level symlinks of merged-/usr systems (/bin -> usr/bin) are recreated; real directories are bound. */
-function systemBinds(): string[] {
-  cachedSystemBinds ??= findSystemBinds();
-  return cachedSystemBinds;
-}
-
-function findSystemBinds(): string[] {
-  const args = ['--ro-bind', '/usr', '/usr'];
-  for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64']) {
-    let stat: ReturnType<typeof lstatSync>;
-    try {
-      stat = lstatSync(dir);
-    } catch {
-      continue;
-    }
-    if (stat.isSymbolicLink()) args.push('--symlink', `usr${dir}`, dir);
-    else if (stat.isDirectory()) args.push('--ro-bind', dir, dir);
-  }
-  // Interpreters read a few files from /etc (locale, ld.so cache, alternatives symlinks); bind only those.
-  for (const file of ['/etc/ld.so.cache', '/etc/alternatives', '/etc/localtime']) {
-    try {
-      lstatSync(file);
-      args.push('--ro-bind', file, file);
-    } catch {
-      // absent on this system; the interpreters start without it
-    }
-  }
-  return args;
-}
 
 function interpreterCommand(language: Language, entry: string, config: SandboxConfig, limits: SandboxLimits) {
   const mib = 1024 * 1024;
