@@ -21,7 +21,8 @@
 // Percent: `p%` on one side only matches both `p` and `p/100` (Qwen's include_percentage; Math-Verify reads
 // % as /100 only). Deviation from Math-Verify: random points instead of sympy.simplify as the main symbolic
 // test (cheaper, no hangs, and it refuses sqrt(x^2) ≡ x, which simplify may accept).
-import { freeSymbols, type Json } from './evaluate.ts';
+import type { Json } from './evaluate.ts';
+import { freeSymbols } from './numeric-value.ts';
 import { jsonToNode, type MathNode, relationLinks } from './parse.ts';
 import { relationsEqual, relationToSet } from './relations.ts';
 import { type CompareOptions, expr, exprEqual, infinitySign } from './scalar.ts';

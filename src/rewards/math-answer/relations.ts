@@ -4,7 +4,8 @@
 // which we do not), and a one-variable relation becomes an interval or union only for set-form predictions.
 // Deviation: proportionality is tested at seeded random points rather than symbolically.
 import { Rng } from '../../core/rng.ts';
-import { type Complex, freeSymbols, type Json, numericValue, UnsupportedError } from './evaluate.ts';
+import { type Json, UnsupportedError } from './evaluate.ts';
+import { type Complex, freeSymbols, numericValue } from './numeric-value.ts';
 import { type MathNode, type RelationOp, relationLinks } from './parse.ts';
 import {
   type CompareOptions,

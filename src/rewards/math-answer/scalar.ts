@@ -10,19 +10,16 @@
 import { ComputeEngine } from '@cortex-js/compute-engine';
 import { Rng } from '../../core/rng.ts';
 import {
-  type Complex,
   decimalToRational,
   exactValue,
-  freeSymbols,
-  hasFloatLiteral,
   type Json,
-  numericValue,
   type Rational,
   ratEqual,
   rational,
   TooLargeError,
   UnsupportedError,
 } from './evaluate.ts';
+import { type Complex, freeSymbols, hasFloatLiteral, numericValue } from './numeric-value.ts';
 import type { MathNode } from './parse.ts';
 
 export interface CompareOptions {
