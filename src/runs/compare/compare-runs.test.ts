@@ -123,6 +123,12 @@ describe('compareRuns', () => {
     expect(slow.stepsToTarget).toBeNull();
   });
 
+  it('gives the area under each run’s curve after step 0, over the runs', () => {
+    const uniform = comparison.groups[0];
+    expect(uniform.auc!.values.map((value) => Number(value.toFixed(12)))).toEqual([0.575, 0.725]);
+    expect(uniform.auc!.mean).toBeCloseTo(0.65, 12);
+  });
+
   it('pairs final differences to the baseline by seed', () => {
     const [uniform, fast, slow] = comparison.groups;
     expect(uniform.pairedDelta).toBeUndefined();

@@ -52,6 +52,8 @@ export interface GroupComparison {
   sums: Record<string, Spread>;
   /** Mean headline curve over the runs, at the steps every run logged it. */
   curve: Point[];
+  /** Area under each run's headline curve: its mean over the evaluations after step 0, over the runs. */
+  auc?: Spread;
   /** First step at which the mean curve reaches the target (null: never, or no target). */
   stepsToTarget: number | null;
   /** The same per run (null: that run never reached it). */
@@ -128,6 +130,11 @@ export function compareRuns(runs: readonly ComparedRun[], options: CompareOption
         target === null ? null : firstReaching(run.series.get(headline) ?? [], target),
       ),
     };
+    const areas = members
+      .map((run) => (run.series.get(headline) ?? []).filter(([step]) => step > 0))
+      .filter((points) => points.length > 0)
+      .map((points) => sumOf(points) / points.length);
+    if (areas.length > 0) comparison.auc = spread(areas);
     if (baseline !== null && group !== baseline) {
       const deltas: number[] = [];
       for (const run of members) {

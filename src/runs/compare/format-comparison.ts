@@ -37,10 +37,12 @@ export function formatComparison(comparison: Comparison, options: FormatOptions)
       `## Steps to reach ${source} (${target.toFixed(3)})`,
       '',
       'First evaluated step at which the mean curve over seeds reaches the target, and the same for each',
-      'run (— = not reached). Evaluations are every few steps, so a step here is an upper bound.',
+      'run (— = not reached). Evaluations are every few steps, so a step here is an upper bound; on noisy',
+      'curves the first crossing can come early and by chance. The area under the curve (the mean of the',
+      'evaluations after step 0) is the steadier summary of how fast a group improved.',
       '',
-      `| group | mean curve | per run | speed-up vs ${baseline ?? 'target'} |`,
-      '|---|---|---|---|',
+      `| group | mean curve | per run | speed-up vs ${baseline ?? 'target'} | area under the curve |`,
+      '|---|---|---|---|---|',
     );
     const reference = groups.find((group) => group.group === baseline)?.stepsToTarget ?? null;
     for (const group of groups) {
@@ -49,7 +51,9 @@ export function formatComparison(comparison: Comparison, options: FormatOptions)
         reference !== null && group.stepsToTarget !== null && group.stepsToTarget > 0
           ? `${(reference / group.stepsToTarget).toFixed(2)}×`
           : '—';
-      lines.push(`| ${group.group} | ${group.stepsToTarget ?? '—'} | ${perRun} | ${speedup} |`);
+      lines.push(
+        `| ${group.group} | ${group.stepsToTarget ?? '—'} | ${perRun} | ${speedup} | ${cell(group.auc)} |`,
+      );
     }
   }
   const practised = [...new Set(groups.flatMap((group) => Object.keys(group.means)))].sort(compareLevelKeys);
