@@ -144,8 +144,10 @@ describe('compareRuns', () => {
     expect(comparison.groups[0].sums['losses/tokens']).toMatchObject({ mean: 400, n: 1 });
   });
 
-  it('accepts an explicit baseline or target and rejects an unknown baseline', () => {
-    expect(compareRuns(runs, { baseline: 'fast' }).target).toBeCloseTo(0.825, 12);
+  it('accepts an explicit baseline (listed first) or target and rejects an unknown baseline', () => {
+    const byFast = compareRuns(runs, { baseline: 'fast' });
+    expect(byFast.target).toBeCloseTo(0.825, 12);
+    expect(byFast.groups.map((group) => group.group)).toEqual(['fast', 'uniform', 'slow']);
     expect(compareRuns(runs, { target: 0.51 }).groups[2].stepsToTarget).toBe(4);
     expect(() => compareRuns(runs, { baseline: 'nope' })).toThrow(
       "baseline group 'nope' not found; groups: uniform, fast, slow",

@@ -95,7 +95,9 @@ export function compareRuns(runs: readonly ComparedRun[], options: CompareOption
   const baselineFinals = baselineRuns.map((run) => finalValue(run, headline)).filter(isNumber);
   const target = options.target ?? (baselineFinals.length > 0 ? spread(baselineFinals).mean : null);
 
-  const groups = [...byGroup].map(([group, members]): GroupComparison => {
+  // The baseline first, the other groups in the order their first run was given.
+  const ordered = [...byGroup].sort(([a], [b]) => Number(b === baseline) - Number(a === baseline));
+  const groups = ordered.map(([group, members]): GroupComparison => {
     const final: Record<string, Spread> = {};
     for (const key of keys) {
       const values = members.map((run) => finalValue(run, key)).filter(isNumber);
