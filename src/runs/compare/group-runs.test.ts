@@ -42,6 +42,17 @@ describe('groupRuns', () => {
     ]);
   });
 
+  it('names a lone number or boolean with its key', () => {
+    const runs = [
+      { name: 'a', config: { ...base, rollout: { budget: { enabled: false } } } },
+      { name: 'b', config: { ...base, rollout: { budget: { enabled: true } } } },
+    ];
+    expect([...groupRuns(runs).labels.values()]).toEqual([
+      'rollout.budget.enabled=false',
+      'rollout.budget.enabled=true',
+    ]);
+  });
+
   it('groups by the keys given, and puts identical settings in one group', () => {
     const runs = [
       { name: 'a', config: base },

@@ -53,7 +53,9 @@ export function groupRuns(runs: readonly RunIdentity[], by: readonly string[] = 
     const parts = keys.map((key) => {
       const text = flat[index].get(key);
       const value = text === undefined ? 'default' : display(text);
-      return keys.length === 1 ? value : `${key}=${value}`;
+      // A lone string value (a selector name) reads on its own; numbers and booleans need their key.
+      const bare = keys.length === 1 && text !== undefined && typeof JSON.parse(text) === 'string';
+      return bare ? value : `${key}=${value}`;
     });
     labels.set(run.name, parts.join(' '));
   });
