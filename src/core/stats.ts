@@ -30,6 +30,14 @@ export function tInterval(values: readonly number[]): Interval {
   return { mean, halfWidth, low: mean - halfWidth, high: mean + halfWidth, n };
 }
 
+/** Arithmetic mean; 0 for no values (metrics of an empty batch). */
+export function mean(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  let total = 0;
+  for (const value of values) total += value;
+  return total / values.length;
+}
+
 /** Sample standard deviation (n − 1); 0 for fewer than two values. */
 export function sampleStd(values: readonly number[]): number {
   const n = values.length;

@@ -68,12 +68,7 @@ export function entropy(probabilities: readonly number[]): number {
   return result;
 }
 
-export function mean(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  let total = 0;
-  for (const value of values) total += value;
-  return total / values.length;
-}
+export { mean } from '../core/stats.ts';
 
 export type ArmKind = 'difficulty' | 'task' | 'category' | 'both';
 

@@ -1,6 +1,7 @@
 // Rollout metrics of a step: reward statistics (and each reward component under reward/<name>),
 // completion lengths, stop reasons, the Monte-Carlo entropy estimate, and what was practised: the share
 // of sampled problems and the mean reward per task and difficulty (selection/…), whatever the selector.
+import { mean } from '../../core/stats.ts';
 import type { SampledGroup } from './rollout.ts';
 
 export function rolloutMetrics(groups: readonly SampledGroup[]): Record<string, number> {
@@ -51,10 +52,6 @@ export function selectionMetrics(groups: readonly SampledGroup[]): Record<string
     metrics[`selection/reward/${key}`] = mean(rewards);
   }
   return metrics;
-}
-
-function mean(values: readonly number[]): number {
-  return values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
 }
 
 function std(values: readonly number[]): number {
