@@ -33,9 +33,19 @@ describe('curricula CLI', () => {
       train: { steps: 2, batchSize: 4, learningRate: 0.001 },
       eval: { every: 2, problemsPerDifficulty: 4, samples: 2 },
     });
-    const trained = runCli(['train', '--config', train, '--json', '--quiet', '--set', 'selector.name=sec']);
+    const trained = runCli([
+      'train',
+      '--config',
+      train,
+      '--json',
+      '--quiet',
+      '--set',
+      'selector.name=balanced',
+    ]);
     expect(trained.status).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, 'rl', 'config.json'), 'utf8')).selector.name).toBe('sec');
+    expect(JSON.parse(readFileSync(join(dir, 'rl', 'config.json'), 'utf8')).selector.name).toBe('balanced');
+    // 2 steps × 4 problems from a pool of 32: a per-problem selector gets a warning (the run goes ahead).
+    expect(trained.stderr).toContain("warning: selector 'balanced' acts on each problem's own outcomes");
     const trainResult = JSON.parse(trained.stdout);
     expect(trainResult.steps).toBe(2);
     expect(Object.keys(trainResult.finalEval.overall.passAt)).toEqual(['1', '2']);

@@ -24,4 +24,9 @@ export interface TaskSelector {
   load(state: unknown): void;
   /** Metrics under curriculum/… (e.g. curriculum/<arm>/prob, curriculum/target_difficulty). */
   metrics(): Record<string, number>;
+  /**
+   * True when the selector acts on each problem's own past outcomes (balanced, bots, reverse): it can only
+   * act on problems the run comes back to, so a pool larger than the run's draws leaves it inert.
+   */
+  readonly perProblemEvidence?: boolean;
 }

@@ -65,6 +65,7 @@ export function createBalanced(pool: Problem[], options: unknown): TaskSelector 
 
   return {
     name: 'balanced',
+    perProblemEvidence: true,
     select(count: number, rng: Rng): Problem[] {
       const batch: Problem[] = [];
       let scanned = 0;

@@ -128,6 +128,7 @@ export function createBots(pool: Problem[], options: unknown): TaskSelector & Pa
 
   return {
     name: 'bots',
+    perProblemEvidence: true,
     estimatedPassRate(problem: Problem): number {
       const index = ids.get(problem.id);
       return index === undefined ? 0.5 : alpha[index] / (alpha[index] + beta[index]);

@@ -89,6 +89,7 @@ export function createReverse(pool: Problem[], options: unknown): TaskSelector {
 
   return {
     name: 'reverse',
+    perProblemEvidence: true,
     select(count: number, rng: Rng): Problem[] {
       lastBatch = [];
       for (let slot = 0; slot < count; slot++) {

@@ -27,6 +27,9 @@ export function register(program: Command): void {
       const result = await train(config, {
         resume: options.resume,
         overwrite: options.overwrite,
+        // On stderr even with --quiet or --json: it is about the run's settings, not its progress.
+        onAdvice: (message) =>
+          options.quiet ? console.error(`warning: ${message}`) : progress.log(`warning: ${message}`),
         onStep: (step, metrics) =>
           progress.update(step, { reward: metrics['reward/mean'], 's/step': metrics['perf/step_seconds'] }),
         onEval: (step, summary) =>

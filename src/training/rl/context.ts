@@ -16,6 +16,8 @@ export interface RlContext {
   /** Frozen reference policy for the KL term; null when algorithm.kl.coefficient is 0. */
   reference: PolicyBackend | null;
   selector: TaskSelector;
+  /** Problems in the selector's pool (after de-duplication; can be below config.poolSize). */
+  poolSize: number;
   /** Samples per problem when rollout.budget is enabled; null = groupSize for every problem. */
   budget: RolloutBudget | null;
   guidance: Guidance;

@@ -78,6 +78,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     policy,
     reference,
     selector,
+    poolSize: pool.length,
     budget: createRolloutBudget(config, selector),
     guidance: guidances.get(config.guidance.name)(config.guidance.options),
     reward,

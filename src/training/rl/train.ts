@@ -11,6 +11,7 @@ import { type CheckpointRef, readCheckpoint, saveCheckpoint } from '../../runs/c
 import { RunStore, type SampleRecord } from '../../runs/run-store.ts';
 import { heldOutProblems } from '../problem-mix.ts';
 import { learningRateAt } from '../schedule.ts';
+import { runAdvice } from './advice.ts';
 import { type RlConfig, rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
 import type { SampledGroup } from './rollout.ts';
@@ -18,6 +19,8 @@ import { buildContext, validateRlConfig } from './setup.ts';
 import { rlStep } from './step.ts';
 
 export interface TrainHooks {
+  /** Advice about the settings of a new run (valid, but likely not what was meant); also a run event. */
+  onAdvice?: (message: string) => void;
   onStep?: (step: number, metrics: Record<string, number>) => void;
   onEval?: (step: number, summary: EvalSummary) => void;
 }
@@ -61,6 +64,16 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       store.truncateAfter(step);
       store.event('resumed', { step });
     } else {
+      const { train: schedule } = runConfig;
+      for (const message of runAdvice({
+        selector: ctx.selector,
+        poolSize: ctx.poolSize,
+        steps: schedule.steps,
+        batchSize: schedule.batchSize,
+      })) {
+        store.event('advice', { message });
+        options.onAdvice?.(message);
+      }
       if (options.resume) store.truncateAfter(-1);
       initialEval = await evaluate(ctx, 0);
       store.logMetrics(0, initialEval.metrics);
