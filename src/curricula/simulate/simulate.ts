@@ -137,14 +137,27 @@ export interface SimulationRunResult {
   milliseconds: number;
 }
 
+// The pool and held-out set of the last learner seen: every run of one simulation shares them (they are
+// deterministic in the learner and perLevel), so a thread builds them once, not once per run.
+let world: { key: string; pool: Problem[]; heldOut: Problem[] } | null = null;
+
+function worldFor(learner: LearnerSpec, perLevel: number): { pool: Problem[]; heldOut: Problem[] } {
+  const key = JSON.stringify([learner, perLevel]);
+  if (world?.key !== key) {
+    world = { key, pool: simulatedPool(learner, perLevel), heldOut: heldOutProblems(learner) };
+  }
+  return world;
+}
+
 /** Runs one task (in this thread or in a worker: see run-worker.ts). */
 export function runSimulationTask(task: SimulationTask): SimulationRunResult {
   const started = performance.now();
+  const { pool, heldOut } = worldFor(task.learner, task.perLevel);
   const curve = simulateRun(
     task.choice,
     task.learner,
-    simulatedPool(task.learner, task.perLevel),
-    heldOutProblems(task.learner),
+    pool,
+    heldOut,
     task.seed,
     task.steps,
     task.batchSize,
