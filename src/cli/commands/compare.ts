@@ -40,23 +40,16 @@ export function register(program: Command): void {
     .action(async (runDirs: string[], options: CompareCliOptions) => {
       const { writeComparison } = await import('../../runs/compare/write-comparison.ts');
       const out = options.out ?? defaultOut(runDirs);
-      let written: Awaited<ReturnType<typeof writeComparison>>;
-      try {
-        written = await writeComparison(runDirs, {
-          out,
-          by: options.by
-            ?.split(',')
-            .map((key) => key.trim())
-            .filter(Boolean),
-          baseline: options.baseline,
-          headline: options.headline,
-          target: options.target,
-        });
-      } catch (error) {
-        if (error instanceof Error && /^baseline group/.test(error.message))
-          throw new UserError(error.message);
-        throw error;
-      }
+      const written = await writeComparison(runDirs, {
+        out,
+        by: options.by
+          ?.split(',')
+          .map((key) => key.trim())
+          .filter(Boolean),
+        baseline: options.baseline,
+        headline: options.headline,
+        target: options.target,
+      });
       if (options.json) {
         console.log(
           JSON.stringify(

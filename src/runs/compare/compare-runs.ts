@@ -2,6 +2,7 @@
 // mean ± sample sd with a 95% t-interval over seeds, the mean learning curve, the steps each group needs
 // to reach the baseline group's final value, and the seed-paired difference to the baseline. Pure: it
 // takes metric series, not run directories (see read-runs.ts for those).
+import { UserError } from '../../core/errors.ts';
 import { sampleStd, tInterval } from '../../core/stats.ts';
 import type { Point } from '../report/run-data.ts';
 
@@ -89,7 +90,7 @@ export function compareRuns(runs: readonly ComparedRun[], options: CompareOption
   }
   const baseline = options.baseline ?? (byGroup.has('uniform') ? 'uniform' : null);
   if (baseline !== null && !byGroup.has(baseline)) {
-    throw new Error(`baseline group '${baseline}' not found; groups: ${[...byGroup.keys()].join(', ')}`);
+    throw new UserError(`baseline group '${baseline}' not found; groups: ${[...byGroup.keys()].join(', ')}`);
   }
   const baselineRuns = baseline === null ? [] : byGroup.get(baseline)!;
   const baselineFinals = baselineRuns.map((run) => finalValue(run, headline)).filter(isNumber);
