@@ -6,6 +6,7 @@
 import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { GroupOutcome, TaskSelector } from '../../core/selector.ts';
+import { mean } from '../../core/stats.ts';
 import type { PassRateEstimator } from '../../curricula/bots.ts';
 import { PassRateTracker } from '../../curricula/pass-rate-tracker.ts';
 import { allocateRollouts } from '../../curricula/rollout-budget.ts';
@@ -80,13 +81,12 @@ export function createRolloutBudget(config: RlConfig, selector: TaskSelector): R
     },
     metrics(): Record<string, number> {
       if (lastSizes.length === 0) return {};
-      const mean = lastSizes.reduce((sum, size) => sum + size, 0) / lastSizes.length;
-      const variance = lastSizes.reduce((sum, size) => sum + (size - mean) ** 2, 0) / lastSizes.length;
+      const average = mean(lastSizes);
       return {
         'rollout/group_size_min': Math.min(...lastSizes),
         'rollout/group_size_max': Math.max(...lastSizes),
-        'rollout/group_size_std': Math.sqrt(variance),
-        'rollout/estimated_pass_rate_mean': lastRates.reduce((sum, rate) => sum + rate, 0) / lastRates.length,
+        'rollout/group_size_std': Math.sqrt(mean(lastSizes.map((size) => (size - average) ** 2))),
+        'rollout/estimated_pass_rate_mean': mean(lastRates),
       };
     },
   };
