@@ -7,7 +7,11 @@
 // a forward pass, as Tinker's two-pass custom loss does.
 import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
 import { klLossPenalty } from '../../algorithms/kl.ts';
-import { addWeights, type LossSequence } from '../../algorithms/losses/policy-loss.ts';
+import {
+  type AggregationOptions,
+  addWeights,
+  type LossSequence,
+} from '../../algorithms/losses/policy-loss.ts';
 import type { Datum } from '../../core/policy.ts';
 import type { RlContext } from './context.ts';
 import type { SampledGroup } from './rollout.ts';
@@ -90,14 +94,19 @@ async function updateMinibatch(
   const metrics: Record<string, number> = { ...policyLoss.metrics };
   const kl = config.algorithm.kl;
   if (kl.coefficient > 0 && kl.mode === 'loss') {
-    const aggregation = (ctx.lossOptions as { aggregation?: string }).aggregation;
+    // One normaliser for both terms, as verl (agg_loss on the KL matrix with the policy loss's
+    // loss_agg_mode) and TRL (β·KL added per token before aggregation) do: the KL term takes the loss's
+    // aggregation mode and its tokenSumNormaliser N.
+    const { aggregation, tokenSumNormaliser } = ctx.loss.resolveOptions(
+      ctx.lossOptions,
+    ) as AggregationOptions;
     const penalty = klLossPenalty(
       batch.map((item, index) => ({
         logprobs: current[index],
         refLogprobs: item.refLogprobs!,
         mask: sequences[index].mask,
       })),
-      { estimator: kl.estimator, coefficient: kl.coefficient, ...(aggregation ? { aggregation } : {}) },
+      { estimator: kl.estimator, coefficient: kl.coefficient, aggregation, tokenSumNormaliser },
     );
     weights = addWeights(weights, penalty.weights);
     Object.assign(metrics, penalty.metrics);
