@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UnknownNameError } from '../../core/errors.ts';
-import { advantageEstimators } from './index.ts';
+import { Rng } from '../../core/rng.ts';
+import { advantageEstimators, type RewardGroup } from './index.ts';
+import { reinforcePlusPlusAdvantages, reinforcePlusPlusOptionsSchema } from './reinforce-pp.ts';
 
 const estimate = (name: string, rewards: number[][], options?: unknown) =>
   advantageEstimators.get(name).estimate(
@@ -138,7 +140,132 @@ describe('reinforce-pp', () => {
   it('accepts single-sample groups', () => {
     expectClose(estimate('reinforce-pp', [[1], [0]], { std: 'population' }).advantages, [[1], [-1]]);
   });
+
+  it('whitens over tokens: rewards (1,0) with lengths (3,1) → token mean 0.75, token std 0.5 → 0.5, −1.5', () => {
+    // tokens 1,1,1,0: μ = 3/4; Σ(x−μ)² = 3·0.0625 + 0.5625 = 0.75; Bessel over 4 tokens: 0.75/3 = 0.25
+    const tokens = reinforcePlusPlusAdvantages([{ rewards: [1, 0], lengths: [3, 1] }], defaults);
+    expectClose(tokens, [[0.5, -1.5]]);
+    // Counting each response once: μ = 0.5, sample std sqrt(0.5) → ±0.707107.
+    const perSample = reinforcePlusPlusAdvantages([{ rewards: [1, 0], lengths: [3, 1] }], {
+      ...defaults,
+      whiten: 'sample',
+    });
+    expectClose(perSample, [[Math.SQRT1_2, -Math.SQRT1_2]]);
+  });
+
+  it('equal lengths still differ from per-sample whitening: sqrt(79/70) at N = 8, L = 10', () => {
+    const groups = [
+      { rewards: [1, 0, 0, 1], lengths: [10, 10, 10, 10] },
+      { rewards: [1, 1, 1, 0], lengths: [10, 10, 10, 10] },
+    ];
+    // ε = 0 so that the ratio is exactly the variance ratio.
+    const tokens = reinforcePlusPlusAdvantages(groups, { ...defaults, epsilon: 0 }).flat();
+    const perSample = reinforcePlusPlusAdvantages(groups, {
+      ...defaults,
+      epsilon: 0,
+      whiten: 'sample',
+    }).flat();
+    // σ²_token = L·S/(N·L − 1), σ²_sample = S/(N − 1): A_token / A_sample = sqrt((N·L − 1)/(L·(N − 1)))
+    for (let i = 0; i < tokens.length; i++)
+      expect(tokens[i] / perSample[i]).toBeCloseTo(Math.sqrt(79 / 70), 9);
+  });
+
+  it('REINFORCE++-baseline: a one-sample group keeps its reward (verl: group mean 0)', () => {
+    // centred values: 1 (group of one), −0.5, 0.5 → μ = 1/3, Σ(x−μ)² = 7/6, σ² = 7/12
+    const result = estimate('reinforce-pp', [[1], [0, 1]], { groupBaseline: true });
+    const sigma = Math.sqrt(7 / 12);
+    expectClose(result.advantages, [[(1 - 1 / 3) / sigma], [(-0.5 - 1 / 3) / sigma, (0.5 - 1 / 3) / sigma]]);
+  });
+
+  it('matches verl masked_whiten of token-level returns on random batches to 1e-10', () => {
+    const rng = new Rng(42);
+    for (let trial = 0; trial < 20; trial++) {
+      const groups = Array.from({ length: 1 + rng.int(0, 4) }, () => {
+        const size = 1 + rng.int(0, 5);
+        return {
+          rewards: Array.from({ length: size }, () => (rng.next() < 0.3 ? rng.int(0, 1) : rng.normal())),
+          lengths: Array.from({ length: size }, () => 1 + rng.int(0, 11)),
+        };
+      });
+      for (const groupBaseline of [false, true]) {
+        const expected = verlReinforcePlusPlus(groups, groupBaseline);
+        const actual = reinforcePlusPlusFromRegistry(groups, groupBaseline);
+        expect(actual.flat().length).toBe(expected.flat().length);
+        actual.flat().forEach((value, i) => {
+          expect(Math.abs(value - expected.flat()[i])).toBeLessThan(1e-10);
+        });
+      }
+    }
+  });
 });
+
+const defaults = reinforcePlusPlusOptionsSchema.parse({});
+
+function reinforcePlusPlusFromRegistry(groups: RewardGroup[], groupBaseline: boolean): number[][] {
+  return advantageEstimators.get('reinforce-pp').estimate(groups, { groupBaseline }).advantages;
+}
+
+/**
+ * verl core_algos.py, re-implemented from its code as a padded [batch, maxLength] token matrix:
+ * compute_reinforce_plus_plus_outcome_advantage (outcome reward on the last response token, returns-to-go
+ * with γ = 1, masked_whiten) and compute_reinforce_plus_plus_baseline_outcome_advantage (score minus the
+ * group mean, group of one → mean 0, tiled over the response, masked_whiten). masked_whiten: masked mean,
+ * masked variance × n/(n − 1) over the masked count n, (x − mean)·rsqrt(var + 1e-8).
+ */
+function verlReinforcePlusPlus(groups: RewardGroup[], groupBaseline: boolean): number[][] {
+  const lengths = groups.flatMap((group) => [...group.lengths!]);
+  const width = Math.max(...lengths);
+  const mask = lengths.map((length) => Array.from({ length: width }, (_, t) => (t < length ? 1 : 0)));
+  let values: number[][];
+  if (groupBaseline) {
+    const scores = groups.flatMap((group) => {
+      const groupMean =
+        group.rewards.length === 1 ? 0 : group.rewards.reduce((a, b) => a + b, 0) / group.rewards.length;
+      return group.rewards.map((reward) => reward - groupMean);
+    });
+    values = scores.map((score, i) => mask[i].map((m) => score * m));
+  } else {
+    const rewards = groups.flatMap((group) => [...group.rewards]);
+    const tokenRewards = rewards.map((reward, i) =>
+      mask[i].map((_, t) => (t === lengths[i] - 1 ? reward : 0)),
+    );
+    values = tokenRewards.map((row, i) => {
+      const returns = new Array(width).fill(0);
+      let running = 0;
+      for (let t = width - 1; t >= 0; t--) {
+        running = row[t] + running;
+        returns[t] = running;
+        running *= mask[i][t];
+      }
+      return returns;
+    });
+  }
+  let count = 0;
+  let sum = 0;
+  values.forEach((row, i) => {
+    row.forEach((value, t) => {
+      count += mask[i][t];
+      sum += value * mask[i][t];
+    });
+  });
+  const mu = sum / count;
+  let squares = 0;
+  values.forEach((row, i) => {
+    row.forEach((value, t) => {
+      squares += (value - mu) ** 2 * mask[i][t];
+    });
+  });
+  const variance = (squares / count) * (count / (count - 1));
+  const whitened = values.map((row, i) =>
+    row.map((value, t) => ((value - mu) / Math.sqrt(variance + 1e-8)) * mask[i][t]),
+  );
+  // Every token of a response carries the same advantage; return it once per response.
+  whitened.forEach((row, i) => {
+    for (let t = 1; t < lengths[i]; t++) expect(Math.abs(row[t] - row[0])).toBeLessThan(1e-12);
+  });
+  let offset = 0;
+  return groups.map((group) => group.rewards.map(() => whitened[offset++][0]));
+}
 
 describe('raft', () => {
   it('positive: advantage 1 on correct samples, the rest excluded', () => {

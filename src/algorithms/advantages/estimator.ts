@@ -10,6 +10,12 @@ import { parseOptions } from '../options.ts';
 export interface RewardGroup {
   /** Scalar reward of each sample of one prompt, in sample order. */
   rewards: readonly number[];
+  /**
+   * Completion length in tokens of each sample (the tokens that carry loss), for estimators whose
+   * statistics are over tokens rather than samples (REINFORCE++ whitens over every response token of the
+   * batch). Absent = 1 per sample, which makes token statistics per-sample ones. The trainer passes them.
+   */
+  lengths?: readonly number[];
 }
 
 export interface AdvantageEstimate {
@@ -69,7 +75,14 @@ export function defineAdvantageEstimator<Options>(
     resolveOptions,
     validate,
     estimate(groups, options) {
-      for (const group of groups) validate(group.rewards.length);
+      for (const [index, group] of groups.entries()) {
+        validate(group.rewards.length);
+        if (group.lengths !== undefined && group.lengths.length !== group.rewards.length) {
+          throw new RangeError(
+            `group ${index}: ${group.lengths.length} lengths for ${group.rewards.length} rewards`,
+          );
+        }
+      }
       return compute(groups, resolveOptions(options));
     },
   };

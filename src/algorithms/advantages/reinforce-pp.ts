@@ -1,28 +1,42 @@
-// REINFORCE++ advantage: normalise the rewards over the whole batch (all samples of all prompts),
-//   A = (r − μ_batch) / sqrt(σ²_batch + ε),
-// optionally after subtracting each prompt's group mean first (verl `reinforce_plus_plus_baseline`,
-// "REINFORCE++-baseline").
+// REINFORCE++ advantage: whiten the outcome rewards over every response token of the batch,
+//   A_i = (r_i − μ) / sqrt(σ² + ε),   μ = Σ_i L_i r_i / Σ_i L_i,   σ² = Σ_i L_i (r_i − μ)² / (Σ_i L_i − 1),
+// where L_i is the length of completion i in tokens: each response counts once per token, so a long
+// response weighs more in μ and σ. Optionally each prompt's group mean is subtracted first
+// (REINFORCE++-baseline; verl `reinforce_plus_plus_baseline`).
 // Paper: "REINFORCE++: A Simple and Efficient Approach for Aligning Large Language Models" (Hu 2025),
 // arXiv 2501.03262.
 //
-// From the authors' code: verl `compute_reinforce_plus_plus_outcome_advantage` whitens with
-// `masked_whiten`, which uses the Bessel-corrected variance and ε = 1e-8 inside the square root; we keep
-// both as defaults. Deviation: verl and OpenRLHF whiten per token (a long response counts once per
-// token in μ and σ, and the KL-shaped return-to-go can vary along the sequence); we whiten per sample
-// over sequence-level rewards, which is the same thing when all responses have equal length and the
-// reward is a single outcome score. Per-token KL reward shaping, if wanted, goes into the reward first
-// (see ../kl.ts).
+// Reference code: verl core_algos.py (OpenRLHF, the paper author's framework, also whitens over tokens).
+// `compute_reinforce_plus_plus_outcome_advantage` places the outcome reward on the last response token,
+// takes the return-to-go with γ = 1 (so every token of response i has return r_i) and calls
+// `masked_whiten(returns, response_mask)`: the token-weighted mean and the Bessel-corrected variance over
+// the token count above, ε = 1e-8 inside the square root. `..._baseline_outcome_advantage` subtracts the
+// group mean of the sequence scores, tiles the result over the response tokens and whitens it the same
+// way. We match both, including the one-sample group: verl's baseline for a prompt with a single sample
+// is 0 (its reward survives), not the sample's own reward; such groups arise under the adaptive rollout
+// budget. The 'whiten: sample' option counts each response once instead (our behaviour before 2026-12;
+// it differs from verl whenever lengths exceed 1 token, by sqrt((N·L − 1)/(L·(N − 1))) = 6% at N = 8
+// responses of L = 10 tokens, and more with unequal lengths).
+//
+// Deviations from verl: (1) every token of a response gets the same advantage. verl's returns-to-go
+// differ along a response only when per-token rewards are shaped (use_kl_in_reward: −β·kl_t on each
+// token); here a KL reward penalty (../kl.ts, algorithm.kl.mode 'reward') is one sequence-level amount
+// added to the reward first, so a token's advantage includes the KL of earlier tokens too. (2) verl
+// raises an error when the batch holds one response token (Bessel divisor 0); we take σ = 0 there, and a
+// batch of empty completions gets advantage 0.
 import { z } from 'zod';
 import { defineAdvantageEstimator, includeAll, type RewardGroup } from './estimator.ts';
-import { mean, standardDeviation } from './statistics.ts';
+import { mean } from './statistics.ts';
 
 export const reinforcePlusPlusOptionsSchema = z.strictObject({
   /** Added to the batch variance inside the square root (verl masked_whiten: 1e-8). */
   epsilon: z.number().nonnegative().default(1e-8),
-  /** 'sample' (Bessel-corrected, verl masked_var unbiased=True) or 'population'. */
+  /** 'sample' (Bessel-corrected over the count, verl masked_var unbiased=True) or 'population'. */
   std: z.enum(['sample', 'population']).default('sample'),
-  /** Subtract each prompt's group mean before batch normalisation (REINFORCE++-baseline). */
+  /** Subtract each prompt's group mean before batch whitening (REINFORCE++-baseline). */
   groupBaseline: z.boolean().default(false),
+  /** 'token': whiten over every response token, as verl (default); 'sample': each response counts once. */
+  whiten: z.enum(['token', 'sample']).default('token'),
 });
 export type ReinforcePlusPlusOptions = z.output<typeof reinforcePlusPlusOptionsSchema>;
 
@@ -31,20 +45,40 @@ export function reinforcePlusPlusAdvantages(
   options: ReinforcePlusPlusOptions,
 ): number[][] {
   const centred = groups.map(({ rewards }) => {
-    const baseline = options.groupBaseline ? mean(rewards) : 0;
+    // verl: a prompt with one sample has group mean 0.
+    const baseline = options.groupBaseline && rewards.length > 1 ? mean(rewards) : 0;
     return rewards.map((reward) => reward - baseline);
   });
-  const all = centred.flat();
-  if (all.length === 0) return centred;
-  const mu = mean(all);
-  const sigma = standardDeviation(all, options.std);
-  const scale = 1 / Math.sqrt(sigma * sigma + options.epsilon);
+  // Weight of each sample in the statistics: its token count, or 1.
+  const counts = groups.map(({ rewards, lengths }) =>
+    rewards.map((_, i) => (options.whiten === 'token' ? (lengths?.[i] ?? 1) : 1)),
+  );
+  let total = 0;
+  let weightedSum = 0;
+  centred.forEach((values, g) => {
+    values.forEach((value, i) => {
+      total += counts[g][i];
+      weightedSum += counts[g][i] * value;
+    });
+  });
+  if (total === 0) return centred.map((values) => values.map(() => 0));
+  const mu = weightedSum / total;
+  let squares = 0;
+  centred.forEach((values, g) => {
+    values.forEach((value, i) => {
+      squares += counts[g][i] * (value - mu) ** 2;
+    });
+  });
+  const divisor = options.std === 'sample' ? total - 1 : total;
+  const variance = divisor > 0 ? squares / divisor : 0;
+  const scale = 1 / Math.sqrt(variance + options.epsilon);
   return centred.map((values) => values.map((value) => (value - mu) * scale));
 }
 
 export const reinforcePlusPlus = defineAdvantageEstimator({
   name: 'reinforce-pp',
-  description: 'REINFORCE++: rewards whitened with the global batch mean and std (optional group baseline)',
+  description:
+    'REINFORCE++: rewards whitened over all response tokens of the batch (optional group baseline)',
   paper: 'REINFORCE++ (Hu 2025), arXiv 2501.03262',
   minGroupSize: 1,
   optionsSchema: reinforcePlusPlusOptionsSchema,

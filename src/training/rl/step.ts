@@ -53,7 +53,10 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   const klMetrics = applyKlRewardPenalty(ctx, groups, refLogprobs);
   const estimate = timer.time('advantages', () =>
     ctx.advantage.estimate(
-      groups.map((group) => ({ rewards: group.rewards })),
+      groups.map((group) => ({
+        rewards: group.rewards,
+        lengths: group.rollouts.map((rollout) => rollout.tokens.length),
+      })),
       ctx.advantageOptions,
     ),
   );
