@@ -268,11 +268,30 @@ function verlReinforcePlusPlus(groups: RewardGroup[], groupBaseline: boolean): n
 }
 
 describe('raft', () => {
-  it('positive: advantage 1 on correct samples, the rest excluded', () => {
+  it('positive: advantage 1 on correct samples, 0 on the rest, which stay in the batch (authors)', () => {
     const result = estimate('raft', [
       [1, 0, 1],
       [0, 0],
     ]);
+    expect(result.advantages).toEqual([
+      [1, 0, 1],
+      [0, 0],
+    ]);
+    expect(result.included).toEqual([
+      [true, true, true],
+      [true, true],
+    ]);
+  });
+
+  it("rejected: 'drop' leaves the rejected samples out of the batch", () => {
+    const result = estimate(
+      'raft',
+      [
+        [1, 0, 1],
+        [0, 0],
+      ],
+      { rejected: 'drop' },
+    );
     expect(result.advantages).toEqual([
       [1, 0, 1],
       [0, 0],
@@ -300,18 +319,26 @@ describe('raft', () => {
 });
 
 describe('reinforce-rej', () => {
-  it('drops all-correct and all-wrong groups and centres the rest', () => {
-    const result = estimate('reinforce-rej', [
+  it('gives all-correct and all-wrong groups advantage 0 (kept in the batch) and centres the rest', () => {
+    const groups = [
       [1, 1],
       [0, 0, 0],
       [1, 0, 0, 1],
-    ]);
+    ];
+    const result = estimate('reinforce-rej', groups);
     expect(result.advantages).toEqual([
       [0, 0],
       [0, 0, 0],
       [0.5, -0.5, -0.5, 0.5],
     ]);
     expect(result.included).toEqual([
+      [true, true],
+      [true, true, true],
+      [true, true, true, true],
+    ]);
+    const dropped = estimate('reinforce-rej', groups, { rejected: 'drop' });
+    expect(dropped.advantages).toEqual(result.advantages);
+    expect(dropped.included).toEqual([
       [false, false],
       [false, false, false],
       [true, true, true, true],

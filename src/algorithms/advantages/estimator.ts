@@ -1,7 +1,8 @@
 // The advantage-estimator contract. Every estimator turns groups of scalar rewards (one group = the samples
 // drawn for one prompt) into one advantage per sample, plus a flag per sample that says whether the sample
-// belongs in the training batch at all (RAFT drops negatives, Reinforce-Rej drops whole groups). A sample
-// that is not included must be left out of the batch, so that it does not count in a loss normaliser.
+// belongs in the training batch at all. A sample that is not included is left out of the batch, so it
+// does not count in a loss normaliser (RAFT and Reinforce-Rej with `rejected: 'drop'`; by default they
+// keep rejected samples in the batch with advantage 0, as the authors' code does).
 // Every entry has the same call signature, so the trainer never branches on a name.
 import type { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
@@ -92,3 +93,11 @@ export function defineAdvantageEstimator<Options>(
 export function includeAll(groups: readonly RewardGroup[]): boolean[][] {
   return groups.map((group) => group.rewards.map(() => true));
 }
+
+/**
+ * What a rejecting estimator (RAFT, Reinforce-Rej) does with the samples it rejects:
+ * 'zero-advantage' keeps them in the batch with advantage 0, so they count in the loss normaliser (the
+ * authors' code, Minimal-RL on verl); 'drop' leaves them out of the batch and out of the normaliser.
+ */
+export const rejectedSampleModes = ['zero-advantage', 'drop'] as const;
+export type RejectedSampleMode = (typeof rejectedSampleModes)[number];

@@ -1,19 +1,29 @@
-// Reinforce-Rej: drop every prompt whose samples are all correct or all wrong (all rewards equal), and
+// Reinforce-Rej: reject every prompt whose samples are all correct or all wrong (all rewards equal), and
 // give the remaining samples the mean-centred reward A_i = r_i − mean(r) of their group.
 // Paper: "A Minimalist Approach to LLM Reasoning: from Rejection Sampling to Reinforce" (Xiong et al.
 // 2025), arXiv 2504.11343, §5. The paper's finding: GRPO's gain over plain REINFORCE comes mostly from
 // discarding all-wrong prompts, not from the std normalisation.
 //
+// Rejected prompts: the authors' code (Minimal-RL, on verl) keeps their samples in the batch with
+// advantage 0, so they still count in the token-mean normaliser (and in a KL loss term, if any). That is
+// the default here (`rejected: 'zero-advantage'`). `rejected: 'drop'` leaves them out of the batch
+// (included = false), which makes the remaining weights larger by all tokens / kept tokens.
 // [unverified] whether the paper's Reinforce-Rej subtracts the group mean or uses the raw ±1 reward; the
-// 'baseline' option offers both ('group-mean' is the default here). Dropped groups are marked
-// included = false so that the trainer removes them from the batch and from the loss normaliser.
+// 'baseline' option offers both ('group-mean' is the default here).
 import { z } from 'zod';
-import { type AdvantageEstimate, defineAdvantageEstimator, type RewardGroup } from './estimator.ts';
+import {
+  type AdvantageEstimate,
+  defineAdvantageEstimator,
+  type RewardGroup,
+  rejectedSampleModes,
+} from './estimator.ts';
 import { mean } from './statistics.ts';
 
 export const reinforceRejOptionsSchema = z.strictObject({
   /** 'group-mean': r − mean(r); 'none': the raw reward. */
   baseline: z.enum(['group-mean', 'none']).default('group-mean'),
+  /** Rejected prompts' samples: kept with advantage 0 (authors' code) or dropped from the batch. */
+  rejected: z.enum(rejectedSampleModes).default('zero-advantage'),
 });
 export type ReinforceRejOptions = z.output<typeof reinforceRejOptionsSchema>;
 
@@ -27,14 +37,14 @@ export function reinforceRejAdvantages(
     const keep = rewards.some((reward) => reward !== rewards[0]);
     const baseline = options.baseline === 'group-mean' ? mean(rewards) : 0;
     advantages.push(rewards.map((reward) => (keep ? reward - baseline : 0)));
-    included.push(rewards.map(() => keep));
+    included.push(rewards.map(() => keep || options.rejected === 'zero-advantage'));
   }
   return { advantages, included };
 }
 
 export const reinforceRej = defineAdvantageEstimator({
   name: 'reinforce-rej',
-  description: 'drop all-correct and all-wrong prompts; mean-centred reward for the rest',
+  description: 'reject all-correct and all-wrong prompts (advantage 0); mean-centred reward for the rest',
   paper: 'A Minimalist Approach to LLM Reasoning (Xiong et al. 2025), arXiv 2504.11343',
   minGroupSize: 2,
   optionsSchema: reinforceRejOptionsSchema,

@@ -8,6 +8,7 @@
 // (0.1% + 1e-6) is far below what a one-position shift of the per-token weights produces.
 import { describe, expect, it } from 'vitest';
 import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
+import { advantageEstimators } from '../../algorithms/advantages/index.ts';
 import { policyLosses } from '../../algorithms/losses/index.ts';
 import type { Datum, PolicyBackend } from '../../core/policy.ts';
 import { Rng } from '../../core/rng.ts';
@@ -123,43 +124,53 @@ function recordingPolicy(backend: EmbeddedBackend) {
   return { policy, gradients, data };
 }
 
-function rlContext(policy: PolicyBackend, scenario: Scenario, epochs: number): RlContext {
+interface ContextOptions {
+  loss: string;
+  lossOptions: Record<string, unknown>;
+  klCoefficient: number;
+  epochs: number;
+}
+
+function rlContext(policy: PolicyBackend, options: ContextOptions): RlContext {
   const config = rlConfigSchema.parse({
     tasks: [{ task: 'unused', difficulties: [1] }],
     train: { steps: 1, learningRate: 1e-3 },
     algorithm: {
-      loss: { name: 'ppo-clip' },
-      kl: { coefficient: beta, estimator: 'k3', mode: 'loss' },
-      epochs,
+      loss: { name: options.loss },
+      kl: { coefficient: options.klCoefficient, estimator: 'k3', mode: 'loss' },
+      epochs: options.epochs,
     },
   });
-  const loss = policyLosses.get('ppo-clip');
-  const lossOptions = loss.resolveOptions({
-    aggregation: scenario.aggregation,
-    tokenSumNormaliser: scenario.tokenSumNormaliser,
-    epsilonLow,
-    epsilonHigh,
-    dualClipBound,
-  });
+  const loss = policyLosses.get(options.loss);
   // updatePolicy reads config, policy, loss, lossOptions and rng only.
-  return { config, policy, loss, lossOptions, rng: new Rng(5) } as unknown as RlContext;
+  return {
+    config,
+    policy,
+    loss,
+    lossOptions: loss.resolveOptions(options.lossOptions),
+    rng: new Rng(5),
+  } as unknown as RlContext;
+}
+
+function sampledGroup(context: number[], completionTokens: number[][], logprobs: number[][]): SampledGroup {
+  return {
+    attempt: {} as Attempt,
+    context,
+    rollouts: completionTokens.map((tokens, i) => ({
+      tokens,
+      text: '',
+      logprobs: logprobs[i],
+      samplingLogprobs: logprobs[i],
+      stopReason: 'eos' as const,
+    })),
+    completions: completionTokens.map(() => ''),
+    rewards: completionTokens.map(() => 0),
+    results: [],
+  };
 }
 
 function sampledGroups(oldLogprobs: number[][][]): SampledGroup[] {
-  return contexts.map((context, g) => ({
-    attempt: {} as Attempt,
-    context,
-    rollouts: completions[g].map((tokens, i) => ({
-      tokens,
-      text: '',
-      logprobs: oldLogprobs[g][i],
-      samplingLogprobs: oldLogprobs[g][i],
-      stopReason: 'eos' as const,
-    })),
-    completions: completions[g].map(() => ''),
-    rewards: completions[g].map(() => 0),
-    results: [],
-  }));
+  return contexts.map((context, g) => sampledGroup(context, completions[g], oldLogprobs[g]));
 }
 
 async function checkGradient(scenario: Scenario): Promise<void> {
@@ -182,13 +193,19 @@ async function checkGradient(scenario: Scenario): Promise<void> {
   // Two epochs with an optimiser that applies nothing: the second pass sees the same parameters and
   // recomputes the log-probs with a forward pass, as every pass after the first does.
   const epochs = scenario.onPolicy ? 1 : 2;
-  const result = await updatePolicy(
-    rlContext(policy, scenario, epochs),
-    sampledGroups(oldLogprobs),
-    everything,
-    1e-3,
-    refLogprobs,
-  );
+  const context = rlContext(policy, {
+    loss: 'ppo-clip',
+    lossOptions: {
+      aggregation: scenario.aggregation,
+      tokenSumNormaliser: scenario.tokenSumNormaliser,
+      epsilonLow,
+      epsilonHigh,
+      dualClipBound,
+    },
+    klCoefficient: beta,
+    epochs,
+  });
+  const result = await updatePolicy(context, sampledGroups(oldLogprobs), everything, 1e-3, refLogprobs);
   expect(result.trainedSequences).toBe(3);
   expect(gradients).toHaveLength(epochs);
   expect(data.at(-1)!.map((datum) => datum.tokens.length)).toHaveLength(3);
@@ -238,5 +255,112 @@ describe('updatePolicy on a tiny model: the accumulated gradient is the gradient
 
   it('recomputed pass (off-policy, clipped tokens), seq-mean-token-sum-norm with N = 32 for both terms', async () => {
     await checkGradient({ aggregation: 'seq-mean-token-sum-norm', tokenSumNormaliser: 32, onPolicy: false });
+  });
+});
+
+describe('updatePolicy with a rejecting estimator: which samples count in the token-mean normaliser', () => {
+  // Completions of 3 and 5 tokens (rewards 1, 0) and of 2 and 4 tokens (rewards 0, 1): 14 tokens, of
+  // which the positive samples have 3 + 4 = 7. Importance-sampling loss on-policy: w = −A · c.
+  const groups = () => [
+    sampledGroup(
+      [1, 3],
+      [
+        [4, 4, 2],
+        [5, 5, 5, 5, 2],
+      ],
+      [
+        [-1, -1, -1],
+        [-1, -1, -1, -1, -1],
+      ],
+    ),
+    sampledGroup(
+      [1, 4, 5],
+      [
+        [3, 2],
+        [6, 6, 6, 2],
+      ],
+      [
+        [-1, -1],
+        [-1, -1, -1, -1],
+      ],
+    ),
+  ];
+  const raftRewards = [
+    [1, 0],
+    [0, 1],
+  ];
+
+  async function sentWeights(estimator: string, rewards: number[][], options: Record<string, unknown>) {
+    const data: Datum[] = [];
+    const policy = {
+      forwardBackward: async (datums: Datum[]) => {
+        data.push(...datums);
+        return { loss: 0, logprobs: [], tokens: 0 };
+      },
+      optimStep: async () => ({ gradNorm: 0, step: 1 }),
+    } as unknown as PolicyBackend;
+    const context = rlContext(policy, {
+      loss: 'importance-sampling',
+      lossOptions: { aggregation: 'token-mean' },
+      klCoefficient: 0,
+      epochs: 1,
+    });
+    const estimate = advantageEstimators.get(estimator).estimate(
+      rewards.map((group) => ({ rewards: group })),
+      options,
+    );
+    await updatePolicy(context, groups(), estimate, 1e-3, null);
+    // By completion (the batch order is shuffled): the weights of the completion tokens only.
+    const byTokens = new Map(data.map((datum) => [datum.tokens.join(','), datum.weights]));
+    return groups().map((group) =>
+      group.rollouts.map((rollout) => {
+        const weights = byTokens.get([...group.context, ...rollout.tokens].join(','));
+        // + 0 turns −0 (−A·c with A = 0) into 0 for toEqual.
+        return weights?.slice(group.context.length - 1).map((weight) => weight + 0);
+      }),
+    );
+  }
+
+  it("RAFT (authors' code): rejected samples stay with weight 0, kept tokens get −1/14", async () => {
+    const k = -1 / 14;
+    expect(await sentWeights('raft', raftRewards, {})).toEqual([
+      [
+        [k, k, k],
+        [0, 0, 0, 0, 0],
+      ],
+      [
+        [0, 0],
+        [k, k, k, k],
+      ],
+    ]);
+  });
+
+  it("RAFT rejected: 'drop': only the kept samples are sent, −1/7 per token", async () => {
+    const k = -1 / 7;
+    expect(await sentWeights('raft', raftRewards, { rejected: 'drop' })).toEqual([
+      [[k, k, k], undefined],
+      [undefined, [k, k, k, k]],
+    ]);
+  });
+
+  it('Reinforce-Rej: an all-equal group stays in the normaliser with weight 0 (14 tokens, not 8)', async () => {
+    // rewards (1, 0) → A = ±0.5, w = ∓0.5/14; (1, 1) rejected → A = 0 but its 6 tokens still count.
+    const rewards = [
+      [1, 0],
+      [1, 1],
+    ];
+    const kept = await sentWeights('reinforce-rej', rewards, {});
+    expect(kept).toEqual([
+      [new Array(3).fill(-0.5 / 14), new Array(5).fill(0.5 / 14)],
+      [
+        [0, 0],
+        [0, 0, 0, 0],
+      ],
+    ]);
+    const dropped = await sentWeights('reinforce-rej', rewards, { rejected: 'drop' });
+    expect(dropped).toEqual([
+      [new Array(3).fill(-0.5 / 8), new Array(5).fill(0.5 / 8)],
+      [undefined, undefined],
+    ]);
   });
 });
