@@ -79,6 +79,7 @@ export const klLossPenaltyOptionsSchema = z.strictObject({
   coefficient: z.number().nonnegative().default(0.001),
   /** Use the same aggregation as the policy loss it is added to. */
   aggregation: z.enum(aggregationModes).default('token-mean'),
+  /** And the same N under seq-mean-token-sum-norm (one normaliser for both terms, as verl and TRL). */
   tokenSumNormaliser: z.number().positive().optional(),
 });
 export type KlLossPenaltyOptions = z.output<typeof klLossPenaltyOptionsSchema>;

@@ -11,10 +11,17 @@
 //                                                               budget) instead of each sequence's length
 // N is `tokenSumNormaliser`; when it is not set we use the longest sequence of the batch, as verl uses the
 // padded response length (loss_mask.shape[-1]). Set it to max_tokens: a normaliser that changes from batch
-// to batch reintroduces a (batch-level) length dependence. The 1/B factor follows current verl
-// (`seq_denominator`) and the Dr. GRPO code (masked sum / MAX_TOKENS, then mean over sequences); older verl
-// versions summed over sequences without 1/B.
-// A sequence whose mask is all zero still counts in B (as in verl) and contributes nothing.
+// to batch reintroduces a (batch-level) length dependence. A KL loss term added to the policy loss uses the
+// same mode and the same N (src/training/rl/update.ts), as verl and TRL do.
+// The 1/B in seq-mean-token-sum-norm follows TRL GRPOTrainer loss_type 'dr_grpo' (Σ masked loss /
+// (B · max_completion_length)) and the Dr. GRPO paper's listing (masked sum / MAX_TOKENS, then mean over
+// sequences). verl differs: its seq-mean-token-sum-norm is Σ_i Σ_t m·ℓ / N without 1/B (a change that
+// added 1/B was reverted in 2026-01), so verl's loss and gradient are B times ours (KL term included);
+// under Adam a constant factor matters only through gradient clipping and Adam's ε.
+// A sequence whose mask is all zero still counts in B and contributes nothing. verl's new engine does the
+// same (it divides by the global batch size); verl's default actor (dp_actor: agg_loss without a global
+// batch size) counts only sequences with at least one loss token in the seq-mean modes. This never
+// matters in training here: update.ts sends no empty completion, and every completion token carries loss.
 
 export const aggregationModes = [
   'token-mean',

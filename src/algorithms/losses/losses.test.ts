@@ -139,6 +139,22 @@ describe('ppo-clip golden values', () => {
     );
   });
 
+  it("seq-mean-token-sum-norm is TRL's dr_grpo (1/B), and an all-empty sequence counts in B", () => {
+    // handBatch plus a third sequence with no loss token; per-token ℓ as above: Σ masked ℓ = −3.53 + 1.8.
+    const withEmpty: LossSequence[] = [
+      ...handBatch,
+      { logprobs: [-1, -1], oldLogprobs: [-1, -1], advantages: 1, mask: [0, 0] },
+    ];
+    // TRL dr_grpo: (per_token_loss · mask).sum() / (per_token_loss.size(0) · max_completion_length), the
+    // empty row included in size(0): −1.73 / (3 · 4). verl (no 1/B since its 2026-01 revert): −1.73 / 4.
+    const drGrpo = ppo.compute(withEmpty, { aggregation: 'seq-mean-token-sum-norm', tokenSumNormaliser: 4 });
+    expect(drGrpo.loss).toBeCloseTo(-1.73 / 12, 12);
+    // seq-mean-token-mean, B = 3 as in verl's new engine: (−3.53/3 + 1.8/2)/3; verl's dp_actor divides by
+    // the 2 non-empty sequences instead (−0.138333, the value without the empty row above).
+    const perSequence = ppo.compute(withEmpty, { aggregation: 'seq-mean-token-mean' });
+    expect(perSequence.loss).toBeCloseTo((-3.53 / 3 + 1.8 / 2) / 3, 12);
+  });
+
   it('clip-higher asymmetry: with symmetric ε = 0.2 the r = 1.25 token is clipped and loses its gradient', () => {
     const symmetric = ppo.compute(handBatch, { epsilonHigh: 0.2 });
     expect(symmetric.weights[0][1]).toBe(0);
