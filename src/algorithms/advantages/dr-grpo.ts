@@ -5,8 +5,10 @@
 // bias of dividing by std(r). The second, the response-length bias of dividing each sequence's loss by its
 // own length, is removed in loss aggregation: pair this estimator with the loss option
 // `aggregation: 'seq-mean-token-sum-norm'` and a constant `tokenSumNormaliser` (the generation budget,
-// MAX_TOKENS in the paper). verl spells the same pairing `norm_adv_by_std_in_grpo=false` +
-// `loss_agg_mode=seq-mean-token-sum-norm`. With token-mean aggregation this is GRPO without std only.
+// MAX_TOKENS in the paper). TRL spells the same pairing `loss_type="dr_grpo"` + `scale_rewards="none"`
+// (the same loss, 1/B included); verl spells it `norm_adv_by_std_in_grpo=false` +
+// `loss_agg_mode=seq-mean-token-sum-norm`, whose loss has no 1/B (B times ours; see
+// ../losses/aggregation.ts). With token-mean aggregation this is GRPO without std only.
 import { z } from 'zod';
 import { defineAdvantageEstimator, includeAll, type RewardGroup } from './estimator.ts';
 import { mean } from './statistics.ts';

@@ -1,6 +1,8 @@
-// The RL update end to end on a tiny real model: the per-token weights the client computes from the PPO
-// loss, pushed through the backend's forwardBackward('linear'), must give the gradient of the scalar PPO
-// loss with respect to the model's parameters (checked by central finite differences on the parameters).
+// The loss-to-backend contract on a tiny real model: the per-token weights the client computes from the
+// PPO loss, pushed through the backend's forwardBackward('linear'), must give the gradient of the scalar
+// PPO loss with respect to the model's parameters (checked by central finite differences on the
+// parameters). This builds the datums itself; the production update path (updatePolicy in update.ts) is
+// checked against an independently computed loss in update-policy.test.ts.
 import { describe, expect, it } from 'vitest';
 import { policyLosses } from '../../algorithms/losses/index.ts';
 import type { LossSequence } from '../../algorithms/losses/policy-loss.ts';
