@@ -8,8 +8,10 @@
 // advantage 0, so they still count in the token-mean normaliser (and in a KL loss term, if any). That is
 // the default here (`rejected: 'zero-advantage'`). `rejected: 'drop'` leaves them out of the batch
 // (included = false), which makes the remaining weights larger by all tokens / kept tokens.
-// [unverified] whether the paper's Reinforce-Rej subtracts the group mean or uses the raw ±1 reward; the
-// 'baseline' option offers both ('group-mean' is the default here).
+// Baseline: the authors' code (Minimal-RL `compute_reinforce_rej_outcome_advantage`) uses the raw
+// reward, which is ±1 in their setup, so a kept sample's sign already says right or wrong. Rewards here
+// are usually 0/1, where the raw reward would give wrong answers no push at all, so the default subtracts
+// the group mean ('group-mean', a deviation); 'none' is the authors' raw reward (use it with ±1 rewards).
 import { z } from 'zod';
 import {
   type AdvantageEstimate,
