@@ -20,7 +20,7 @@ describe('RunStore', () => {
       store.logMetrics(step, { 'reward/mean': step / 10, 'losses/policy': -step });
     store.logSamples(3, [{ problemId: 'p1', prompt: 'a', completion: 'b', reward: 1 }]);
     expect(store.series('reward/mean').map((row) => row.value)).toEqual([0.1, 0.2, 0.3, 0.4, 0.5]);
-    store.truncateAfter(3);
+    expect(store.truncateAfter(3)).toEqual([4, 5]);
     expect(store.lastStep()).toBe(3);
     expect(store.samples(3)).toHaveLength(1);
     expect(
@@ -29,7 +29,7 @@ describe('RunStore', () => {
     expect(store.config()).toEqual({ seed: 1 });
     expect(store.events().map((event) => [event.kind, event.detail])).toEqual([
       ['created', {}],
-      ['truncated', { after: 3 }],
+      ['truncated', { after: 3, droppedSteps: [4, 5] }],
     ]);
     store.close();
   });

@@ -212,16 +212,28 @@ export class RunStore {
     return row.step;
   }
 
-  /** Forgets everything logged for steps after `step` (used on resume from a checkpoint at `step`). */
-  truncateAfter(step: number): void {
+  /**
+   * Forgets everything logged for steps after `step` (used on resume from a checkpoint at `step`) and
+   * returns those steps (in SQLite or JSONL), which the resumed run replays; the 'truncated' event lists them.
+   */
+  truncateAfter(step: number): number[] {
+    const dropped = new Set<number>();
+    for (const row of this.db.prepare('SELECT DISTINCT step FROM metrics WHERE step > ?').all(step) as {
+      step: number;
+    }[])
+      dropped.add(row.step);
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM metrics WHERE step > ?').run(step);
       this.db.prepare('DELETE FROM samples WHERE step > ?').run(step);
     })();
     const path = join(this.dir, 'metrics.jsonl');
-    const kept = readJsonlLines(path).filter((entry) => (entry as { step: number }).step <= step);
+    const entries = readJsonlLines(path) as { step: number }[];
+    for (const entry of entries) if (entry.step > step) dropped.add(entry.step);
+    const kept = entries.filter((entry) => entry.step <= step);
     writeFileAtomic(path, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
-    this.event('truncated', { after: step });
+    const droppedSteps = [...dropped].sort((a, b) => a - b);
+    this.event('truncated', { after: step, droppedSteps });
+    return droppedSteps;
   }
 
   close(): void {
