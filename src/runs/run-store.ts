@@ -80,7 +80,7 @@ export class RunStore {
       );
     } catch (error) {
       this.lock?.release();
-      throw error;
+      throw unreadableStore(join(dir, 'run.sqlite'), error);
     }
   }
 
@@ -267,6 +267,14 @@ export function readJsonlLines(path: string): unknown[] {
     }
   }
   return out;
+}
+
+/** SQLite refusing the file (not a database, corrupt, unreadable) is a damaged run: one line naming it. */
+function unreadableStore(path: string, error: unknown): unknown {
+  if (!(error instanceof Database.SqliteError)) return error;
+  return new UserError(
+    `run store ${path} cannot be opened: ${error.message} (${error.code}); restore it from a backup, or start a new run`,
+  );
 }
 
 function parseDetail(detail: string | null): unknown {
