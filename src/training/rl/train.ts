@@ -123,6 +123,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       }
       store.logMetrics(step, metrics);
       store.logSamples(step, sampleRecords(report.groups, runConfig.log.samplesPerStep));
+      store.logRewardErrors(step, report.rewardErrors);
       options.onStep?.(step, metrics);
       const every = runConfig.checkpoint.every;
       if (evalDue || step % runConfig.checkpoint.latestEvery === 0 || (every > 0 && step % every === 0)) {
