@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
 import { rewards } from '../../rewards/index.ts';
+import { buildReport } from '../../runs/report/build-report.ts';
 import { RunStore } from '../../runs/run-store.ts';
 import { rlConfigSchema } from './config.ts';
 import { train } from './train.ts';
@@ -83,6 +84,11 @@ describe('reward errors in a training run', () => {
       const reasons = new Set(expected.map((row) => row.reason));
       expect(reasons.has('reward was NaN')).toBe(true);
       expect([...reasons].some((reason) => reason.startsWith('reward error: length '))).toBe(true);
+      // The run report lists them too.
+      const total = causedPerStep.reduce((sum, [, count]) => sum + count, 0);
+      const { markdown } = await buildReport(result.runDir);
+      expect(markdown).toContain(`## Reward errors\n\n${total} completions in 3 steps could not be graded`);
+      expect(markdown).toContain('| reward was NaN |');
     } finally {
       store.close();
     }
