@@ -5,6 +5,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeSafetensors, encodeSafetensors } from '../src/policy/safetensors.ts';
+import { RunStore } from '../src/runs/run-store.ts';
 import { repoRoot, runCli, tempDir, writeYaml } from './helpers.ts';
 
 const demoCold = join(repoRoot, 'examples/checkpoints/demo-cold');
@@ -50,6 +51,16 @@ describe('damaged inputs and user mistakes on the command line', () => {
     const named = new RegExp(`run store ${join(run, 'run.sqlite')} cannot be opened: file is not a database`);
     expectOneLineError(runCli(['report', run]), named);
     expectOneLineError(runCli(['train', '--resume', run, '--quiet']), named);
+  });
+
+  it('a run config.json that is not JSON is named', () => {
+    const run = resolve(tempDir('bad-config'), 'run');
+    RunStore.create(run, { name: 'run' }).close();
+    writeFileSync(join(run, 'config.json'), '{"name": "run", trunc');
+    expectOneLineError(
+      runCli(['report', run]),
+      new RegExp(`run config ${join(run, 'config.json')} cannot be read: `),
+    );
   });
 
   it('eval --tasks with a reversed range is refused before anything is evaluated', () => {

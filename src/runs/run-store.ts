@@ -137,7 +137,14 @@ export class RunStore {
   }
 
   config<T = unknown>(): T {
-    return JSON.parse(readFileSync(join(this.dir, 'config.json'), 'utf8')) as T;
+    const path = join(this.dir, 'config.json');
+    try {
+      return JSON.parse(readFileSync(path, 'utf8')) as T;
+    } catch (error) {
+      throw new UserError(
+        `run config ${path} cannot be read: ${(error as Error).message}; restore it from a backup, or start a new run`,
+      );
+    }
   }
 
   get checkpointsDir(): string {
