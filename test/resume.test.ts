@@ -129,7 +129,8 @@ describe('train --resume after kill -9', () => {
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     const before = stepsPastLatest(crashed);
-    expect(before.latest).toBe(4);
+    // 4 unless the kill landed after the step-8 checkpoint (three steps later): a lost race, not a bug.
+    expect(before.latest, 'SIGKILL arrived after the next checkpoint; nothing left to replay').toBe(4);
     expect(before.pastLatest[0]).toBe(5);
 
     const resumed = resume(crashed);
