@@ -1,10 +1,16 @@
-// Crash-safe resume: a real `curricula train` process is killed with SIGKILL in the middle of training,
-// resumed with --resume, and must end with exactly the steps and metrics of an uninterrupted run.
-import { existsSync, readFileSync } from 'node:fs';
+// Crash-safe resume: a real `curricula train` process is killed with SIGKILL between two checkpoints and
+// inside checkpoint writes, resumed with --resume, and must end with exactly the metrics and samples of an
+// uninterrupted run. Every kill leaves steps logged after the latest checkpoint, so each resume must
+// forget and replay them (the 'truncated' and 'resumed' run events name the replayed steps).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { readJsonlLines } from '../src/runs/run-store.ts';
-import { runCli, startCli, tempDir, writeYaml } from './helpers.ts';
+import Database from 'better-sqlite3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { crashPointVariable } from '../src/core/crash-point.ts';
+import { readCheckpoint } from '../src/runs/checkpoints.ts';
+import { RunStore, readJsonlLines } from '../src/runs/run-store.ts';
+import { cliPath, repoRoot, runCli, startCli, tempDir, writeYaml } from './helpers.ts';
 
 const deterministic = (entry: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(entry).filter(([key]) => key !== 'time' && !key.startsWith('perf/')));
@@ -13,18 +19,86 @@ function metricsOf(runDir: string): Record<string, unknown>[] {
   return (readJsonlLines(join(runDir, 'metrics.jsonl')) as Record<string, unknown>[]).map(deterministic);
 }
 
+/** The SQLite side of the store: metric rows (without timings) and stored samples. */
+function sqliteOf(runDir: string): { metrics: unknown[]; samples: unknown[] } {
+  const db = new Database(join(runDir, 'run.sqlite'), { readonly: true });
+  try {
+    return {
+      metrics: db
+        .prepare("SELECT step, key, value FROM metrics WHERE key NOT LIKE 'perf/%' ORDER BY step, key")
+        .all(),
+      samples: db
+        .prepare(
+          'SELECT step, problem_id, prompt, completion, reward, reason FROM samples ORDER BY step, rowid',
+        )
+        .all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Steps in the store beyond the checkpoint LATEST points to: what a resume has to replay. */
+function stepsPastLatest(runDir: string): { latest: number; pastLatest: number[] } {
+  const latest = readCheckpoint(join(runDir, 'checkpoints'))?.state.step ?? -1;
+  const steps = metricsOf(runDir).map((entry) => Number(entry.step));
+  return { latest, pastLatest: steps.filter((step) => step > latest) };
+}
+
+function replayEvents(runDir: string): unknown[] {
+  const store = RunStore.read(runDir);
+  try {
+    return store
+      .events()
+      .filter((event) => event.kind === 'resumed')
+      .map((event) => event.detail);
+  } finally {
+    store.close();
+  }
+}
+
+function resume(runDir: string, crashAt?: string) {
+  const env = { ...process.env };
+  delete env[crashPointVariable];
+  if (crashAt) env[crashPointVariable] = crashAt;
+  const result = spawnSync(process.execPath, [cliPath, 'train', '--resume', runDir, '--quiet'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env,
+    timeout: 120_000,
+  });
+  return { status: result.status, signal: result.signal, stderr: result.stderr };
+}
+
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
   const start = Date.now();
   while (!condition()) {
     if (Date.now() - start > timeoutMs) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
 describe('train --resume after kill -9', () => {
-  it('continues with no lost or duplicated step and the same metrics as an uninterrupted run', async () => {
-    const dir = tempDir('resume');
-    const tasks = [{ task: 'modular-chain', difficulties: [1] }];
+  const dir = tempDir('resume');
+  const tasks = [{ task: 'modular-chain', difficulties: [1] }];
+  // Checkpoints at steps 0, 4 and 8 (latestEvery 4; the evaluations at 4 and 8 checkpoint too).
+  const trainConfig = (name: string) =>
+    writeYaml(dir, `${name}.yaml`, {
+      name,
+      runsDir: dir,
+      seed: 5,
+      init: { checkpoint: join(dir, 'cold') },
+      tasks,
+      poolSize: 32,
+      rollout: { groupSize: 4, maxTokens: 24 },
+      train: { steps: 8, batchSize: 4, learningRate: 0.003 },
+      eval: { every: 4, problemsPerDifficulty: 4, samples: 2 },
+      checkpoint: { latestEvery: 4 },
+    });
+  let reference: Record<string, unknown>[] = [];
+  let referenceSqlite: { metrics: unknown[]; samples: unknown[] };
+
+  beforeAll(() => {
     const pretrainConfig = writeYaml(dir, 'pretrain.yaml', {
       name: 'cold',
       runsDir: dir,
@@ -35,41 +109,72 @@ describe('train --resume after kill -9', () => {
       eval: { every: 0, problemsPerDifficulty: 4 },
     });
     expect(runCli(['pretrain', '--config', pretrainConfig, '--quiet']).status).toBe(0);
-
-    const trainConfig = (name: string) =>
-      writeYaml(dir, `${name}.yaml`, {
-        name,
-        runsDir: dir,
-        seed: 5,
-        init: { checkpoint: join(dir, 'cold') },
-        tasks,
-        poolSize: 32,
-        rollout: { groupSize: 4, maxTokens: 24 },
-        train: { steps: 6, batchSize: 4, learningRate: 0.003 },
-        eval: { every: 3, problemsPerDifficulty: 4, samples: 2 },
-        checkpoint: { latestEvery: 2 },
-      });
     expect(runCli(['train', '--config', trainConfig('straight'), '--quiet']).status).toBe(0);
-    const reference = metricsOf(join(dir, 'straight'));
-    expect(reference.map((entry) => entry.step)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    reference = metricsOf(join(dir, 'straight'));
+    referenceSqlite = sqliteOf(join(dir, 'straight'));
+    expect(reference.map((entry) => entry.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     // The test is only meaningful if the policy actually changed: some step had a non-zero gradient.
     expect(reference.some((entry) => Number(entry['train/grad_norm']) > 0)).toBe(true);
+  }, 180_000);
 
-    const crashed = join(dir, 'crashed');
-    const child = startCli(['train', '--config', trainConfig('crashed'), '--quiet']);
+  it('killed between checkpoints, replays the steps logged after the latest one', async () => {
+    const crashed = join(dir, 'between');
+    const child = startCli(['train', '--config', trainConfig('between'), '--quiet']);
     const metricsPath = join(crashed, 'metrics.jsonl');
+    // Kill as soon as step 5 is logged: the next checkpoint (step 8) is three steps and an evaluation away.
     await waitFor(
-      () => existsSync(metricsPath) && readFileSync(metricsPath, 'utf8').includes('"step":3,'),
+      () => existsSync(metricsPath) && readFileSync(metricsPath, 'utf8').includes('"step":5,'),
       90_000,
     );
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
-    expect(metricsOf(crashed).length).toBeLessThan(reference.length);
+    const before = stepsPastLatest(crashed);
+    // 4 unless the kill landed after the step-8 checkpoint (three steps later): a lost race, not a bug.
+    expect(before.latest, 'SIGKILL arrived after the next checkpoint; nothing left to replay').toBe(4);
+    expect(before.pastLatest[0]).toBe(5);
 
-    // The killed process left its lock behind; resume sees its owner is dead and takes it over.
-    const resumed = runCli(['train', '--resume', crashed, '--quiet']);
+    const resumed = resume(crashed);
     expect(resumed.stderr).toBe('');
     expect(resumed.status).toBe(0);
+    expect(replayEvents(crashed)).toEqual([{ step: 4, replayed: before.pastLatest }]);
     expect(metricsOf(crashed)).toEqual(reference);
+    expect(sqliteOf(crashed)).toEqual(referenceSqlite);
+  }, 180_000);
+
+  it('killed inside checkpoint writes (staged, and renamed before LATEST moved), replays and matches', () => {
+    const crashed = join(dir, 'inside');
+    const first = spawnSync(
+      process.execPath,
+      [cliPath, 'train', '--config', trainConfig('inside'), '--quiet'],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        env: { ...process.env, [crashPointVariable]: 'checkpoint-staged@4' },
+        timeout: 120_000,
+      },
+    );
+    expect(first.signal).toBe('SIGKILL');
+    // Steps 1-4 are logged, the step-4 checkpoint never got its trainer state: LATEST is still step 0.
+    expect(stepsPastLatest(crashed)).toEqual({ latest: 0, pastLatest: [1, 2, 3, 4] });
+    expect(readdirSync(join(crashed, 'checkpoints')).some((name) => name.startsWith('.staging-'))).toBe(true);
+
+    // Second crash: the step-8 checkpoint directory is complete and in place, but LATEST names step 4.
+    const second = resume(crashed, 'checkpoint-renamed@8');
+    expect(second.signal).toBe('SIGKILL');
+    expect(existsSync(join(crashed, 'checkpoints', 'step-000008', 'trainer.json'))).toBe(true);
+    expect(stepsPastLatest(crashed)).toEqual({ latest: 4, pastLatest: [5, 6, 7, 8] });
+
+    const third = resume(crashed);
+    expect(third.stderr).toBe('');
+    expect(third.status).toBe(0);
+    expect(replayEvents(crashed)).toEqual([
+      { step: 0, replayed: [1, 2, 3, 4] },
+      { step: 4, replayed: [5, 6, 7, 8] },
+    ]);
+    expect(metricsOf(crashed)).toEqual(reference);
+    expect(sqliteOf(crashed)).toEqual(referenceSqlite);
+    expect(readdirSync(join(crashed, 'checkpoints')).filter((name) => name.startsWith('.staging-'))).toEqual(
+      [],
+    );
   }, 240_000);
 });

@@ -1,6 +1,7 @@
 // Parsing algorithm options with their zod schema: unknown keys and wrong types become one ConfigError
-// that names the algorithm, the offending key and what is expected.
+// that names the algorithm, the offending key and what is expected (for an unknown key: the allowed keys).
 import type { z } from 'zod';
+import { describeIssues } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 
 /** Parses `raw` (undefined = all defaults) with `schema`; throws ConfigError naming `where` on failure. */
@@ -11,9 +12,7 @@ export function parseOptions<Schema extends z.ZodType>(
 ): z.output<Schema> {
   const result = schema.safeParse(raw ?? {});
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const path = issue.path.length > 0 ? issue.path.join('.') : '(options)';
-    return `${path}: ${issue.message}`;
-  });
-  throw new ConfigError(`invalid options for ${where}: ${problems.join('; ')}`);
+  throw new ConfigError(
+    `invalid options for ${where}: ${describeIssues(schema, result.error.issues, '(options)')}`,
+  );
 }

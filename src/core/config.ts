@@ -13,8 +13,19 @@ export function parseConfig<Schema extends z.ZodType>(
 ): z.output<Schema> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => describeIssue(schema, issue));
-  throw new ConfigError(`${source}: ${problems.join('; ')}`);
+  throw new ConfigError(`${source}: ${describeIssues(schema, result.error.issues)}`);
+}
+
+/**
+ * The issues of a failed parse as one line: key path and message each, and for unknown keys the keys the
+ * schema allows there. `topLevel` names the root in paths (e.g. '(options)' for an algorithm's options).
+ */
+export function describeIssues(
+  schema: z.ZodType,
+  issues: readonly z.core.$ZodIssue[],
+  topLevel = '(top level)',
+): string {
+  return issues.map((issue) => describeIssue(schema, issue, topLevel)).join('; ');
 }
 
 /** Reads a YAML (or JSON) file and validates it. */
@@ -39,11 +50,15 @@ export function readConfigFile(path: string): unknown {
   return value ?? {};
 }
 
-function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue): string {
-  const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue, topLevel: string): string {
+  const where = issue.path.length > 0 ? issue.path.join('.') : topLevel;
   if (issue.code === 'unrecognized_keys') {
     const allowed = allowedKeysAt(schema, issue.path);
-    const known = allowed ? `; allowed: ${allowed.join(', ')}` : '';
+    const known = !allowed
+      ? ''
+      : allowed.length > 0
+        ? `; allowed: ${allowed.join(', ')}`
+        : '; it takes no keys';
     return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `'${key}'`).join(', ')} at ${where}${known}`;
   }
   return `${where}: ${issue.message}`;

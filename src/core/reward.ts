@@ -18,6 +18,11 @@ export interface RewardResult {
   components: Record<string, number>;
   /** Why the reward is what it is when it is not full marks (e.g. 'no answer found', 'timeout'). */
   reason?: string;
+  /**
+   * Set by the RL loop, not by rewards: grading this item failed (the reward threw, or returned a missing
+   * or non-finite value), `reward` is the 0 put in its place and `reason` says what went wrong.
+   */
+  error?: true;
 }
 
 export interface Reward {

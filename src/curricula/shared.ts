@@ -2,11 +2,12 @@
 // selector, the field and an example problem, numerically stable softmax and entropy, grouping of a pool
 // into arms, and per-arm shuffled lists drawn without replacement (refilled when exhausted).
 import type { z } from 'zod';
+import { describeIssues } from '../core/config.ts';
 import { CheckpointError, ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 
-/** Validates `options` against a selector's schema; unknown keys and bad values become one ConfigError. */
+/** Validates `options` against a selector's schema; unknown keys (with the allowed ones) and bad values become one ConfigError. */
 export function parseOptions<Schema extends z.ZodType>(
   selector: string,
   schema: Schema,
@@ -14,9 +15,7 @@ export function parseOptions<Schema extends z.ZodType>(
 ): z.infer<Schema> {
   const result = schema.safeParse(options ?? {});
   if (result.success) return result.data;
-  const issues = result.error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(options)'}: ${issue.message}`)
-    .join('; ');
+  const issues = describeIssues(schema, result.error.issues, '(options)');
   throw new ConfigError(`selector '${selector}': invalid options: ${issues}`);
 }
 

@@ -41,8 +41,13 @@ export async function evaluateCheckpoint(
   }
   validateMix(taskMix, '--tasks');
   const seed = options.seed ?? runConfig?.seed ?? 0;
-  const backend = await EmbeddedBackend.load(resolved.modelPath);
   const problems = heldOutProblems(taskMix, options.problemsPerDifficulty, seed);
+  if (problems.length === 0) {
+    throw new UserError(
+      `the held-out set of ${JSON.stringify(taskMix)} is empty; choose other tasks or levels`,
+    );
+  }
+  const backend = await EmbeddedBackend.load(resolved.modelPath);
   const outcomes = await sampleAndVerify(backend, problems, {
     samples: options.samples,
     temperature: options.temperature,

@@ -120,6 +120,26 @@ describe('checkpoint directories', () => {
       /optimizer\.json: step -1/,
     );
   });
+
+  it('refuses NaN or infinite weights and Adam moments, naming the tensor', () => {
+    const dir = freshDir();
+    const diverged = contents(1);
+    diverged.weights.get('h.0.attn.c_attn.weight')![5] = Number.NaN;
+    diverged.weights.get('h.0.attn.c_attn.weight')![9] = Number.NaN;
+    writeCheckpoint(dir, diverged);
+    expectCheckpointError(
+      dir,
+      /model\.safetensors: tensor 'h\.0\.attn\.c_attn\.weight' holds 2 non-finite values \(first: NaN at flat index 5\)/,
+    );
+    const moments = freshDir();
+    const overflowed = contents(1);
+    overflowed.optimizer!.v.get('ln_f.bias')![0] = Number.POSITIVE_INFINITY;
+    writeCheckpoint(moments, overflowed);
+    expectCheckpointError(
+      moments,
+      /optimizer\.safetensors: tensor 'v\.ln_f\.bias' holds 1 non-finite value \(first: Infinity/,
+    );
+  });
 });
 
 function shapeOf(name: string): number[] {

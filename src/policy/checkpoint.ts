@@ -8,7 +8,8 @@
 //
 // Writes are atomic: everything goes to a temporary sibling directory, each file and the directory are
 // fsynced, then one rename puts it in place, so a crash leaves either the old checkpoint or the new one.
-// Reads validate every file and raise CheckpointError with one line naming the file and the problem.
+// Reads validate every file (including that every weight and Adam moment is finite) and raise
+// CheckpointError with one line naming the file and the problem.
 // A directory with neither optimizer file is a weights-only checkpoint (e.g. exported from PyTorch);
 // having exactly one of the two is an error.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -196,7 +197,29 @@ function readTensors(
   const unexpected = [...tensors.keys()].filter((name) => !expected.has(name));
   if (unexpected.length > 0)
     fail(dir, file, `unexpected tensor(s) ${unexpected.map((n) => `'${n}'`).join(', ')}`);
+  for (const [name, tensor] of tensors) checkFinite(dir, file, name, tensor.data);
   return tensors;
+}
+
+/**
+ * A NaN or ±Inf value (a diverged run) would make every log-prob NaN: evaluation would report 0 and
+ * training would fail at its first step. Refused at load, naming the tensor.
+ */
+function checkFinite(dir: string, file: string, name: string, data: Float32Array): void {
+  let first = -1;
+  let count = 0;
+  for (let i = 0; i < data.length; i++) {
+    if (!Number.isFinite(data[i])) {
+      if (first < 0) first = i;
+      count++;
+    }
+  }
+  if (first < 0) return;
+  fail(
+    dir,
+    file,
+    `tensor '${name}' holds ${count} non-finite value${count > 1 ? 's' : ''} (first: ${data[first]} at flat index ${first}); the run diverged — use an earlier checkpoint`,
+  );
 }
 
 function readBytes(dir: string, file: string): Uint8Array {

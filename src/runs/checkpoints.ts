@@ -3,6 +3,7 @@
 // replaced atomically, so a kill -9 at any moment leaves the previous checkpoint intact and pointed to.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { crashPoint } from '../core/crash-point.ts';
 import { fsyncDirectory, writeFileAtomic } from '../core/durable-files.ts';
 import { CheckpointError } from '../core/errors.ts';
 import type { RngState } from '../core/rng.ts';
@@ -53,12 +54,14 @@ export async function saveCheckpoint(
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging);
   await saveModel(join(staging, 'model'));
+  crashPoint('checkpoint-staged', state.step);
   writeFileAtomic(join(staging, 'trainer.json'), `${JSON.stringify(state)}\n`);
   if (options.keep) writeFileAtomic(join(staging, 'KEEP'), '');
   const path = join(checkpointsDir, name);
   rmSync(path, { recursive: true, force: true });
   renameSync(staging, path);
   fsyncDirectory(checkpointsDir);
+  crashPoint('checkpoint-renamed', state.step);
   writeFileAtomic(join(checkpointsDir, 'LATEST'), name);
   if (options.best) writeFileAtomic(join(checkpointsDir, 'BEST'), name);
   prune(checkpointsDir, options.retain ?? 2);

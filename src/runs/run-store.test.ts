@@ -19,17 +19,20 @@ describe('RunStore', () => {
     for (let step = 1; step <= 5; step++)
       store.logMetrics(step, { 'reward/mean': step / 10, 'losses/policy': -step });
     store.logSamples(3, [{ problemId: 'p1', prompt: 'a', completion: 'b', reward: 1 }]);
+    store.logRewardErrors(3, { 'reward error: x': 2 });
+    store.logRewardErrors(4, { 'reward error: x': 1, 'reward was NaN': 5 });
     expect(store.series('reward/mean').map((row) => row.value)).toEqual([0.1, 0.2, 0.3, 0.4, 0.5]);
-    store.truncateAfter(3);
+    expect(store.truncateAfter(3)).toEqual([4, 5]);
     expect(store.lastStep()).toBe(3);
     expect(store.samples(3)).toHaveLength(1);
+    expect(store.rewardErrors()).toEqual([{ step: 3, reason: 'reward error: x', count: 2 }]);
     expect(
       readJsonlLines(join(dir, 'metrics.jsonl')).map((entry) => (entry as { step: number }).step),
     ).toEqual([1, 2, 3]);
     expect(store.config()).toEqual({ seed: 1 });
     expect(store.events().map((event) => [event.kind, event.detail])).toEqual([
       ['created', {}],
-      ['truncated', { after: 3 }],
+      ['truncated', { after: 3, droppedSteps: [4, 5] }],
     ]);
     store.close();
   });

@@ -2,13 +2,14 @@
 //
 //   config.json          resolved config (written once, at creation)
 //   metrics.jsonl        append-only {step, time, metrics} lines anyone can read
-//   run.sqlite           metrics(step, key, value), samples(step, …), events; WAL mode
+//   run.sqlite           metrics(step, key, value), samples(step, …), events, reward_errors(step, reason,
+//                        count): every distinct reason a completion failed to grade, counted; WAL mode
 //   checkpoints/         step-000100/ …, LATEST and BEST pointer files (see checkpoints.ts)
 //   lock                 exclusive writer lock (lock.ts)
 //
 // Crash safety: on resume the trainer restores the latest checkpoint at step s and calls
-// truncateAfter(s), which deletes every metric, sample and JSONL line of steps > s, so steps replayed
-// after the checkpoint are neither lost nor duplicated.
+// truncateAfter(s), which deletes every metric, sample, reward error and JSONL line of steps > s, so steps
+// replayed after the checkpoint are neither lost nor duplicated.
 import {
   appendFileSync,
   existsSync,
@@ -70,6 +71,7 @@ export class RunStore {
           CREATE TABLE IF NOT EXISTS samples (step INTEGER NOT NULL, problem_id TEXT, prompt TEXT, completion TEXT, reward REAL, reason TEXT);
           CREATE INDEX IF NOT EXISTS samples_step ON samples (step);
           CREATE TABLE IF NOT EXISTS events (time TEXT, kind TEXT, detail TEXT);
+          CREATE TABLE IF NOT EXISTS reward_errors (step INTEGER NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (step, reason));
         `);
       }
       this.insertMetric = this.db.prepare(
@@ -80,7 +82,7 @@ export class RunStore {
       );
     } catch (error) {
       this.lock?.release();
-      throw error;
+      throw unreadableStore(join(dir, 'run.sqlite'), error);
     }
   }
 
@@ -135,7 +137,14 @@ export class RunStore {
   }
 
   config<T = unknown>(): T {
-    return JSON.parse(readFileSync(join(this.dir, 'config.json'), 'utf8')) as T;
+    const path = join(this.dir, 'config.json');
+    try {
+      return JSON.parse(readFileSync(path, 'utf8')) as T;
+    } catch (error) {
+      throw new UserError(
+        `run config ${path} cannot be read: ${(error as Error).message}; restore it from a backup, or start a new run`,
+      );
+    }
   }
 
   get checkpointsDir(): string {
@@ -167,6 +176,31 @@ export class RunStore {
         );
       }
     })();
+  }
+
+  /** Records how many completions of one step failed to grade, per distinct reason (every reason kept). */
+  logRewardErrors(step: number, counts: Readonly<Record<string, number>>): void {
+    const entries = Object.entries(counts);
+    if (entries.length === 0) return;
+    const insert = this.db.prepare(
+      'INSERT OR REPLACE INTO reward_errors (step, reason, count) VALUES (?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      for (const [reason, count] of entries) insert.run(step, reason, count);
+    })();
+  }
+
+  /** Every recorded reward error count, by step then reason ([] for runs made before the table existed). */
+  rewardErrors(): { step: number; reason: string; count: number }[] {
+    const table = this.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'reward_errors'")
+      .get();
+    if (!table) return [];
+    return this.db.prepare('SELECT step, reason, count FROM reward_errors ORDER BY step, reason').all() as {
+      step: number;
+      reason: string;
+      count: number;
+    }[];
   }
 
   event(kind: string, detail: unknown): void {
@@ -212,16 +246,29 @@ export class RunStore {
     return row.step;
   }
 
-  /** Forgets everything logged for steps after `step` (used on resume from a checkpoint at `step`). */
-  truncateAfter(step: number): void {
+  /**
+   * Forgets everything logged for steps after `step` (used on resume from a checkpoint at `step`) and
+   * returns those steps (in SQLite or JSONL), which the resumed run replays; the 'truncated' event lists them.
+   */
+  truncateAfter(step: number): number[] {
+    const dropped = new Set<number>();
+    for (const row of this.db.prepare('SELECT DISTINCT step FROM metrics WHERE step > ?').all(step) as {
+      step: number;
+    }[])
+      dropped.add(row.step);
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM metrics WHERE step > ?').run(step);
       this.db.prepare('DELETE FROM samples WHERE step > ?').run(step);
+      this.db.prepare('DELETE FROM reward_errors WHERE step > ?').run(step);
     })();
     const path = join(this.dir, 'metrics.jsonl');
-    const kept = readJsonlLines(path).filter((entry) => (entry as { step: number }).step <= step);
+    const entries = readJsonlLines(path) as { step: number }[];
+    for (const entry of entries) if (entry.step > step) dropped.add(entry.step);
+    const kept = entries.filter((entry) => entry.step <= step);
     writeFileAtomic(path, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
-    this.event('truncated', { after: step });
+    const droppedSteps = [...dropped].sort((a, b) => a - b);
+    this.event('truncated', { after: step, droppedSteps });
+    return droppedSteps;
   }
 
   close(): void {
@@ -255,6 +302,14 @@ export function readJsonlLines(path: string): unknown[] {
     }
   }
   return out;
+}
+
+/** SQLite refusing the file (not a database, corrupt, unreadable) is a damaged run: one line naming it. */
+function unreadableStore(path: string, error: unknown): unknown {
+  if (!(error instanceof Database.SqliteError)) return error;
+  return new UserError(
+    `run store ${path} cannot be opened: ${error.message} (${error.code}); restore it from a backup, or start a new run`,
+  );
 }
 
 function parseDetail(detail: string | null): unknown {

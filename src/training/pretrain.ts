@@ -56,8 +56,8 @@ export async function pretrain(
       step = latest.state.step;
       rng = Rng.fromState(latest.state.rng);
       bestScore = Number(latest.state.extra?.bestScore ?? bestScore);
-      store.truncateAfter(step);
-      store.event('resumed', { step });
+      const replayed = store.truncateAfter(step);
+      store.event('resumed', { step, replayed });
     } else {
       if (options.resume) store.truncateAfter(0);
       backend = await EmbeddedBackend.create(

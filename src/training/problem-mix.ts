@@ -27,6 +27,9 @@ export function validateMix(entries: readonly MixEntry[], where: string): void {
   if (entries.length === 0) throw new ConfigError(`${where}: the task mix is empty; list at least one task`);
   entries.forEach((entry, index) => {
     const task = tasks.get(entry.task);
+    if (entry.difficulties.length === 0) {
+      throw new ConfigError(`${where}.${index}: ${entry.task} lists no difficulties; give at least one`);
+    }
     for (const difficulty of entry.difficulties) {
       if (difficulty < task.difficulty.min || difficulty > task.difficulty.max) {
         throw new ConfigError(

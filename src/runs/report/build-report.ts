@@ -6,6 +6,7 @@ import {
   comparisonSection,
   configSection,
   plotsSection,
+  rewardErrorsSection,
   samplesSection,
   summarySection,
 } from './markdown.ts';
@@ -49,6 +50,7 @@ export async function buildReportFromData(run: RunData, options: ReportOptions =
     configSection(run.config),
     summarySection(summary),
     comparisonSection(summary),
+    rewardErrorsSection(run.rewardErrors),
     plotsSection(plans),
     (options.samples ?? 4) > 0
       ? samplesSection(run.lastStep, run.samples, {

@@ -17,7 +17,12 @@ export interface ChartPlan {
 }
 
 /** reward/<x> keys that are statistics of the reward rather than reward components. */
-const REWARD_STATISTICS = new Set(['reward/std', 'reward/solved_group_frac', 'reward/kl_penalty']);
+const REWARD_STATISTICS = new Set([
+  'reward/std',
+  'reward/solved_group_frac',
+  'reward/kl_penalty',
+  'reward/errors',
+]);
 
 export function planCharts(keys: readonly string[]): ChartPlan[] {
   const present = new Set(keys);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { comparisonMarkdown } from './eval-comparison.ts';
-import { configSection, fence, samplesSection } from './markdown.ts';
+import { configSection, fence, rewardErrorsSection, samplesSection } from './markdown.ts';
 
 describe('report Markdown pieces', () => {
   it('shows the first n samples, clips long text and drops trailing newlines', () => {
@@ -30,6 +30,29 @@ describe('report Markdown pieces', () => {
         'Completion:',
         '',
         '```text\nxxxxxxxxxx… (2 more characters)\n```',
+      ].join('\n'),
+    );
+  });
+
+  it('sums reward errors per reason over steps, most frequent first, and is empty without errors', () => {
+    expect(rewardErrorsSection([])).toBe('');
+    const text = rewardErrorsSection([
+      { step: 1, reason: 'reward error: timeout', count: 1 },
+      { step: 1, reason: 'reward was NaN', count: 2 },
+      { step: 3, reason: 'reward was NaN', count: 3 },
+      { step: 3, reason: 'reward error: a|b', count: 1 },
+    ]);
+    expect(text).toBe(
+      [
+        '## Reward errors',
+        '',
+        '7 completions in 2 steps could not be graded and scored 0 (metric reward/errors; every reason is in run.sqlite, table reward_errors).',
+        '',
+        '| reason | completions | steps |',
+        '| :-- | --: | --: |',
+        '| reward was NaN | 5 | 2 |',
+        '| reward error: a\\|b | 1 | 1 |',
+        '| reward error: timeout | 1 | 1 |',
       ].join('\n'),
     );
   });

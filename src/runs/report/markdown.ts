@@ -99,6 +99,43 @@ export function plotsSection(plans: readonly ChartPlan[]): string {
   return lines.join('\n').trimEnd();
 }
 
+/** Most reasons listed in the report; the run store keeps them all. */
+const shownErrorReasons = 20;
+
+/** Completions whose grading failed, by reason (most frequent first); '' when none failed. */
+export function rewardErrorsSection(
+  rows: readonly { step: number; reason: string; count: number }[],
+): string {
+  if (rows.length === 0) return '';
+  const byReason = new Map<string, { count: number; steps: Set<number> }>();
+  for (const row of rows) {
+    const entry = byReason.get(row.reason) ?? { count: 0, steps: new Set<number>() };
+    entry.count += row.count;
+    entry.steps.add(row.step);
+    byReason.set(row.reason, entry);
+  }
+  const total = rows.reduce((sum, row) => sum + row.count, 0);
+  const steps = new Set(rows.map((row) => row.step)).size;
+  const sorted = [...byReason].sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1));
+  const lines = [
+    '## Reward errors',
+    '',
+    `${total} completion${total === 1 ? '' : 's'} in ${steps} step${steps === 1 ? '' : 's'} could not be graded and scored 0 (metric reward/errors; every reason is in run.sqlite, table reward_errors).`,
+    '',
+    '| reason | completions | steps |',
+    '| :-- | --: | --: |',
+  ];
+  for (const [reason, entry] of sorted.slice(0, shownErrorReasons)) {
+    lines.push(
+      `| ${escapeCell(clip(reason.replace(/\s+/g, ' '), 300))} | ${entry.count} | ${entry.steps.size} |`,
+    );
+  }
+  if (sorted.length > shownErrorReasons) {
+    lines.push('', `… and ${sorted.length - shownErrorReasons} more reasons.`);
+  }
+  return lines.join('\n');
+}
+
 export function samplesSection(
   step: number | null,
   samples: readonly SampleRecord[],

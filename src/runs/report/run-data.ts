@@ -23,6 +23,8 @@ export interface RunData {
   events: RunEvent[];
   /** step → ISO time of its metrics.jsonl line (the last line when a step was replayed). */
   stepTimes: Map<number, string>;
+  /** Completions that failed to grade: count per step and distinct reason (RL runs). */
+  rewardErrors: { step: number; reason: string; count: number }[];
 }
 
 export function readRunData(runDir: string): RunData {
@@ -50,6 +52,7 @@ export function readRunData(runDir: string): RunData {
       samples: lastStep === null ? [] : store.samples(lastStep),
       events: store.events(),
       stepTimes: readStepTimes(store.dir),
+      rewardErrors: store.rewardErrors(),
     };
   } finally {
     store.close();

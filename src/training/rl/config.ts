@@ -28,6 +28,17 @@ export const rolloutBudgetSchema = z
   })
   .default(rolloutBudgetDefaults);
 
+/**
+ * Held-out evaluation during RL samples (4 completions at temperature 1, every 20 steps): the defaults
+ * live on each key, so a partial `eval:` block keeps them for the keys it leaves out (pretrain's greedy
+ * single-sample defaults would otherwise apply).
+ */
+const rlEvalSchema = heldOutEvalSchema.extend({
+  every: heldOutEvalSchema.shape.every.unwrap().default(20),
+  samples: heldOutEvalSchema.shape.samples.unwrap().default(4),
+  temperature: heldOutEvalSchema.shape.temperature.unwrap().default(1),
+});
+
 const namedPart = (defaultName: string) =>
   z
     .strictObject({
@@ -104,7 +115,7 @@ export const rlConfigSchema = z.strictObject({
     /** Problems per step (each gets groupSize completions). */
     batchSize: z.number().int().positive().default(16),
   }),
-  eval: heldOutEvalSchema.default(heldOutEvalSchema.parse({ every: 20, samples: 4, temperature: 1 })),
+  eval: rlEvalSchema.default(rlEvalSchema.parse({})),
   checkpoint: z
     .strictObject({
       /** Keep a permanent checkpoint every N steps (0 = none). */

@@ -1,6 +1,7 @@
-// Rollout metrics of a step: reward statistics (and each reward component under reward/<name>),
-// completion lengths, stop reasons, the Monte-Carlo entropy estimate, and what was practised: the share
-// of sampled problems and the mean reward per task and difficulty (selection/…), whatever the selector.
+// Rollout metrics of a step: reward statistics (and each reward component under reward/<name>), the
+// number of completions whose grading failed (reward/errors), completion lengths, stop reasons, the
+// Monte-Carlo entropy estimate, and what was practised: the share of sampled problems and the mean reward
+// per task and difficulty (selection/…), whatever the selector.
 import { mean } from '../../core/stats.ts';
 import type { SampledGroup } from './rollout.ts';
 
@@ -19,8 +20,11 @@ export function rolloutMetrics(groups: readonly SampledGroup[]): Record<string, 
   const lengths = rollouts.map((rollout) => rollout.tokens.length);
   const logprobs = rollouts.flatMap((rollout) => rollout.logprobs);
   const solvedGroups = groups.filter((group) => group.rewards.some((reward) => reward > 0)).length;
+  const errors = Object.values(rewardErrorCounts(groups)).reduce((sum, count) => sum + count, 0);
   const metrics: Record<string, number> = {
     'reward/mean': mean(rewards),
+    // Completions whose grading failed (scored 0 in its place); reasons: rewardErrorCounts.
+    'reward/errors': errors,
     'reward/std': std(rewards),
     'reward/solved_group_frac': groups.length > 0 ? solvedGroups / groups.length : 0,
     'response/length_mean': mean(lengths),
@@ -32,6 +36,19 @@ export function rolloutMetrics(groups: readonly SampledGroup[]): Record<string, 
   };
   for (const [name, values] of components) metrics[`reward/${name}`] = mean(values);
   return { ...metrics, ...selectionMetrics(groups) };
+}
+
+/** How many completions failed to grade, by reason (each distinct reason once, with its count). */
+export function rewardErrorCounts(groups: readonly SampledGroup[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const group of groups) {
+    for (const result of group.results) {
+      if (!result.error) continue;
+      const reason = result.reason ?? 'unknown reward error';
+      counts[reason] = (counts[reason] ?? 0) + 1;
+    }
+  }
+  return counts;
 }
 
 /** selection/share/<task>/<difficulty>, selection/reward/<task>/<difficulty> and selection/difficulty_mean. */

@@ -34,8 +34,9 @@ describe('scoreGroups', () => {
     const groups = [groupOf(['A:5', 'boom', 'A:4']), groupOf(['nan', 'A:5'])];
     await scoreGroups({ reward: fragileReward } as RlContext, groups, 1);
     expect(groups[0].rewards).toEqual([1, 0, 0]);
-    expect(groups[0].results[1].reason).toBe('reward error: parser exploded');
+    expect(groups[0].results[1]).toMatchObject({ reason: 'reward error: parser exploded', error: true });
+    expect(groups[0].results[0].error).toBeUndefined();
     expect(groups[1].rewards).toEqual([0, 1]);
-    expect(groups[1].results[0].reason).toBe('reward was NaN');
+    expect(groups[1].results[0]).toMatchObject({ reason: 'reward was NaN', error: true });
   });
 });

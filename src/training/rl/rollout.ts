@@ -1,5 +1,6 @@
 // Rollout phases of an RL step: sample G completions per attempt, then grade them. A reward that throws
-// on one completion gives that completion 0 with the error as its reason; the step goes on.
+// on one completion gives that completion 0 with the error as its reason and `error: true` (counted as
+// reward/errors, every reason kept in the run store); the step goes on.
 import type { SampledSequence } from '../../core/policy.ts';
 import type { RewardInput, RewardResult } from '../../core/reward.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
@@ -102,7 +103,12 @@ async function scoreSafely(ctx: RlContext, inputs: RewardInput[]): Promise<Rewar
         const [result] = await ctx.reward.score([input]);
         results.push(sanitize(result));
       } catch (error) {
-        results.push({ reward: 0, components: {}, reason: `reward error: ${(error as Error).message}` });
+        results.push({
+          reward: 0,
+          components: {},
+          reason: `reward error: ${(error as Error).message}`,
+          error: true,
+        });
       }
     }
     return results;
@@ -112,7 +118,12 @@ async function scoreSafely(ctx: RlContext, inputs: RewardInput[]): Promise<Rewar
 /** A non-finite reward would poison the advantages: it becomes 0 with a reason. */
 function sanitize(result: RewardResult | undefined): RewardResult {
   if (!result || !Number.isFinite(result.reward)) {
-    return { reward: 0, components: result?.components ?? {}, reason: `reward was ${result?.reward}` };
+    return {
+      reward: 0,
+      components: result?.components ?? {},
+      reason: `reward was ${result?.reward}`,
+      error: true,
+    };
   }
   return result;
 }

@@ -6,7 +6,7 @@ import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
 import { klRewardPenalty } from '../../algorithms/kl.ts';
 import type { GroupOutcome } from '../../core/selector.ts';
 import type { RlContext } from './context.ts';
-import { rolloutMetrics } from './metrics.ts';
+import { rewardErrorCounts, rolloutMetrics } from './metrics.ts';
 import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
 import { PhaseTimer } from './timer.ts';
 import { updatePolicy } from './update.ts';
@@ -15,6 +15,8 @@ export interface StepReport {
   metrics: Record<string, number>;
   /** Every group sampled this step (including the ones dynamic sampling dropped). */
   groups: SampledGroup[];
+  /** Completions of this step whose grading failed, counted by reason (empty when none failed). */
+  rewardErrors: Record<string, number>;
 }
 
 export async function rlStep(ctx: RlContext, step: number, learningRate: number): Promise<StepReport> {
@@ -86,7 +88,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     ...(ctx.budget?.metrics() ?? {}),
     ...timer.metrics(),
   };
-  return { metrics, groups: sampledAll };
+  return { metrics, groups: sampledAll, rewardErrors: rewardErrorCounts(sampledAll) };
 }
 
 /** Log-probs of every trained completion under the frozen reference policy: [group][sample][token]. */

@@ -61,8 +61,9 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       ctx.budget?.load(saved.budget);
       bestScore = Number(saved.bestScore ?? bestScore);
       initialEval = saved.initialEval as EvalSummary | undefined;
-      store.truncateAfter(step);
-      store.event('resumed', { step });
+      // Steps logged after the checkpoint are forgotten and run again (the event names them).
+      const replayed = store.truncateAfter(step);
+      store.event('resumed', { step, replayed });
     } else {
       const { train: schedule } = runConfig;
       for (const message of runAdvice({
@@ -122,6 +123,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       }
       store.logMetrics(step, metrics);
       store.logSamples(step, sampleRecords(report.groups, runConfig.log.samplesPerStep));
+      store.logRewardErrors(step, report.rewardErrors);
       options.onStep?.(step, metrics);
       const every = runConfig.checkpoint.every;
       if (evalDue || step % runConfig.checkpoint.latestEvery === 0 || (every > 0 && step % every === 0)) {
