@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../core/errors.ts';
 import { readCheckpoint, saveCheckpoint } from './checkpoints.ts';
-import { RunLockedError } from './lock.ts';
+import { LOCK_OWNER_FILE, RunLockedError } from './lock.ts';
 import { RunStore, readJsonlLines } from './run-store.ts';
 
 function freshDir(): string {
@@ -53,11 +53,14 @@ describe('RunStore', () => {
     const store = RunStore.create(dir, {});
     store.logMetrics(1, { x: 1 });
     store.close();
-    writeFileSync(join(dir, 'lock'), JSON.stringify({ pid: 999999, host: 'x', since: 'then' }));
+    // What a holder killed with SIGKILL leaves: its owner file (the OS lock itself died with it).
+    writeFileSync(join(dir, LOCK_OWNER_FILE), JSON.stringify({ pid: 999999, host: 'x', since: 'then' }));
     appendFileSync(join(dir, 'metrics.jsonl'), '{"step":2,"x":');
     const resumed = RunStore.resume(dir);
+    expect(JSON.parse(readFileSync(join(dir, LOCK_OWNER_FILE), 'utf8')).pid).toBe(process.pid);
     expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
     resumed.close();
+    expect(existsSync(join(dir, LOCK_OWNER_FILE))).toBe(false);
   });
 
   it('rejects a directory that is not a run', () => {

@@ -4,7 +4,8 @@
 //   metrics.jsonl        append-only {step, time, metrics} lines anyone can read
 //   run.sqlite           metrics(step, key, value), samples(step, …), events; WAL mode
 //   checkpoints/         step-000100/ …, LATEST and BEST pointer files (see checkpoints.ts)
-//   lock                 exclusive writer lock (lock.ts)
+//   lock.sqlite          exclusive writer lock, an OS lock held through SQLite (lock.ts)
+//   lock-owner.json      {pid, host, since} of the holder, for the refusal message
 //
 // Crash safety: on resume the trainer restores the latest checkpoint at step s and calls
 // truncateAfter(s), which deletes every metric, sample and JSONL line of steps > s, so steps replayed
