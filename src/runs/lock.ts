@@ -58,8 +58,10 @@ export function acquireRunLock(runDir: string): RunLock {
   } catch (error) {
     db.close();
     if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    // The owner file may still name a killed holder for a moment, before the new holder rewrites it.
     const owner = readOwner(runDir);
-    const who = owner ? `process ${owner.pid} on ${owner.host} (since ${owner.since})` : 'another process';
+    const named = owner && (owner.host !== hostname() || processAlive(owner.pid));
+    const who = named ? `process ${owner.pid} on ${owner.host} (since ${owner.since})` : 'another process';
     throw new RunLockedError(`run ${runDir} is in use by ${who}; stop it first, or use another run name`);
   }
   const ownerPath = join(runDir, LOCK_OWNER_FILE);
@@ -87,5 +89,14 @@ function readOwner(runDir: string): LockOwner | null {
     return JSON.parse(readFileSync(join(runDir, LOCK_OWNER_FILE), 'utf8')) as LockOwner;
   } catch {
     return null;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
