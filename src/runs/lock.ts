@@ -16,10 +16,10 @@
 // see the same stale lock each delete it and take their own). proper-lockfile 4.1.2 creates its lock
 // atomically (mkdir) and was exclusive on every fresh trial, but takes over a stale lock the same way
 // (stat, rmdir, mkdir: a second process removes the lock the first has just taken): 2–3 holders in 1, 4
-// and 4 of 50 takeovers in three runs. Its staleness is also by mtime, refreshed by a timer every
+// and 4 of 50 takeovers in three runs (its lock of the killed holder back-dated past `stale`). Its staleness is also by mtime, refreshed by a timer every
 // `update` ms: a kill -9'd run stays locked for `stale` ms (10 s by default, 2 s at least), and a holder
 // whose event loop is blocked longer than `stale` (a long synchronous training step) loses its lock to a
-// second writer. A kernel lock has none of these: 0 of 500 trials had more than one holder, and a killed
+// second writer. A kernel lock has none of these: no trial had more than one holder (0 of 600, six runs of the test), and a killed
 // run can be resumed at once. better-sqlite3 is already the run store's database: no new dependency.
 //
 // Limits: fcntl locks are per process and per file. SQLite keeps its file descriptors open while a lock
