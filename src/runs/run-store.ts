@@ -327,7 +327,7 @@ function isSameOrInside(path: string, dir: string): boolean {
   return fromDir === '' || (fromDir !== '..' && !fromDir.startsWith(`..${sep}`) && !isAbsolute(fromDir));
 }
 
-/** "created <time>, N steps logged, K checkpoints" for the overwrite message (best effort). */
+/** "created <time>, last logged step N, K checkpoints" for the overwrite message (best effort). */
 function describeRun(dir: string): string {
   const parts: string[] = [];
   try {
