@@ -184,7 +184,12 @@ export class RunStore {
   static readConfig(dir: string): unknown {
     dir = resolve(dir);
     RunStore.assertRun(dir);
-    return JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    const path = join(dir, 'config.json');
+    try {
+      return JSON.parse(readFileSync(path, 'utf8'));
+    } catch (error) {
+      throw new UserError(`${path} cannot be read as JSON (${(error as Error).message}); is the run intact?`);
+    }
   }
 
   private static assertRun(dir: string): void {
