@@ -1,8 +1,10 @@
 // Crash-safe file writes. writeFileDurably writes every byte and fsyncs; writeFileAtomic does that to a
 // temporary sibling and renames it over the target, so a reader never sees a half-written file and after a
 // crash the old version (or nothing) is there. Directory trees (checkpoints, reports) are built in a
-// temporary directory with writeFileDurably, then renamed and made durable with fsyncDirectory.
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+// temporary directory with writeFileDurably, then renamed and made durable with fsyncDirectory. A kill
+// between the write and the rename leaves the temporary (ATOMIC_TEMPORARY); checkpoints.ts prunes those
+// of dead writers in a run's checkpoints directory.
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Writes all of `data` to `path` (looping over partial writes) and fsyncs it. */
@@ -18,10 +20,18 @@ export function writeFileDurably(path: string, data: string | Uint8Array): void 
   }
 }
 
+/** The temporary file name writeFileAtomic uses: `.<pid>.<milliseconds>.tmp` (group 1: the writer's pid). */
+export const ATOMIC_TEMPORARY = /^\.(\d+)\.\d+\.tmp$/;
+
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const temporary = join(dirname(path), `.${process.pid}.${Date.now()}.tmp`);
-  writeFileDurably(temporary, data);
-  renameSync(temporary, path);
+  try {
+    writeFileDurably(temporary, data);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
   fsyncDirectory(dirname(path));
 }
 

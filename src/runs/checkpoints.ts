@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../core/crash-point.ts';
-import { fsyncDirectory, writeFileAtomic } from '../core/durable-files.ts';
+import { ATOMIC_TEMPORARY, fsyncDirectory, writeFileAtomic } from '../core/durable-files.ts';
 import { CheckpointError } from '../core/errors.ts';
 import type { RngState } from '../core/rng.ts';
 
@@ -95,8 +95,16 @@ export function readCheckpoint(
   return { name, path, modelPath: join(path, 'model'), state };
 }
 
-/** Removes stale staging dirs and old checkpoints, keeping LATEST, BEST, KEEP-marked and the newest `retain`. */
+/**
+ * Removes what dead writers left (staging dirs; `.<pid>.<time>.tmp` files of writeFileAtomic, e.g. from a
+ * kill during a LATEST/BEST write, whose pid is no longer running) and old checkpoints, keeping LATEST,
+ * BEST, KEEP-marked and the newest `retain`.
+ */
 function prune(checkpointsDir: string, retain: number): void {
+  for (const name of readdirSync(checkpointsDir)) {
+    const temporary = ATOMIC_TEMPORARY.exec(name);
+    if (temporary && !processAlive(Number(temporary[1]))) rmSync(join(checkpointsDir, name), { force: true });
+  }
   const protectedNames = new Set<string>();
   for (const pointer of ['LATEST', 'BEST']) {
     const pointerPath = join(checkpointsDir, pointer);
@@ -118,5 +126,15 @@ function prune(checkpointsDir: string, retain: number): void {
     if (protectedNames.has(name) || existsSync(join(checkpointsDir, name, 'KEEP'))) continue;
     recent++;
     if (recent > retain) rmSync(join(checkpointsDir, name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true; // never ours: a write of this process may be in progress
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,11 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../core/errors.ts';
+import { ConfigError, UserError } from '../core/errors.ts';
 import { readCheckpoint, saveCheckpoint } from './checkpoints.ts';
-import { RunLockedError } from './lock.ts';
+import { LOCK_OWNER_FILE, RunLockedError } from './lock.ts';
+import { runDirectory } from './run-name.ts';
 import { RunStore, readJsonlLines } from './run-store.ts';
 
 function freshDir(): string {
@@ -56,11 +65,67 @@ describe('RunStore', () => {
     const store = RunStore.create(dir, {});
     store.logMetrics(1, { x: 1 });
     store.close();
-    writeFileSync(join(dir, 'lock'), JSON.stringify({ pid: 999999, host: 'x', since: 'then' }));
+    // What a holder killed with SIGKILL leaves: its owner file (the OS lock itself died with it).
+    writeFileSync(join(dir, LOCK_OWNER_FILE), JSON.stringify({ pid: 999999, host: 'x', since: 'then' }));
     appendFileSync(join(dir, 'metrics.jsonl'), '{"step":2,"x":');
     const resumed = RunStore.resume(dir);
+    expect(JSON.parse(readFileSync(join(dir, LOCK_OWNER_FILE), 'utf8')).pid).toBe(process.pid);
     expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
     resumed.close();
+    expect(existsSync(join(dir, LOCK_OWNER_FILE))).toBe(false);
+  });
+
+  it('refuses run names that are not a directory inside the runs directory', () => {
+    const root = mkdtempSync(join(tmpdir(), 'names-'));
+    const runs = join(root, 'runs');
+    RunStore.create(join(runs, 'other'), { keep: true }).close();
+    writeFileSync(join(root, 'precious.txt'), 'mine');
+    for (const name of ['.', '..', '.hidden', '', 'a/b', '../x', 'a\\b', ' x']) {
+      expect(() => runDirectory(runs, name), name).toThrow(ConfigError);
+    }
+    for (const dir of [`${runs}/.`, `${runs}/..`, `${runs}/./`, `${runs}/../`, `${runs}/other/..`]) {
+      expect(() => RunStore.create(dir, {}, { overwrite: true }), dir).toThrow(/run name .* is not allowed/);
+    }
+    expect(runDirectory(runs, 'a.b-c_1')).toBe(join(resolve(runs), 'a.b-c_1'));
+    expect(readFileSync(join(root, 'precious.txt'), 'utf8')).toBe('mine');
+    expect(RunStore.read(join(runs, 'other')).config()).toEqual({ keep: true });
+  });
+
+  it('overwrites only a run that is not in use, and says what it removes', () => {
+    const runs = mkdtempSync(join(tmpdir(), 'overwrite-'));
+    const notRun = join(runs, 'notes');
+    mkdirSync(notRun);
+    writeFileSync(join(notRun, 'todo.txt'), 'mine');
+    expect(() => RunStore.create(notRun, {}, { overwrite: true })).toThrow(/is not a Curricula run/);
+    expect(readFileSync(join(notRun, 'todo.txt'), 'utf8')).toBe('mine');
+
+    const dir = join(runs, 'run');
+    const first = RunStore.create(dir, { version: 1 });
+    first.logMetrics(3, { x: 1 });
+    expect(() => RunStore.create(dir, {}, { overwrite: true })).toThrow(RunLockedError);
+    first.close();
+    const messages: string[] = [];
+    const second = RunStore.create(
+      dir,
+      { version: 2 },
+      { overwrite: true, onOverwrite: (m) => messages.push(m) },
+    );
+    expect(second.config()).toEqual({ version: 2 });
+    second.close();
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(
+      /^overwriting run .*run \(created .*, last logged step 3, 0 checkpoints\): removing it$/,
+    );
+    expect(readdirSync(runs).sort()).toEqual(['notes', 'run']); // nothing left aside
+
+    const cwd = process.cwd();
+    process.chdir(join(dir, 'checkpoints'));
+    try {
+      expect(() => RunStore.create(dir, {}, { overwrite: true })).toThrow(/working directory is inside it/);
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(RunStore.read(dir).config()).toEqual({ version: 2 });
   });
 
   it('rejects a directory that is not a run', () => {
@@ -88,6 +153,20 @@ describe('checkpoints', () => {
     expect(existsSync(join(dir, 'step-000001'))).toBe(true); // kept
     expect(existsSync(join(dir, 'step-000003'))).toBe(true); // recent
     expect(readFileSync(join(latest.modelPath, 'weights'), 'utf8')).toBe('w');
+  });
+
+  it('prunes temporaries of dead writers (a kill during a LATEST write), and only those', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ckpt-tmp-'));
+    const dir = join(root, 'checkpoints');
+    mkdirSync(dir);
+    const deadPid = 2 ** 22 + 12345; // above Linux's pid_max: never a running process
+    const dead = `.${deadPid}.1700000000000.tmp`;
+    const live = `.${process.ppid}.1700000000000.tmp`; // the parent of this test process is alive
+    for (const name of [dead, live, '.notes.tmp']) writeFileSync(join(dir, name), 'step-000001');
+    writeFileSync(join(root, dead), 'outside the checkpoints directory');
+    await saveCheckpoint(dir, { step: 1, rng: [1, 2, 3, 4] }, async (path) => mkdirSync(path));
+    expect(readdirSync(dir).sort()).toEqual([live, '.notes.tmp', 'LATEST', 'step-000001'].sort());
+    expect(existsSync(join(root, dead))).toBe(true);
   });
 
   it('a failed save leaves the previous checkpoint in place', async () => {

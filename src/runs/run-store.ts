@@ -1,11 +1,17 @@
 // The run store: everything a run leaves behind, in runs/<name>/.
 //
-//   config.json          resolved config (written once, at creation)
+//   config.json          resolved config (written at creation; rewritten when a resume changes train.steps)
 //   metrics.jsonl        append-only {step, time, metrics} lines anyone can read
 //   run.sqlite           metrics(step, key, value), samples(step, …), events, reward_errors(step, reason,
 //                        count): every distinct reason a completion failed to grade, counted; WAL mode
 //   checkpoints/         step-000100/ …, LATEST and BEST pointer files (see checkpoints.ts)
-//   lock                 exclusive writer lock (lock.ts)
+//   lock.sqlite          exclusive writer lock, an OS lock held through SQLite (lock.ts)
+//   lock-owner.json      {pid, host, since} of the holder, for the refusal message
+//
+// Names and deletion: a run name is letters, digits, `_`, `-` and `.`, not starting with a dot (so never
+// `.` or `..`), and the run directory lies directly inside the runs directory. `--overwrite` replaces only
+// a directory that is a run (config.json + run.sqlite), not in use, and not holding the working
+// directory; it is first renamed aside (so the name is free at once) and then removed.
 //
 // Crash safety: on resume the trainer restores the latest checkpoint at step s and calls
 // truncateAfter(s), which deletes every metric, sample, reward error and JSONL line of steps > s, so steps
@@ -14,17 +20,19 @@ import {
   appendFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   statSync,
   truncateSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeFileAtomic } from '../core/durable-files.ts';
 import { UserError } from '../core/errors.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
+import { checkRunName } from './run-name.ts';
 
 export interface SampleRecord {
   problemId: string;
@@ -49,6 +57,18 @@ export interface RunEvent {
 }
 
 export type OpenMode = 'create' | 'resume' | 'read';
+
+export interface CreateOptions {
+  /** Replace an existing run of the same name (only a run, and only when no process is writing it). */
+  overwrite?: boolean;
+  /** Told what is about to be removed when an existing run is replaced. */
+  onOverwrite?: (message: string) => void;
+}
+
+/** A Curricula run directory: it holds config.json and run.sqlite. */
+export function isRunDirectory(dir: string): boolean {
+  return existsSync(join(dir, 'config.json')) && existsSync(join(dir, 'run.sqlite'));
+}
 
 export class RunStore {
   private readonly db: Database.Database;
@@ -88,9 +108,18 @@ export class RunStore {
 
   /**
    * Creates runs/<name>/ with its resolved config. The directory is built under a temporary name and
-   * renamed into place, so a failure leaves nothing half-written.
+   * renamed into place, so a failure leaves nothing half-written. The last part of `dir` must be a valid
+   * run name (see checkRunName); callers that build `dir` from a runs directory and a name use
+   * runDirectory.
    */
-  static create(dir: string, config: unknown, options: { overwrite?: boolean } = {}): RunStore {
+  static create(dir: string, config: unknown, options: CreateOptions = {}): RunStore {
+    // Checked before resolving: resolve('runs/..') would quietly become the parent of runs/.
+    checkRunName(
+      dir
+        .split(/[\\/]+/)
+        .filter((part) => part !== '')
+        .at(-1) ?? '',
+    );
     dir = resolve(dir);
     if (existsSync(dir)) {
       if (!options.overwrite) {
@@ -98,9 +127,7 @@ export class RunStore {
           `run directory ${dir} already exists; resume it with --resume ${dir}, or choose another name`,
         );
       }
-      const probe = acquireRunLock(dir); // refuse to overwrite a run that is being written
-      probe.release();
-      rmSync(dir, { recursive: true, force: true });
+      RunStore.removeForOverwrite(dir, options.onOverwrite);
     }
     mkdirSync(dirname(dir), { recursive: true });
     const staging = `${dir}.creating-${process.pid}`;
@@ -112,6 +139,31 @@ export class RunStore {
     const store = new RunStore(dir, 'create');
     store.event('created', {});
     return store;
+  }
+
+  /**
+   * Removes an existing run for --overwrite: refused unless `dir` is a run, no process is writing it, and
+   * the working directory is not inside it. The run is renamed aside while its lock is held (so no
+   * process can start writing it meanwhile), then removed.
+   */
+  private static removeForOverwrite(dir: string, onOverwrite?: (message: string) => void): void {
+    if (!isRunDirectory(dir)) {
+      throw new UserError(
+        `${dir} exists and is not a Curricula run (no config.json / run.sqlite); --overwrite replaces only runs: move it away or choose another name`,
+      );
+    }
+    if (isSameOrInside(process.cwd(), dir)) {
+      throw new UserError(`refusing to overwrite ${dir}: the working directory is inside it`);
+    }
+    const lock = acquireRunLock(dir); // refuses a run that is being written
+    const aside = join(dirname(dir), `.${basename(dir)}.removing-${process.pid}-${Date.now()}`);
+    try {
+      onOverwrite?.(`overwriting run ${dir} (${describeRun(dir)}): removing it`);
+      renameSync(dir, aside);
+    } finally {
+      lock.release();
+    }
+    rmSync(aside, { recursive: true, force: true });
   }
 
   /** Opens an existing run for writing (resume). Refused while another process holds it. */
@@ -130,8 +182,20 @@ export class RunStore {
     return new RunStore(dir, 'read');
   }
 
+  /** The stored config of the run in `dir`, read without opening the run (no lock, no repair). */
+  static readConfig(dir: string): unknown {
+    dir = resolve(dir);
+    RunStore.assertRun(dir);
+    const path = join(dir, 'config.json');
+    try {
+      return JSON.parse(readFileSync(path, 'utf8'));
+    } catch (error) {
+      throw new UserError(`${path} cannot be read as JSON (${(error as Error).message}); is the run intact?`);
+    }
+  }
+
   private static assertRun(dir: string): void {
-    if (!existsSync(join(dir, 'config.json')) || !existsSync(join(dir, 'run.sqlite'))) {
+    if (!isRunDirectory(dir)) {
       throw new UserError(`${dir} is not a run directory (no config.json / run.sqlite)`);
     }
   }
@@ -145,6 +209,12 @@ export class RunStore {
         `run config ${path} cannot be read: ${(error as Error).message}; restore it from a backup, or start a new run`,
       );
     }
+  }
+
+  /** Replaces the stored config (a resume that changes train.steps); records a `config-changed` event. */
+  updateConfig(config: unknown, detail: unknown): void {
+    writeFileAtomic(join(this.dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+    this.event('config-changed', detail);
   }
 
   get checkpointsDir(): string {
@@ -310,6 +380,34 @@ function unreadableStore(path: string, error: unknown): unknown {
   return new UserError(
     `run store ${path} cannot be opened: ${error.message} (${error.code}); restore it from a backup, or start a new run`,
   );
+}
+
+function isSameOrInside(path: string, dir: string): boolean {
+  const fromDir = relative(dir, path);
+  return fromDir === '' || (fromDir !== '..' && !fromDir.startsWith(`..${sep}`) && !isAbsolute(fromDir));
+}
+
+/** "created <time>, last logged step N, K checkpoints" for the overwrite message (best effort). */
+function describeRun(dir: string): string {
+  const parts: string[] = [];
+  try {
+    const store = RunStore.read(dir);
+    try {
+      const created = store.events().find((event) => event.kind === 'created');
+      if (created) parts.push(`created ${created.time}`);
+      parts.push(`last logged step ${store.lastStep() ?? 'none'}`);
+    } finally {
+      store.close();
+    }
+  } catch {
+    parts.push('its database cannot be read');
+  }
+  const checkpointsDir = join(dir, 'checkpoints');
+  const checkpoints = existsSync(checkpointsDir)
+    ? readdirSync(checkpointsDir).filter((name) => name.startsWith('step-')).length
+    : 0;
+  parts.push(`${checkpoints} checkpoint${checkpoints === 1 ? '' : 's'}`);
+  return parts.join(', ');
 }
 
 function parseDetail(detail: string | null): unknown {

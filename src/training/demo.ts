@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { loadConfigFile, parseConfig } from '../core/config.ts';
 import type { EvalSummary } from '../eval/aggregate.ts';
 import { writeReport } from '../runs/report/index.ts';
+import { runDirectory } from '../runs/run-name.ts';
 import { pretrain } from './pretrain.ts';
 import { pretrainConfigSchema } from './pretrain-config.ts';
 import { type RlConfig, rlConfigSchema } from './rl/config.ts';
@@ -29,6 +30,8 @@ export interface DemoOptions extends TrainHooks {
   /** Override the number of RL steps. */
   steps?: number;
   overwrite?: boolean;
+  /** Told what is removed when `overwrite` replaces an existing run. */
+  onOverwrite?: (message: string) => void;
   onStage?: (message: string) => void;
   /** Called once the RL stage starts, with its number of steps. */
   onTrainStart?: (steps: number) => void;
@@ -50,12 +53,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const started = Date.now();
   const root = resolve(import.meta.dirname, '../..');
   const runsDir = options.runsDir ?? 'runs';
+  const name = options.name ?? 'demo';
+  // Checked before any work: the demo overwrites by default, so a bad name must never reach a deletion.
+  runDirectory(runsDir, name);
   let coldStart = join(root, demoPaths.shippedCheckpoint);
   if (options.fromScratch || !existsSync(join(coldStart, 'model.safetensors'))) {
     const raw = loadConfigFile(pretrainConfigSchema, join(root, demoPaths.pretrainConfig));
-    const config = { ...raw, runsDir, name: `${options.name ?? 'demo'}-cold` };
+    const config = { ...raw, runsDir, name: `${name}-cold` };
     options.onStage?.(`cold start: pretraining ${config.train.steps} steps (${demoPaths.pretrainConfig})`);
-    const result = await pretrain(config, { overwrite: options.overwrite });
+    const result = await pretrain(config, { overwrite: options.overwrite, onOverwrite: options.onOverwrite });
     coldStart = result.runDir;
   } else {
     options.onStage?.(`cold start: shipped checkpoint ${demoPaths.shippedCheckpoint}`);
@@ -66,7 +72,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     {
       ...raw,
       runsDir,
-      name: options.name ?? 'demo',
+      name,
       seed: options.seed ?? raw.seed,
       init: { checkpoint: coldStart },
       train: { ...raw.train, steps: options.steps ?? raw.train.steps },
@@ -79,6 +85,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   options.onTrainStart?.(config.train.steps);
   const result = await train(config, {
     overwrite: options.overwrite,
+    onOverwrite: options.onOverwrite,
     onStep: options.onStep,
     onEval: options.onEval,
   });

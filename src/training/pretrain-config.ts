@@ -1,5 +1,6 @@
 // The config of `curricula pretrain`: supervised next-token training on worked solutions (cold start).
 import { z } from 'zod';
+import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../runs/run-name.ts';
 import { modelBlockSchema } from './model-presets.ts';
 import { mixEntrySchema } from './problem-mix.ts';
 import { scheduleSchema } from './schedule.ts';
@@ -26,10 +27,7 @@ export const heldOutEvalSchema = z.strictObject({
 
 export const pretrainConfigSchema = z.strictObject({
   /** Run name: the run directory is <runsDir>/<name>. */
-  name: z
-    .string()
-    .regex(/^[\w.-]+$/, 'use letters, digits, dot, dash or underscore')
-    .default('pretrain'),
+  name: z.string().regex(RUN_NAME_PATTERN, RUN_NAME_RULE).default('pretrain'),
   runsDir: z.string().default('runs'),
   seed: z.number().int().default(0),
   model: modelBlockSchema.default({ preset: 'base' }),

@@ -8,6 +8,7 @@ import { sampleAndVerify } from '../eval/evaluate.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
 import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
+import { runDirectory } from '../runs/run-name.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { tasks } from '../tasks/index.ts';
 import { maxSequenceLength } from '../tasks/lengths.ts';
@@ -15,6 +16,7 @@ import { solutionDatum } from './format.ts';
 import { resolveModelShape } from './model-presets.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
 import { heldOutProblems, type MixEntry, ProblemMix, validateMix } from './problem-mix.ts';
+import { recordNewSteps, resumedPretrainConfig } from './resume.ts';
 import { learningRateAt } from './schedule.ts';
 
 export interface PretrainHooks {
@@ -30,11 +32,31 @@ export interface PretrainResult {
   wallSeconds: number;
 }
 
+export interface PretrainOptions extends PretrainHooks {
+  /** Continue this run directory with its stored config (`config`, when given, must match it). */
+  resume?: string;
+  /** With `resume`: the run's new total number of steps (extends or shortens it). */
+  steps?: number;
+  overwrite?: boolean;
+  /** Told what is removed when `overwrite` replaces an existing run. */
+  onOverwrite?: (message: string) => void;
+}
+
 export async function pretrain(
-  config: PretrainConfig,
-  options: { resume?: string; overwrite?: boolean } & PretrainHooks = {},
+  given: PretrainConfig | null,
+  options: PretrainOptions = {},
 ): Promise<PretrainResult> {
   const started = Date.now();
+  if (!given && !options.resume) {
+    throw new ConfigError('give a config (--config) or a run to resume (--resume)');
+  }
+  if (options.steps !== undefined && !options.resume) {
+    throw new ConfigError('steps is for resume (extending a run); set train.steps in the config instead');
+  }
+  const resumed = options.resume
+    ? resumedPretrainConfig({ dir: options.resume, given, steps: options.steps })
+    : null;
+  const config = resumed?.config ?? (given as PretrainConfig);
   validateMix(config.tasks, 'tasks');
   const shape = resolveModelShape(config.model);
   const tokenizer = suiteTokenizer();
@@ -44,7 +66,10 @@ export async function pretrain(
 
   const store = options.resume
     ? RunStore.resume(options.resume)
-    : RunStore.create(`${config.runsDir}/${config.name}`, config, { overwrite: options.overwrite });
+    : RunStore.create(runDirectory(config.runsDir, config.name), config, {
+        overwrite: options.overwrite,
+        onOverwrite: options.onOverwrite,
+      });
   try {
     let step = 0;
     let rng = new Rng(config.seed);
@@ -66,6 +91,7 @@ export async function pretrain(
         config.seed,
       );
     }
+    if (resumed?.previousSteps !== undefined) recordNewSteps(store, step, resumed.previousSteps, config);
 
     const evaluate = async (): Promise<EvalSummary> => {
       const outcomes = await sampleAndVerify(backend, heldOut, {

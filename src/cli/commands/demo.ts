@@ -12,7 +12,11 @@ export function register(program: Command): void {
     .option('--seed <n>', 'override the RL seed')
     .option('--name <name>', 'run name (default: demo)', 'demo')
     .option('--runs-dir <dir>', 'where runs go', 'runs')
-    .option('--overwrite', 'replace an existing run of the same name (default for demo runs)', true)
+    .option(
+      '--overwrite',
+      'replace an existing run of the same name (default for demo runs; only a run)',
+      true,
+    )
     .option('--json', 'print {runDir, before, after, wallSeconds, ...} as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
@@ -26,6 +30,8 @@ export function register(program: Command): void {
         name: options.name,
         runsDir: options.runsDir,
         overwrite: options.overwrite,
+        // On stderr even with --quiet: it says what is deleted.
+        onOverwrite: (message) => process.stderr.write(`${message}\n`),
         onStage: log,
         onTrainStart: (steps) => {
           progress = createProgress('RL', steps, { quiet: options.quiet });

@@ -1,27 +1,42 @@
 // `curricula pretrain --config <yaml>`: supervised cold start on worked solutions.
 import type { Command } from 'commander';
+import { ConfigError } from '../../core/errors.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
 import { pretrainConfigSchema } from '../../training/pretrain-config.ts';
 import { addConfigOverrideOptions, loadConfigWithOverrides } from '../config-options.ts';
 import { createProgress } from '../progress.ts';
+import { refuseIgnoredResumeOptions, resumedTotalSteps } from '../resume-options.ts';
 
 export function register(program: Command): void {
   const command = program
     .command('pretrain')
     .description('supervised next-token training on worked solutions (the cold-start stage)')
-    .requiredOption('-c, --config <yaml>', 'pretrain config (see examples/pretrain-*.yaml)')
-    .option('--resume <runDir>', 'continue an interrupted run from its latest checkpoint')
-    .option('--overwrite', 'replace an existing run directory of the same name');
+    .option('-c, --config <yaml>', 'pretrain config (see examples/pretrain-*.yaml)')
+    .option(
+      '--resume <runDir>',
+      'continue a pretrain run from its latest checkpoint with its stored config (--steps N extends it)',
+    )
+    .option('--overwrite', 'replace an existing run of the same name (only a run, and not one in use)');
   addConfigOverrideOptions(command)
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
-      const config = loadConfigWithOverrides(pretrainConfigSchema, options);
+      refuseIgnoredResumeOptions('pretrain', options);
+      if (!options.config && !options.resume) {
+        throw new ConfigError('give a config (--config <yaml>) or a run to resume (--resume <runDir>)');
+      }
+      const config = options.config ? loadConfigWithOverrides(pretrainConfigSchema, options) : null;
       const { pretrain } = await import('../../training/pretrain.ts');
-      const progress = createProgress('pretrain', config.train.steps, { quiet: options.quiet });
+      const total = options.resume
+        ? resumedTotalSteps(options.resume, options.steps ?? config?.train.steps)
+        : (config?.train.steps ?? 0);
+      const progress = createProgress('pretrain', total, { quiet: options.quiet });
       const result = await pretrain(config, {
         resume: options.resume,
+        steps: options.resume ? options.steps : undefined,
         overwrite: options.overwrite,
+        // On stderr even with --quiet: it says what is deleted.
+        onOverwrite: (message) => (options.quiet ? console.error(message) : progress.log(message)),
         onStep: (step, metrics) =>
           progress.update(step, { loss: metrics['train/loss'], 'tok/s': metrics['perf/tokens_per_sec'] }),
         onEval: (step, summary) =>

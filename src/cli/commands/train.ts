@@ -4,6 +4,7 @@ import { formatBeforeAfter } from '../../eval/before-after.ts';
 import { rlConfigSchema } from '../../training/rl/config.ts';
 import { addConfigOverrideOptions, loadConfigWithOverrides } from '../config-options.ts';
 import { createProgress } from '../progress.ts';
+import { refuseIgnoredResumeOptions, resumedTotalSteps } from '../resume-options.ts';
 
 export function register(program: Command): void {
   const command = program
@@ -12,21 +13,27 @@ export function register(program: Command): void {
     .option('-c, --config <yaml>', 'train config (see examples/train-*.yaml)')
     .option(
       '--resume <runDir>',
-      'continue an interrupted run from its latest checkpoint (uses its stored config)',
+      'continue an RL run from its latest checkpoint with its stored config (--steps N extends it)',
     )
-    .option('--overwrite', 'replace an existing run directory of the same name');
+    .option('--overwrite', 'replace an existing run of the same name (only a run, and not one in use)');
   addConfigOverrideOptions(command)
     .option('--no-report', 'skip writing runs/<name>/report/ at the end')
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
+      refuseIgnoredResumeOptions('train', options);
       const config = options.config ? loadConfigWithOverrides(rlConfigSchema, options) : null;
       const { train } = await import('../../training/rl/train.ts');
-      const total = config?.train.steps ?? 0;
+      const total = options.resume
+        ? resumedTotalSteps(options.resume, options.steps ?? config?.train.steps)
+        : (config?.train.steps ?? 0);
       const progress = createProgress('train', total, { quiet: options.quiet || total === 0 });
       const result = await train(config, {
         resume: options.resume,
+        steps: options.resume ? options.steps : undefined,
         overwrite: options.overwrite,
+        // On stderr even with --quiet: it says what is deleted.
+        onOverwrite: (message) => (options.quiet ? console.error(message) : progress.log(message)),
         // On stderr even with --quiet or --json: it is about the run's settings, not its progress.
         onAdvice: (message) =>
           options.quiet ? console.error(`warning: ${message}`) : progress.log(`warning: ${message}`),

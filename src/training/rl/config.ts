@@ -2,6 +2,7 @@
 // Every named part (selector, guidance, reward, advantage, loss) resolves through its registry, and its
 // `options` are validated by that part's own schema when the run is set up, before anything is written.
 import { z } from 'zod';
+import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
 import { modelBlockSchema } from '../model-presets.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
 import { mixEntrySchema } from '../problem-mix.ts';
@@ -48,10 +49,7 @@ const namedPart = (defaultName: string) =>
     .default({ name: defaultName, options: {} });
 
 export const rlConfigSchema = z.strictObject({
-  name: z
-    .string()
-    .regex(/^[\w.-]+$/, 'use letters, digits, dot, dash or underscore')
-    .default('train'),
+  name: z.string().regex(RUN_NAME_PATTERN, RUN_NAME_RULE).default('train'),
   runsDir: z.string().default('runs'),
   seed: z.number().int().default(0),
   /** Start from this checkpoint (run, checkpoint or model directory); without it, from a fresh `model`. */

@@ -8,8 +8,10 @@ import type { EvalSummary } from '../../eval/aggregate.ts';
 import { summarizeOutcomes } from '../../eval/aggregate.ts';
 import { sampleAndVerify } from '../../eval/evaluate.ts';
 import { type CheckpointRef, readCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
+import { runDirectory } from '../../runs/run-name.ts';
 import { RunStore, type SampleRecord } from '../../runs/run-store.ts';
 import { heldOutProblems } from '../problem-mix.ts';
+import { recordNewSteps, resumedRlConfig } from '../resume.ts';
 import { learningRateAt } from '../schedule.ts';
 import { runAdvice } from './advice.ts';
 import { type RlConfig, rlConfigSchema } from './config.ts';
@@ -35,9 +37,13 @@ export interface TrainResult {
 }
 
 export interface TrainOptions extends TrainHooks {
-  /** Continue this run directory (its stored config is used). */
+  /** Continue this run directory with its stored config (`config`, when given, must match it). */
   resume?: string;
+  /** With `resume`: the run's new total number of steps (extends or shortens it). */
+  steps?: number;
   overwrite?: boolean;
+  /** Told what is removed when `overwrite` replaces an existing run. */
+  onOverwrite?: (message: string) => void;
   /** Stop after this many steps in this process (tests of resume); the run stays resumable. */
   stopAfter?: number;
 }
@@ -46,9 +52,10 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
   const started = Date.now();
   // Everything that can fail on a bad config (names, options, reward fit, selector metadata) runs in
   // buildContext before a new run directory is created, so a mistake leaves nothing behind.
-  const { store, ctx, latest } = await openRun(config, options);
+  const { store, ctx, latest, previousSteps } = await openRun(config, options);
   try {
     const runConfig = ctx.config;
+    if (previousSteps !== undefined) recordNewSteps(store, latest?.state.step ?? 0, previousSteps, runConfig);
     let step = 0;
     let bestScore = Number.NEGATIVE_INFINITY;
     let initialEval: EvalSummary | undefined;
@@ -148,39 +155,33 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
 async function openRun(
   config: RlConfig | null,
   options: TrainOptions,
-): Promise<{ store: RunStore; ctx: RlContext; latest: CheckpointRef | null }> {
+): Promise<{ store: RunStore; ctx: RlContext; latest: CheckpointRef | null; previousSteps?: number }> {
   if (options.resume) {
+    // Checked before the run is opened for writing: a pretrain run, or a --config that differs, is refused.
+    const resumed = resumedRlConfig({ dir: options.resume, given: config, steps: options.steps });
     const store = RunStore.resume(options.resume);
     try {
-      const stored = store.config<RlConfig>();
-      if (config) checkResumeCompatible(stored, config);
       const latest = readCheckpoint(store.checkpointsDir);
-      return { store, ctx: await buildContext(stored, latest?.modelPath), latest };
+      const ctx = await buildContext(resumed.config, latest?.modelPath);
+      return { store, ctx, latest, previousSteps: resumed.previousSteps };
     } catch (error) {
       store.close();
       throw error;
     }
   }
   if (!config) throw new ConfigError('give a config (--config) or a run to resume (--resume)');
+  if (options.steps !== undefined) {
+    throw new ConfigError('steps is for resume (extending a run); set train.steps in the config instead');
+  }
   validateRlConfig(config);
   // The fully resolved config is stored: resume and reports read it back.
   const resolved = rlConfigSchema.parse(config);
   const ctx = await buildContext(resolved);
-  const store = RunStore.create(`${config.runsDir}/${config.name}`, resolved, {
+  const store = RunStore.create(runDirectory(config.runsDir, config.name), resolved, {
     overwrite: options.overwrite,
+    onOverwrite: options.onOverwrite,
   });
   return { store, ctx, latest: null };
-}
-
-/** Resuming with a different model or initial checkpoint cannot continue the same run. */
-function checkResumeCompatible(stored: RlConfig, given: RlConfig): void {
-  const shape = (config: RlConfig) =>
-    JSON.stringify({ init: config.init ?? null, model: config.model ?? null });
-  if (shape(stored) !== shape(given)) {
-    throw new ConfigError(
-      `cannot resume: the config's model/init (${shape(given)}) differs from the run's (${shape(stored)}); start a new run instead`,
-    );
-  }
 }
 
 async function evaluate(ctx: RlContext, step: number): Promise<EvalSummary> {
