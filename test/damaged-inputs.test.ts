@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeSafetensors, encodeSafetensors } from '../src/policy/safetensors.ts';
 import { RunStore } from '../src/runs/run-store.ts';
+import { rlConfigSchema } from '../src/training/rl/config.ts';
 import { repoRoot, runCli, tempDir, writeYaml } from './helpers.ts';
 
 const demoCold = join(repoRoot, 'examples/checkpoints/demo-cold');
@@ -42,7 +43,14 @@ describe('damaged inputs and user mistakes on the command line', () => {
   it('a run.sqlite that is not a database is named, for report and for resume', () => {
     const run = resolve(tempDir('garbage'), 'run');
     mkdirSync(join(run, 'checkpoints'), { recursive: true });
-    writeFileSync(join(run, 'config.json'), '{}\n');
+    // A valid RL config, so `train --resume` gets past the run-kind check to the store itself.
+    const stored = rlConfigSchema.parse({
+      name: 'run',
+      init: { checkpoint: demoCold },
+      tasks: [{ task: 'addition', difficulties: [1] }],
+      train: { steps: 2, batchSize: 2, learningRate: 0.001 },
+    });
+    writeFileSync(join(run, 'config.json'), `${JSON.stringify(stored)}\n`);
     writeFileSync(join(run, 'metrics.jsonl'), '');
     writeFileSync(
       join(run, 'run.sqlite'),
