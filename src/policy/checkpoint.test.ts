@@ -6,7 +6,7 @@ import { CheckpointError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
 import { type CheckpointContents, checkpointFiles, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
 import { initialParameterValues, parameterSpecs } from './model.ts';
-import { encodeSafetensors } from './safetensors.ts';
+import { decodeSafetensors, encodeSafetensors } from './safetensors.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'curricula-checkpoint-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -121,26 +121,49 @@ describe('checkpoint directories', () => {
     );
   });
 
-  it('refuses NaN or infinite weights and Adam moments, naming the tensor', () => {
+  it('refuses NaN or infinite weights and Adam moments at load, naming the tensor', () => {
     const dir = freshDir();
-    const diverged = contents(1);
-    diverged.weights.get('h.0.attn.c_attn.weight')![5] = Number.NaN;
-    diverged.weights.get('h.0.attn.c_attn.weight')![9] = Number.NaN;
-    writeCheckpoint(dir, diverged);
+    writeCheckpoint(dir, contents(1));
+    patchTensor(join(dir, checkpointFiles.weights), 'h.0.attn.c_attn.weight', [5, 9], Number.NaN);
     expectCheckpointError(
       dir,
       /model\.safetensors: tensor 'h\.0\.attn\.c_attn\.weight' holds 2 non-finite values \(first: NaN at flat index 5\)/,
     );
     const moments = freshDir();
-    const overflowed = contents(1);
-    overflowed.optimizer!.v.get('ln_f.bias')![0] = Number.POSITIVE_INFINITY;
-    writeCheckpoint(moments, overflowed);
+    writeCheckpoint(moments, contents(1));
+    patchTensor(
+      join(moments, checkpointFiles.optimizerTensors),
+      'v.ln_f.bias',
+      [0],
+      Number.POSITIVE_INFINITY,
+    );
     expectCheckpointError(
       moments,
       /optimizer\.safetensors: tensor 'v\.ln_f\.bias' holds 1 non-finite value \(first: Infinity/,
     );
   });
+
+  it('never saves non-finite weights: the write fails and the checkpoint already there stays', () => {
+    const dir = freshDir();
+    const good = contents(1);
+    writeCheckpoint(dir, good);
+    const before = readFileSync(join(dir, checkpointFiles.weights));
+    const diverged = contents(2);
+    diverged.weights.get('ln_f.weight')![3] = Number.NEGATIVE_INFINITY;
+    expect(() => writeCheckpoint(dir, diverged)).toThrow(
+      /cannot save checkpoint .*: parameter 'ln_f\.weight' holds 1 non-finite value \(first: -Infinity at flat index 3\); training diverged/,
+    );
+    expect(readFileSync(join(dir, checkpointFiles.weights)).equals(before)).toBe(true);
+    expect(readdirSync(join(dir, '..')).filter((name) => name.includes('.tmp-'))).toEqual([]);
+  });
 });
+
+/** Overwrites values of one tensor in a safetensors file (a checkpoint damaged after it was written). */
+function patchTensor(path: string, name: string, indices: number[], value: number): void {
+  const { tensors, metadata } = decodeSafetensors(readFileSync(path));
+  for (const index of indices) tensors.get(name)!.data[index] = value;
+  writeFileSync(path, encodeSafetensors(tensors, metadata));
+}
 
 function shapeOf(name: string): number[] {
   return parameterSpecs(config).find((spec) => spec.name === name)!.shape;

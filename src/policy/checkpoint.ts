@@ -59,6 +59,12 @@ export function writeCheckpoint(dir: string, contents: CheckpointContents): void
       const data = contents.weights.get(spec.name);
       if (!data)
         throw new CheckpointError(`cannot save checkpoint ${dir}: no value for parameter '${spec.name}'`);
+      // A diverged model is never saved: LATEST keeps pointing at the last finite checkpoint.
+      const bad = nonFinite(data);
+      if (bad)
+        throw new CheckpointError(
+          `cannot save checkpoint ${dir}: parameter '${spec.name}' ${bad}; training diverged, and the previous checkpoint is kept — lower the learning rate or resume from it`,
+        );
       weights.set(spec.name, { shape: spec.shape, data });
     }
     const metadata = { format: checkpointFormat, formatVersion: String(checkpointFormatVersion) };
@@ -206,6 +212,12 @@ function readTensors(
  * training would fail at its first step. Refused at load, naming the tensor.
  */
 function checkFinite(dir: string, file: string, name: string, data: Float32Array): void {
+  const bad = nonFinite(data);
+  if (bad) fail(dir, file, `tensor '${name}' ${bad}; the run diverged — use an earlier checkpoint`);
+}
+
+/** "holds N non-finite value(s) (first: NaN at flat index i)", or null when every value is finite. */
+function nonFinite(data: Float32Array): string | null {
   let first = -1;
   let count = 0;
   for (let i = 0; i < data.length; i++) {
@@ -214,12 +226,8 @@ function checkFinite(dir: string, file: string, name: string, data: Float32Array
       count++;
     }
   }
-  if (first < 0) return;
-  fail(
-    dir,
-    file,
-    `tensor '${name}' holds ${count} non-finite value${count > 1 ? 's' : ''} (first: ${data[first]} at flat index ${first}); the run diverged — use an earlier checkpoint`,
-  );
+  if (first < 0) return null;
+  return `holds ${count} non-finite value${count > 1 ? 's' : ''} (first: ${data[first]} at flat index ${first})`;
 }
 
 function readBytes(dir: string, file: string): Uint8Array {
