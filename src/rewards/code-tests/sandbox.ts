@@ -4,8 +4,11 @@
 // firejail executor and SandboxFusion): one fresh sandbox per test run.
 // - bwrap is spawned as an unprivileged uid (65534 when we are root) so that RLIMIT_NPROC is enforced
 //   (the kernel ignores it for root) and nothing inside can signal or read our processes;
-// - `--unshare-all` (no network, own pid/ipc/uts/cgroup namespaces), `--die-with-parent`, `--new-session`,
-//   `--clearenv`; only /usr is bound (read-only) plus /bin, /lib, /lib64 symlinks; fresh /proc and /dev;
+// - bwrap starts with an empty environment (its pid 1 inside keeps the environment it was started with,
+//   readable at /proc/1/environ) and only the descriptors it needs (descriptors.ts);
+// - `--unshare-all` (no network, own pid/ipc/uts/cgroup namespaces), `--disable-userns` (no nested user
+//   namespaces), a seccomp filter (seccomp.ts: no file locks, memfd, sockets, SysV IPC, namespaces, ptrace,
+//   …), `--die-with-parent`, `--new-session`, `--clearenv`; only /usr is bound (read-only) plus /bin, /lib, /lib64 symlinks; fresh /proc and /dev;
 //   size-capped tmpfs at /work (the working directory), /tmp and /dev/shm; the program and the harness
 //   come in through pipes (`--ro-bind-data`), so no host file is shared and the expected outputs never
 //   enter the sandbox: only stdin does;
@@ -20,12 +23,28 @@
 //
 // If bubblewrap is missing or cannot create namespaces, `probeSandbox` says why and the reward refuses to
 // run any code: there is deliberately no unsandboxed fallback.
-import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants as fsConstants } from 'node:fs';
+//
+// Residual risks (docs/rewards/code-tests.md, threat model): kernel bugs in allowed syscalls; memory the
+// watchdog cannot see (tmpfs contents, pipe buffers, between two polls); timing and shared-resource
+// channels between concurrent sandboxes.
+import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
+import {
+  accessSync,
+  closeSync,
+  constants as fsConstants,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { UserError } from '../../core/errors.ts';
+import { spawnStdio } from './descriptors.ts';
 import { identity, systemBinds } from './host-binds.ts';
 import { treeResidentBytes } from './process-tree.ts';
+import { seccompFilter } from './seccomp.ts';
 
 export type Language = 'python' | 'javascript';
 
@@ -119,11 +138,25 @@ function interpreterCommand(language: Language, entry: string, config: SandboxCo
   ];
 }
 
-/** The full bwrap argument list; program files arrive on fds 3, 4, … in the order of `files`. */
+// bwrap gets exactly this environment: nothing of the trainer's (its pid 1 inside the sandbox keeps it).
+const bwrapEnvironment: NodeJS.ProcessEnv = {};
+
+/** The descriptor on which bwrap reads the seccomp filter: the one after the program files. */
+export const seccompDescriptor = (run: Pick<SandboxRun, 'files'>) => 3 + run.files.length;
+
+/**
+ * The full bwrap argument list; program files arrive on fds 3, 4, … in the order of `files`, the seccomp
+ * filter on the next one.
+ */
 export function bwrapArgs(run: SandboxRun, config: SandboxConfig): string[] {
   const { limits } = run;
   const args = [
     '--unshare-all',
+    // --unshare-all only tries the user namespace; --disable-userns needs it for sure.
+    '--unshare-user',
+    '--disable-userns',
+    '--seccomp',
+    String(seccompDescriptor(run)),
     '--die-with-parent',
     '--new-session',
     '--clearenv',
@@ -180,10 +213,16 @@ export function bwrapArgs(run: SandboxRun, config: SandboxConfig): string[] {
 export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<SandboxOutcome> {
   const { limits } = run;
   const started = performance.now();
-  const stdio: ('pipe' | 'ignore')[] = ['pipe', 'pipe', 'pipe', ...run.files.map(() => 'pipe' as const)];
+  // stdin, stdout, stderr, the program files, the seccomp filter; /dev/null over inherited descriptors.
+  const stdio = spawnStdio(seccompDescriptor(run) + 1);
   return new Promise((resolve) => {
     // detached: bwrap leads a new process group, so one kill(-pid) reaches bwrap and anything it started.
-    const child = spawn(config.bwrapPath, bwrapArgs(run, config), { ...identity(), detached: true, stdio });
+    const child = spawn(config.bwrapPath, bwrapArgs(run, config), {
+      ...identity(),
+      env: bwrapEnvironment,
+      detached: true,
+      stdio,
+    });
     const stdoutChunks: Buffer[] = [];
     const stderrChunks: Buffer[] = [];
     let stdoutBytes = 0;
@@ -235,7 +274,7 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
     });
 
     // The program may exit without reading its input or files (EPIPE): that is its business, not an error.
-    const feed = (stream: Writable | null | undefined, data: string) => {
+    const feed = (stream: Writable | null | undefined, data: string | Buffer) => {
       if (!stream) return;
       stream.on('error', () => {});
       stream.end(data);
@@ -243,6 +282,7 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
     run.files.forEach((file, index) => {
       feed(child.stdio[3 + index] as Writable, file.content);
     });
+    feed(child.stdio[seccompDescriptor(run)] as Writable, seccompFilter());
     feed(child.stdin, run.stdin);
 
     const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
@@ -319,11 +359,39 @@ function probeUncached(config: SandboxConfig): ProbeResult {
     maxFileBytes: 4096,
     tmpfsBytes: 1024 * 1024,
   };
-  const args = bwrapArgs({ language: 'python', files: [], entry: '', stdin: '', limits }, config);
-  // Replace the interpreter with `true`: the probe checks namespaces and mounts, not python.
+  let filter: Buffer;
+  try {
+    filter = seccompFilter();
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
+  const run = { language: 'python' as const, files: [], entry: '', stdin: '', limits };
+  const args = bwrapArgs(run, config);
+  // Replace the interpreter with `true`: the probe checks namespaces, mounts and the filter, not python.
   const cut = args.indexOf(config.prlimitPath);
   const probeArgs = [...args.slice(0, cut), '/usr/bin/true'];
-  const result = spawnSync(config.bwrapPath, probeArgs, { ...identity(), timeout: 10_000, encoding: 'utf8' });
+  // spawnSync feeds only stdin, so the filter comes from a file opened on its descriptor.
+  const directory = mkdtempSync(join(tmpdir(), 'code-tests-probe-'));
+  let result: SpawnSyncReturns<string>;
+  try {
+    writeFileSync(join(directory, 'filter'), filter);
+    const filterFd = openSync(join(directory, 'filter'), 'r');
+    try {
+      const stdio = spawnStdio(seccompDescriptor(run) + 1);
+      stdio[seccompDescriptor(run)] = filterFd;
+      result = spawnSync(config.bwrapPath, probeArgs, {
+        ...identity(),
+        env: bwrapEnvironment,
+        stdio,
+        timeout: 10_000,
+        encoding: 'utf8',
+      });
+    } finally {
+      closeSync(filterFd);
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
   if (result.error || result.status !== 0) {
     const detail =
       (result.error?.message ?? result.stderr ?? '').trim().split('\n').pop() || `exit ${result.status}`;
