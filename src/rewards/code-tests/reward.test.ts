@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, DataError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { rewards } from '../index.ts';
+import { SandboxUnavailableError } from './probe.ts';
 import { CodeTestsReward } from './reward.ts';
-import { SandboxUnavailableError } from './sandbox.ts';
 
 function problem(metadata: Record<string, unknown>, id = 'code/sum'): Problem {
   return {

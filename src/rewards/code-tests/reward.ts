@@ -20,14 +20,8 @@ import { judge, type TestStatus, type Verdict } from './judge.ts';
 import { Limiter } from './limiter.ts';
 import { type CodeTestsOptions, parseCodeTestsOptions } from './options.ts';
 import { printable } from './printable.ts';
-import {
-  assertSandbox,
-  probeInterpreter,
-  runInSandbox,
-  type SandboxConfig,
-  type SandboxLimits,
-  SandboxUnavailableError,
-} from './sandbox.ts';
+import { assertSandbox, probeInterpreter, SandboxUnavailableError } from './probe.ts';
+import { runInSandbox, type SandboxConfig, type SandboxLimits } from './sandbox.ts';
 import { type ProblemTests, parseProblemTests, type TestCase, type Tier } from './schema.ts';
 import { aggregateTiers, allowedTiers, type TierWeights, weightSets } from './tiers.ts';
 
