@@ -9,10 +9,11 @@
 // bidirectional overrides and isolates that reorder how a line reads. Residual risk: other Unicode that
 // merely looks confusing (homoglyphs, zero-width characters) is kept.
 
-// ESC [ parameters intermediates final | ESC ] … (BEL | ESC \) | ESC P/X/^/_ … ESC \ | ESC + one byte.
+// CSI (ESC [ or 8-bit U+009B) parameters intermediates final | OSC (ESC ] or U+009D) … BEL or ST |
+// DCS/SOS/PM/APC (ESC P/X/^/_ or U+0090/98/9E/9F) … ST | ESC + one character. ST is ESC \ or U+009C.
 const escapeSequence =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[PX^_][^\u001b]*(?:\u001b\\)?|\u001b[\s\S]?/g;
+  /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b[PX^_]|[\u0090\u0098\u009e\u009f])[^\u001b\u009c]*(?:\u001b\\|\u009c)?|\u001b[\s\S]?/g;
 // C0 controls but \t (09) and \n (0a); DEL; C1 controls; bidi embeddings, overrides and isolates.
 const controlCharacter =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
