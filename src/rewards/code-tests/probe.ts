@@ -2,6 +2,7 @@
 // can create its namespaces as the sandbox user and install the seccomp filter (probeSandbox, synchronous,
 // so that a reward refuses at construction), and each interpreter starts inside it (probeInterpreter).
 // There is deliberately no unsandboxed fallback: when a probe fails, the reward refuses to run code.
+// Residual risk: a probe proves the sandbox starts, not that it confines; hostile-*.test.ts check that.
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import {
   accessSync,
@@ -116,6 +117,12 @@ function probeUncached(config: SandboxConfig): ProbeResult {
   if (result.error || result.status !== 0) {
     const detail =
       (result.error?.message ?? result.stderr ?? '').trim().split('\n').pop() || `exit ${result.status}`;
+    if (/Unknown option|--disable-userns/.test(detail)) {
+      return {
+        ok: false,
+        reason: `bubblewrap at ${config.bwrapPath} is too old (${detail}): the sandbox needs bubblewrap ≥ 0.8 (--disable-userns); ${install}`,
+      };
+    }
     return {
       ok: false,
       reason:
