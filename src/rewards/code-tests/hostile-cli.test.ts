@@ -1,12 +1,14 @@
 // Hostile programs through the real `curricula reward check` CLI, launched the way a CI runner or a shell
 // with `exec 3<dir` might launch it: by bash, with extra directory descriptors (3, 9, 17, 40) open on a host
-// directory that the sandbox user could write to. (Node itself marks 3–9 close-on-exec at startup, so
-// without the fix it is 17 and 40 that reach the sandbox.) Programs hunt for those descriptors (/proc/self/fd,
+// directory that the sandbox user could write to, and with a secret in its environment. (In our runs node
+// itself marked the low-numbered descriptors close-on-exec at startup, so without the fix it is 17 and 40
+// that reach the sandbox.) Programs hunt for those descriptors (/proc/self/fd,
 // openat(fd, ...), fchdir, /proc/self/fd/N/..., a brute-force fstat of 3..1023) and try to create a file
-// there; others write terminal escape sequences to stderr/stdout or hide them in a fence tag. Afterwards
+// there; one looks for the secret in every /proc/*/environ; others write terminal escape sequences to stderr/stdout or hide them in a fence tag. Afterwards
 // the host directory must be empty, every case must score its expected 0, and the human output must hold
 // no escape sequence or control character but newline.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,10 @@ import { completion, type HostileCase, hostileProblem } from './hostile-helpers.
 
 const bin = join(import.meta.dirname, '../../../bin/curricula.mjs');
 const extraDescriptors = [3, 9, 17, 40];
+const secretName = 'CURRICULA_HOSTILE_CLI_SECRET';
+const secret = `hf_${randomUUID().replaceAll('-', '')}`;
+// Spelled backwards in the program: its own text lies in pid 1's memory.
+const reversedNeedle = [...`${secretName}=hf_`].reverse().join('');
 
 // Python: every way to reach a directory descriptor; prints `escaped` when a file could be created there.
 const descriptorHunter = `import os, stat, sys
@@ -66,6 +72,17 @@ for (const fd of fs.readdirSync('/proc/self/fd')) {
 console.log(hit ? 'escaped' : 'none');`,
   },
   {
+    name: 'the secret in any /proc/*/environ',
+    code: `import os
+data = b""
+for pid in os.listdir("/proc"):
+    try:
+        data += open(f"/proc/{pid}/environ", "rb").read()
+    except OSError:
+        pass
+print("escaped" if "${reversedNeedle}"[::-1].encode() in data else "none")`,
+  },
+  {
     name: 'terminal escapes on stderr, then a crash',
     code: `import sys
 sys.stderr.write("\\x1b]0;owned\\x07\\x1b[2J\\x1b[H\\rreward 1  ok\\x9b31m\\x1bP+q\\x1b\\\\\\x08\\x08\\u202e\\n")
@@ -107,7 +124,8 @@ beforeAll(async () => {
   const redirections = extraDescriptors.map((fd) => `${fd}<"$0"`).join(' ');
   const launcher = ['-c', `exec ${redirections}; exec "$@"`, hostDir, process.execPath, ...args];
   output = await new Promise((resolve) => {
-    const child = spawn('/bin/bash', launcher, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, [secretName]: secret };
+    const child = spawn('/bin/bash', launcher, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => {
@@ -133,6 +151,7 @@ describe('reward check launched with inherited directory descriptors', () => {
     expect(lines).toHaveLength(cases.length + 1);
     expect(lines.at(-1)).toContain(`agreement ${cases.length}/${cases.length}`);
     expect(output.code).toBe(0);
+    expect(output.stdout).not.toContain(secret);
     // The hunter ran to the end and saw the leaked descriptors (as /dev/null, not as the directory).
     expect(lines[0]).toMatch(/kept in \[0, 1, 2, 3, .*17, 40/);
   });
