@@ -1,12 +1,13 @@
 // Hostile programs through the real `curricula reward check` CLI, launched the way a CI runner or a shell
-// with `exec 3<dir` might launch it: by bash, with extra directory descriptors (3, 9, 17, 40) open on a host
-// directory that the sandbox user could write to, and with a secret in its environment. (In our runs node
-// itself marked the low-numbered descriptors close-on-exec at startup, so without the fix it is 17 and 40
-// that reach the sandbox.) Programs hunt for those descriptors (/proc/self/fd,
-// openat(fd, ...), fchdir, /proc/self/fd/N/..., a brute-force fstat of 3..1023) and try to create a file
-// there; one looks for the secret in every /proc/*/environ; others write terminal escape sequences to stderr/stdout or hide them in a fence tag. Afterwards
-// the host directory must be empty, every case must score its expected 0, and the human output must hold
-// no escape sequence or control character but newline.
+// with `exec 3<dir` might launch it: by bash, with extra directory descriptors (3, 9, 17, 40) open on a
+// host directory that the sandbox user could write to, and with a secret in its environment. (In our runs
+// node itself marked the low-numbered descriptors close-on-exec at startup, so without the fix it is 17
+// and 40 that reach the sandbox.) Programs hunt for those descriptors (/proc/self/fd, openat(fd, ...),
+// fchdir, /proc/self/fd/N/..., a brute-force fstat of 3..1023) and try to create a file there; one looks
+// for the secret in every /proc/*/environ; others write terminal escape sequences to stderr and stdout or
+// hide them in a fence tag. Afterwards the host directory must be empty, every case must score its
+// expected 0, the secret must appear nowhere, and the human output must hold no escape sequence or
+// control character but newline.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -7,11 +7,11 @@
 // - bwrap starts with an empty environment (its pid 1 inside keeps the environment it was started with,
 //   readable at /proc/1/environ) and only the descriptors it needs (descriptors.ts);
 // - `--unshare-all` (no network, own pid/ipc/uts/cgroup namespaces), `--disable-userns` (no nested user
-//   namespaces), a seccomp filter (seccomp.ts: no file locks, memfd, sockets, SysV IPC, namespaces, ptrace,
-//   …), `--die-with-parent`, `--new-session`, `--clearenv`; only /usr is bound (read-only) plus /bin, /lib, /lib64 symlinks; fresh /proc and /dev;
-//   size-capped tmpfs at /work (the working directory), /tmp and /dev/shm; the program and the harness
-//   come in through pipes (`--ro-bind-data`), so no host file is shared and the expected outputs never
-//   enter the sandbox: only stdin does;
+//   namespaces), a seccomp filter (seccomp.ts: no file locks, memfd, sockets, SysV IPC, namespaces,
+//   ptrace, …), `--die-with-parent`, `--new-session`, `--clearenv`; only /usr is bound (read-only) plus
+//   /bin, /lib, /lib64 symlinks; fresh /proc and /dev; size-capped tmpfs at /work (the working
+//   directory), /tmp and /dev/shm; the program and the harness come in through pipes (`--ro-bind-data`),
+//   so no host file is shared and the expected outputs never enter the sandbox: only stdin does;
 // - inside, `prlimit` sets CPU seconds, address space (python) or data segment (node: V8 crashes at start
 //   under RLIMIT_AS, so node gets `--max-old-space-size` plus RLIMIT_DATA, which only counts memory it
 //   actually commits), processes, file size and open files;
@@ -21,8 +21,8 @@
 //   as pid 1 of a private pid namespace; when that init dies, the kernel kills everything left in the
 //   namespace, so no background process survives a run.
 //
-// If bubblewrap is missing or cannot create namespaces, `probeSandbox` (probe.ts) says why and the reward refuses to
-// run any code: there is deliberately no unsandboxed fallback.
+// If bubblewrap is missing or cannot create namespaces, `probeSandbox` (probe.ts) says why and the reward
+// refuses to run any code: there is deliberately no unsandboxed fallback.
 //
 // Residual risks (docs/rewards/code-tests.md, threat model): kernel bugs in allowed syscalls; memory the
 // watchdog cannot see (tmpfs contents, pipe buffers, between two polls); timing and shared-resource
@@ -122,7 +122,7 @@ function interpreterCommand(language: Language, entry: string, config: SandboxCo
 }
 
 // bwrap gets exactly this environment: nothing of the trainer's (its pid 1 inside the sandbox keeps it).
-export const bwrapEnvironment: NodeJS.ProcessEnv = {};
+export const bwrapEnvironment: NodeJS.ProcessEnv = Object.freeze({});
 
 /** The descriptor on which bwrap reads the seccomp filter: the one after the program files. */
 export const seccompDescriptor = (run: Pick<SandboxRun, 'files'>) => 3 + run.files.length;
