@@ -6,15 +6,14 @@ export { type CompareMode, canonicalDecimal, compareJson, compareOutput } from '
 export { type ExtractedProgram, extractProgram } from './extract.ts';
 export type { TestStatus, Verdict } from './judge.ts';
 export { type CodeTestsOptions, codeTestsOptionsSchema, parseCodeTestsOptions } from './options.ts';
+export { probeSandbox, SandboxUnavailableError } from './probe.ts';
 export { type CodeTestsReport, CodeTestsReward, createCodeTestsReward, type TestReport } from './reward.ts';
 export {
   type Language,
-  probeSandbox,
   runInSandbox,
   type SandboxConfig,
   type SandboxLimits,
   type SandboxOutcome,
-  SandboxUnavailableError,
 } from './sandbox.ts';
 export { type ProblemTests, parseProblemTests, type TestCase, type Tier, tierNames } from './schema.ts';
 export { aggregateTiers, allowedTiers, type TierSchedule, type TierWeights, weightSets } from './tiers.ts';

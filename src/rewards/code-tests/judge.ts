@@ -5,7 +5,9 @@
 // Follows LiveCodeBench's result codes (−2 WA, −3 TLE, −4 RE) and adds MLE/OLE, which the Python graders
 // fold into RE. MLE is recognised from the interpreters' own messages (Python MemoryError under RLIMIT_AS;
 // V8 heap exhaustion or a failed ArrayBuffer allocation under RLIMIT_DATA), since rlimits do not kill.
+// Details quote the program's output only through `printable` (no terminal escapes or control characters).
 import { type CompareMode, compareJson, compareOutput, type Tolerance } from './compare.ts';
+import { printable } from './printable.ts';
 import type { SandboxOutcome } from './sandbox.ts';
 import type { TestCase } from './schema.ts';
 
@@ -25,7 +27,7 @@ const memoryPattern =
   /\bMemoryError\b|heap out of memory|Array buffer allocation failed|Cannot allocate memory|std::bad_alloc|Invalid array length|Reached heap limit/;
 
 function lastLine(text: string): string {
-  const lines = text.trim().split('\n');
+  const lines = printable(text).trim().split('\n');
   const line = lines[lines.length - 1] ?? '';
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
@@ -87,6 +89,7 @@ export function judge(outcome: SandboxOutcome, test: TestCase, options: JudgeOpt
 }
 
 function preview(text: string): string {
+  text = printable(text);
   const flat = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
   return flat;
 }

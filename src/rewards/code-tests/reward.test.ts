@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, DataError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { rewards } from '../index.ts';
+import { SandboxUnavailableError } from './probe.ts';
 import { CodeTestsReward } from './reward.ts';
-import { SandboxUnavailableError } from './sandbox.ts';
 
 function problem(metadata: Record<string, unknown>, id = 'code/sum'): Problem {
   return {
@@ -245,6 +245,11 @@ if (require.main === module) {
       );
       // Probed once and cached: two constructions, one call.
       expect(readFileSync(join(dir, 'calls'), 'utf8')).toBe('call\n');
+      // A bubblewrap older than 0.8 does not know --disable-userns: the message says so.
+      const old = join(dir, 'old-bwrap');
+      writeFileSync(old, "#!/bin/sh\necho 'bwrap: Unknown option --disable-userns' >&2\nexit 1\n");
+      chmodSync(old, 0o755);
+      expect(() => new CodeTestsReward({ bwrapPath: old })).toThrow(/too old .* needs bubblewrap ≥ 0\.8/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,14 +19,9 @@ import { prepareRun } from './harness.ts';
 import { judge, type TestStatus, type Verdict } from './judge.ts';
 import { Limiter } from './limiter.ts';
 import { type CodeTestsOptions, parseCodeTestsOptions } from './options.ts';
-import {
-  assertSandbox,
-  probeInterpreter,
-  runInSandbox,
-  type SandboxConfig,
-  type SandboxLimits,
-  SandboxUnavailableError,
-} from './sandbox.ts';
+import { printable } from './printable.ts';
+import { assertSandbox, probeInterpreter, SandboxUnavailableError } from './probe.ts';
+import { runInSandbox, type SandboxConfig, type SandboxLimits } from './sandbox.ts';
 import { type ProblemTests, parseProblemTests, type TestCase, type Tier } from './schema.ts';
 import { aggregateTiers, allowedTiers, type TierWeights, weightSets } from './tiers.ts';
 
@@ -114,7 +109,11 @@ export class CodeTestsReward implements Reward {
       // Every planned test counts as failed, so that per-tier rates stay comparable across completions.
       const tests = planned.map(({ tier, index }) => ({ tier, index, status: 'SKIP' as const, wallMs: 0 }));
       const result = this.summarise(spec, program, tests);
-      return { program, tests, result: { ...result, reason: `${program.source}; ${result.reason}` } };
+      return {
+        program,
+        tests,
+        result: { ...result, reason: printable(`${program.source}; ${result.reason}`) },
+      };
     }
     const interpreter = await probeInterpreter(spec.language, this.sandbox);
     if (!interpreter.ok) throw new SandboxUnavailableError(`code-tests: ${interpreter.reason}`);
@@ -210,7 +209,8 @@ export class CodeTestsReward implements Reward {
     const first = reports.find((report) => report.status !== 'AC' && report.status !== 'SKIP');
     if (first) parts.push(`first: ${first.tier}#${first.index} ${first.status} ${first.detail ?? ''}`.trim());
     if (program.code !== null) parts.push(`code: ${program.source}`);
-    return { reward: summary.reward, components, reason: parts.join('; ') };
+    // The reason quotes the program's output and the completion's fence tags: keep it terminal-safe.
+    return { reward: summary.reward, components, reason: printable(parts.join('; ')) };
   }
 }
 

@@ -4,11 +4,14 @@
 // firejail executor and SandboxFusion): one fresh sandbox per test run.
 // - bwrap is spawned as an unprivileged uid (65534 when we are root) so that RLIMIT_NPROC is enforced
 //   (the kernel ignores it for root) and nothing inside can signal or read our processes;
-// - `--unshare-all` (no network, own pid/ipc/uts/cgroup namespaces), `--die-with-parent`, `--new-session`,
-//   `--clearenv`; only /usr is bound (read-only) plus /bin, /lib, /lib64 symlinks; fresh /proc and /dev;
-//   size-capped tmpfs at /work (the working directory), /tmp and /dev/shm; the program and the harness
-//   come in through pipes (`--ro-bind-data`), so no host file is shared and the expected outputs never
-//   enter the sandbox: only stdin does;
+// - bwrap starts with an empty environment (its pid 1 inside keeps the environment it was started with,
+//   readable at /proc/1/environ) and only the descriptors it needs (descriptors.ts);
+// - `--unshare-all` (no network, own pid/ipc/uts/cgroup namespaces), `--disable-userns` (no nested user
+//   namespaces), a seccomp filter (seccomp.ts: no file locks, memfd, sockets, SysV IPC, namespaces,
+//   ptrace, …), `--die-with-parent`, `--new-session`, `--clearenv`; only /usr is bound (read-only) plus
+//   /bin, /lib, /lib64 symlinks; fresh /proc and /dev; size-capped tmpfs at /work (the working
+//   directory), /tmp and /dev/shm; the program and the harness come in through pipes (`--ro-bind-data`),
+//   so no host file is shared and the expected outputs never enter the sandbox: only stdin does;
 // - inside, `prlimit` sets CPU seconds, address space (python) or data segment (node: V8 crashes at start
 //   under RLIMIT_AS, so node gets `--max-old-space-size` plus RLIMIT_DATA, which only counts memory it
 //   actually commits), processes, file size and open files;
@@ -18,14 +21,18 @@
 //   as pid 1 of a private pid namespace; when that init dies, the kernel kills everything left in the
 //   namespace, so no background process survives a run.
 //
-// If bubblewrap is missing or cannot create namespaces, `probeSandbox` says why and the reward refuses to
-// run any code: there is deliberately no unsandboxed fallback.
-import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants as fsConstants } from 'node:fs';
+// If bubblewrap is missing or cannot create namespaces, `probeSandbox` (probe.ts) says why and the reward
+// refuses to run any code: there is deliberately no unsandboxed fallback.
+//
+// Residual risks (docs/rewards/code-tests.md, threat model): kernel bugs in allowed syscalls; memory the
+// watchdog cannot see (tmpfs contents, pipe buffers, between two polls); timing and shared-resource
+// channels between concurrent sandboxes.
+import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
-import { UserError } from '../../core/errors.ts';
+import { spawnStdio } from './descriptors.ts';
 import { identity, systemBinds } from './host-binds.ts';
 import { treeResidentBytes } from './process-tree.ts';
+import { seccompFilter } from './seccomp.ts';
 
 export type Language = 'python' | 'javascript';
 
@@ -84,11 +91,6 @@ export interface SandboxOutcome {
   memoryExceededMb: number | null;
 }
 
-/** The sandbox cannot run here; the message says why and what to do. Never falls back to running unsandboxed. */
-export class SandboxUnavailableError extends UserError {
-  override name = 'SandboxUnavailableError';
-}
-
 const stderrKeepBytes = 64 * 1024;
 const watchdogIntervalMs = 100;
 // Slack over memoryMb for the whole tree: interpreter text, node's non-heap memory, page tables.
@@ -119,11 +121,25 @@ function interpreterCommand(language: Language, entry: string, config: SandboxCo
   ];
 }
 
-/** The full bwrap argument list; program files arrive on fds 3, 4, … in the order of `files`. */
+// bwrap gets exactly this environment: nothing of the trainer's (its pid 1 inside the sandbox keeps it).
+export const bwrapEnvironment: NodeJS.ProcessEnv = Object.freeze({});
+
+/** The descriptor on which bwrap reads the seccomp filter: the one after the program files. */
+export const seccompDescriptor = (run: Pick<SandboxRun, 'files'>) => 3 + run.files.length;
+
+/**
+ * The full bwrap argument list; program files arrive on fds 3, 4, … in the order of `files`, the seccomp
+ * filter on the next one.
+ */
 export function bwrapArgs(run: SandboxRun, config: SandboxConfig): string[] {
   const { limits } = run;
   const args = [
     '--unshare-all',
+    // --unshare-all only tries the user namespace; --disable-userns needs it for sure.
+    '--unshare-user',
+    '--disable-userns',
+    '--seccomp',
+    String(seccompDescriptor(run)),
     '--die-with-parent',
     '--new-session',
     '--clearenv',
@@ -180,10 +196,16 @@ export function bwrapArgs(run: SandboxRun, config: SandboxConfig): string[] {
 export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<SandboxOutcome> {
   const { limits } = run;
   const started = performance.now();
-  const stdio: ('pipe' | 'ignore')[] = ['pipe', 'pipe', 'pipe', ...run.files.map(() => 'pipe' as const)];
+  // stdin, stdout, stderr, the program files, the seccomp filter; /dev/null over inherited descriptors.
+  const stdio = spawnStdio(seccompDescriptor(run) + 1);
   return new Promise((resolve) => {
     // detached: bwrap leads a new process group, so one kill(-pid) reaches bwrap and anything it started.
-    const child = spawn(config.bwrapPath, bwrapArgs(run, config), { ...identity(), detached: true, stdio });
+    const child = spawn(config.bwrapPath, bwrapArgs(run, config), {
+      ...identity(),
+      env: bwrapEnvironment,
+      detached: true,
+      stdio,
+    });
     const stdoutChunks: Buffer[] = [];
     const stderrChunks: Buffer[] = [];
     let stdoutBytes = 0;
@@ -235,7 +257,7 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
     });
 
     // The program may exit without reading its input or files (EPIPE): that is its business, not an error.
-    const feed = (stream: Writable | null | undefined, data: string) => {
+    const feed = (stream: Writable | null | undefined, data: string | Buffer) => {
       if (!stream) return;
       stream.on('error', () => {});
       stream.end(data);
@@ -243,6 +265,7 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
     run.files.forEach((file, index) => {
       feed(child.stdio[3 + index] as Writable, file.content);
     });
+    feed(child.stdio[seccompDescriptor(run)] as Writable, seccompFilter());
     feed(child.stdin, run.stdin);
 
     const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
@@ -270,117 +293,4 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
     });
     child.on('close', finish);
   });
-}
-
-export interface ProbeResult {
-  ok: boolean;
-  /** Why the sandbox is unavailable and what to do (absent when ok). */
-  reason?: string;
-}
-
-const probes = new Map<string, ProbeResult>();
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Checks once per configuration (cached) that bwrap exists and can create its namespaces as the sandbox
- * user, by running `true` inside exactly the sandbox the programs get. Synchronous so that a reward can
- * refuse at construction.
- */
-export function probeSandbox(config: SandboxConfig): ProbeResult {
-  const key = JSON.stringify(config);
-  const cached = probes.get(key);
-  if (cached) return cached;
-  const result = probeUncached(config);
-  probes.set(key, result);
-  return result;
-}
-
-function probeUncached(config: SandboxConfig): ProbeResult {
-  const install = 'install it (Debian/Ubuntu: apt-get install -y bubblewrap)';
-  if (!executable(config.bwrapPath)) {
-    return { ok: false, reason: `bubblewrap not found at ${config.bwrapPath}: ${install}` };
-  }
-  if (!executable(config.prlimitPath)) {
-    return { ok: false, reason: `prlimit not found at ${config.prlimitPath}: install util-linux` };
-  }
-  const limits: SandboxLimits = {
-    timeoutMs: 10_000,
-    memoryMb: 256,
-    maxProcesses: 16,
-    maxOutputBytes: 4096,
-    maxFileBytes: 4096,
-    tmpfsBytes: 1024 * 1024,
-  };
-  const args = bwrapArgs({ language: 'python', files: [], entry: '', stdin: '', limits }, config);
-  // Replace the interpreter with `true`: the probe checks namespaces and mounts, not python.
-  const cut = args.indexOf(config.prlimitPath);
-  const probeArgs = [...args.slice(0, cut), '/usr/bin/true'];
-  const result = spawnSync(config.bwrapPath, probeArgs, { ...identity(), timeout: 10_000, encoding: 'utf8' });
-  if (result.error || result.status !== 0) {
-    const detail =
-      (result.error?.message ?? result.stderr ?? '').trim().split('\n').pop() || `exit ${result.status}`;
-    return {
-      ok: false,
-      reason:
-        `bubblewrap cannot create an unprivileged sandbox here (${detail}); enable unprivileged user ` +
-        'namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also ' +
-        'kernel.apparmor_restrict_unprivileged_userns=0) or run in a container that allows them',
-    };
-  }
-  return { ok: true };
-}
-
-/** Throws SandboxUnavailableError unless the sandbox works (probed once, cached). */
-export function assertSandbox(config: SandboxConfig): void {
-  const probe = probeSandbox(config);
-  if (!probe.ok) throw new SandboxUnavailableError(`code-tests: refusing to run code: ${probe.reason}`);
-}
-
-/** Checks that an interpreter starts inside the sandbox (cached per config and language). */
-const interpreterProbes = new Map<string, Promise<ProbeResult>>();
-
-export function probeInterpreter(language: Language, config: SandboxConfig): Promise<ProbeResult> {
-  const key = `${language}\0${JSON.stringify(config)}`;
-  let probe = interpreterProbes.get(key);
-  if (!probe) {
-    const limits: SandboxLimits = {
-      timeoutMs: 15_000,
-      memoryMb: 512,
-      maxProcesses: 64,
-      maxOutputBytes: 4096,
-      maxFileBytes: 4096,
-      tmpfsBytes: 1024 * 1024,
-    };
-    const path = language === 'python' ? '/sandbox/probe.py' : '/sandbox/probe.js';
-    const content = language === 'python' ? 'print("ok")' : 'console.log("ok")';
-    const interpreter = language === 'python' ? config.pythonPath : config.nodePath;
-    probe = runInSandbox(
-      { language, files: [{ path, content }], entry: path, stdin: '', limits },
-      config,
-    ).then((outcome) =>
-      outcome.exitCode === 0 && outcome.stdout.trim() === 'ok'
-        ? { ok: true }
-        : {
-            ok: false,
-            reason:
-              `${language} interpreter ${interpreter} does not start inside the sandbox ` +
-              `(${outcome.stderr.trim().split('\n').pop() || `exit ${outcome.exitCode}`}); it must live under /usr ` +
-              '(set the pythonPath/nodePath option)',
-          },
-    );
-    interpreterProbes.set(key, probe);
-    // Only success is cached: a probe that failed under a transient overload is retried on next use.
-    probe.then((result) => {
-      if (!result.ok) interpreterProbes.delete(key);
-    });
-  }
-  return probe;
 }
