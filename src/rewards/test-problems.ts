@@ -28,3 +28,18 @@ export function mathProblem(answer: string, id = 'math-test'): Problem {
     params: {},
   };
 }
+
+/** A code problem graded by code-tests: `metadata` holds its tests and language (see code-tests/schema.ts). */
+export function codeProblem(metadata: Record<string, unknown> | undefined, id = 'code-test'): Problem {
+  return {
+    id,
+    task: 'code',
+    prompt: '',
+    answer: '',
+    solution: '',
+    category: 'code',
+    difficulty: 1,
+    params: {},
+    metadata,
+  };
+}

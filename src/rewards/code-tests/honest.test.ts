@@ -4,23 +4,14 @@
 // must still score 1 (outputs worked out by hand).
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../core/problem.ts';
+import { codeProblem } from '../test-problems.ts';
 import { CodeTestsReward } from './reward.ts';
 
 const reward = new CodeTestsReward({ timeoutMs: 10_000, concurrency: 2 });
 afterAll(() => reward.close());
 
 function problem(language: string, input: string, output: string): Problem {
-  return {
-    id: `honest/${language}`,
-    task: 'code',
-    prompt: '',
-    answer: '',
-    solution: '',
-    category: 'code',
-    difficulty: 1,
-    params: {},
-    metadata: { tests: [{ input, output }], language },
-  };
+  return codeProblem({ tests: [{ input, output }], language }, `honest/${language}`);
 }
 
 const python = `import fcntl, multiprocessing, sqlite3, subprocess, sys, tempfile, threading

@@ -4,6 +4,7 @@
 // so a test that asserts "no test passed" fails precisely when the sandbox lets the attack through.
 import { randomUUID } from 'node:crypto';
 import type { Problem } from '../../core/problem.ts';
+import { codeProblem } from '../test-problems.ts';
 import type { CodeTestsReport, CodeTestsReward } from './reward.ts';
 
 export interface HostileCase {
@@ -18,20 +19,13 @@ export const escapedMarker = 'escaped';
 
 export function hostileProblem(entry: HostileCase): Problem {
   const inputs = entry.inputs ?? [''];
-  return {
-    id: `hostile/${entry.name}/${randomUUID()}`,
-    task: 'code',
-    prompt: '',
-    answer: '',
-    solution: '',
-    category: 'code',
-    difficulty: 1,
-    params: {},
-    metadata: {
+  return codeProblem(
+    {
       tests: inputs.map((input) => ({ input, output: escapedMarker })),
       language: entry.language ?? 'python',
     },
-  };
+    `hostile/${entry.name}/${randomUUID()}`,
+  );
 }
 
 export function completion(entry: HostileCase): string {

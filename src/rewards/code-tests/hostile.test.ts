@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../core/problem.ts';
+import { codeProblem } from '../test-problems.ts';
 import { CodeTestsReward } from './reward.ts';
 
 const reward = new CodeTestsReward({
@@ -19,17 +20,7 @@ const reward = new CodeTestsReward({
 });
 
 function problem(tests: unknown, language = 'python'): Problem {
-  return {
-    id: `hostile/${randomUUID()}`,
-    task: 'code',
-    prompt: '',
-    answer: '',
-    solution: '',
-    category: 'code',
-    difficulty: 1,
-    params: {},
-    metadata: { tests, language },
-  };
+  return codeProblem({ tests, language }, `hostile/${randomUUID()}`);
 }
 
 const okTest = [{ input: '', output: 'ok' }];

@@ -7,21 +7,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, DataError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { rewards } from '../index.ts';
+import { codeProblem } from '../test-problems.ts';
 import { SandboxUnavailableError } from './probe.ts';
 import { CodeTestsReward } from './reward.ts';
 
 function problem(metadata: Record<string, unknown>, id = 'code/sum'): Problem {
-  return {
-    id,
-    task: 'code',
-    prompt: '',
-    answer: '',
-    solution: '',
-    category: 'code',
-    difficulty: 1,
-    params: {},
-    metadata,
-  };
+  return codeProblem(metadata, id);
 }
 
 const tieredSum = problem({

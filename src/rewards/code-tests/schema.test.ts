@@ -2,20 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
+import { codeProblem } from '../test-problems.ts';
 import { parseProblemTests } from './schema.ts';
 
 function problem(metadata: Record<string, unknown> | undefined, id = 'code/7'): Problem {
-  return {
-    id,
-    task: 'code',
-    prompt: '',
-    answer: '',
-    solution: '',
-    category: 'code',
-    difficulty: 1,
-    params: {},
-    metadata,
-  };
+  return codeProblem(metadata, id);
 }
 
 describe('parseProblemTests', () => {
