@@ -6,7 +6,8 @@ import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { rewards } from '../index.ts';
 import { benchMix } from './bench.ts';
-import { echoCases, type MathCase, mathCases } from './cases.ts';
+import { type MathCase, mathCases } from './cases.ts';
+import { echoCases } from './echo-cases.ts';
 import { extractAnswer } from './extract.ts';
 import {
   closeSharedMathVerifier,
@@ -127,7 +128,7 @@ describe('math-answer reward (worker pool)', () => {
         completion: '\\boxed{-2\\le x+1\\le 8}',
       },
     ]);
-    expect(result.reason).toBe('echoes the question');
+    expect(result.reason).toBe('echo');
   });
 
   it('times out pathological answers, replaces the worker and keeps scoring', async () => {

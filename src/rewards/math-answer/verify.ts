@@ -4,8 +4,10 @@
 // docs/rewards/math-answer.md for the deviations.
 // Anti-hacking: a prediction listing more answers than the gold has (`1, 2, 3` or `1 or 2 or 3` for a single
 // gold, more letters than one for a multiple-choice gold) scores 0 with reason 'multiple answers'; a
-// relation copied from the question ('echoes the question') and an empty box score 0 with a reason.
+// restatement of the problem's own expression or relation ('echo', echo.ts) and an empty box score 0 with a
+// reason.
 import { nodesEqual } from './compare.ts';
+import { echoesQuestion } from './echo.ts';
 import { TooLargeError } from './evaluate.ts';
 import { extractCandidates, extractLetters, findBoxes, type GoldChoice, goldChoice } from './extract.ts';
 import { type Normalized, normalizeAnswer } from './normalize.ts';
@@ -82,8 +84,6 @@ function plainNumbers(gold: Normalized, pred: Normalized): boolean | null {
 
 const shorten = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
 
-const compact = (text: string) => text.replace(/[\s$]|\\[,;:! ]/g, '');
-
 /** How many answers the gold can hold (a prediction listing more is hedging). */
 function capacity(node: MathNode): number {
   if (node.kind === 'set' || node.kind === 'tuple' || node.kind === 'or')
@@ -92,15 +92,6 @@ function capacity(node: MathNode): number {
   if (node.kind === 'union') return node.items.length * 2;
   if (node.kind === 'matrix') return node.rows.reduce((total, row) => total + row.length, 0);
   return 1;
-}
-
-function isEquationLike(node: MathNode): boolean {
-  return node.kind === 'relation' || node.kind === 'or';
-}
-
-/** `x = 4`, `k = …`: an assignment, which the echo rule leaves alone (questions often state them). */
-function isAssignment(node: MathNode): boolean {
-  return node.kind === 'relation' && node.op === 'Equal' && typeof node.args[0] === 'string';
 }
 
 /** Judges an extracted answer against a gold answer. */
@@ -134,11 +125,8 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
   if (given > 1 && given > capacity(goldNode)) {
     return { correct: false, extracted: answer, reason: `multiple answers (${given} given)` };
   }
-  if (question && isEquationLike(predNode) && !isAssignment(predNode) && !isEquationLike(goldNode)) {
-    const haystack = compact(normalizeAnswer(question).latex);
-    if (compact(normalized.latex).length >= 3 && haystack.includes(compact(normalized.latex))) {
-      return { correct: false, extracted: answer, reason: 'echoes the question' };
-    }
+  if (question && echoesQuestion(predNode, normalized.latex, goldNode, question)) {
+    return { correct: false, extracted: answer, reason: 'echo' };
   }
   try {
     if (nodesEqual(goldNode, predNode, { relTol })) return { correct: true, extracted: answer };
