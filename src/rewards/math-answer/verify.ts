@@ -9,7 +9,14 @@
 import { nodesEqual } from './compare.ts';
 import { echoesQuestion } from './echo.ts';
 import { TooLargeError } from './evaluate.ts';
-import { extractCandidates, extractLetters, findBoxes, type GoldChoice, goldChoice } from './extract.ts';
+import {
+  extractCandidates,
+  extractLetters,
+  findBoxes,
+  type GoldChoice,
+  goldChoice,
+  lastBoxed,
+} from './extract.ts';
 import { type Normalized, normalizeAnswer } from './normalize.ts';
 import { answerCount, type MathNode, type Parsed, parseNormalized } from './parse.ts';
 
@@ -38,6 +45,8 @@ interface GoldEntry {
   normalized: Normalized;
   parsed: Parsed;
   choice: GoldChoice | null;
+  /** The gold read with a decimal comma ('3,14' → '3.14'), when that makes it one decimal number. */
+  decimalGold: string | null;
 }
 
 const GOLD_CACHE_LIMIT = 4096;
@@ -49,10 +58,16 @@ function goldEntry(gold: string): GoldEntry {
   let entry = goldCache.get(gold);
   if (!entry) {
     // A gold given as a full solution or as \boxed{…} means its box.
-    const boxes = findBoxes(gold);
-    const answer = boxes.length > 0 ? boxes[boxes.length - 1].content : gold;
+    // (several adjacent boxes, `\boxed{1}\boxed{2}`, are one list, as in a prediction)
+    const answer = lastBoxed(gold) ?? gold;
     const normalized = normalizeAnswer(answer);
-    entry = { normalized, parsed: parseNormalized(normalized), choice: goldChoice(answer) };
+    const decimal = normalizeAnswer(answer, { decimalComma: true }).latex;
+    entry = {
+      normalized,
+      parsed: parseNormalized(normalized),
+      choice: goldChoice(answer),
+      decimalGold: decimal !== normalized.latex && /^-?\d+\.\d+$/.test(decimal) ? decimal : null,
+    };
     if (goldCache.size >= GOLD_CACHE_LIMIT) goldCache.clear();
     goldCache.set(gold, entry);
   }
@@ -103,6 +118,9 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
   const goldNode = reference.parsed.node;
   const decimalComma = goldNode.kind === 'expr' && /^-?\d+\.\d+$/.test(reference.normalized.latex);
   const normalized = normalizeAnswer(answer, { decimalComma });
+  // A gold written with a decimal comma ('3,14', '0,125') against a prediction that is one decimal number.
+  if (reference.decimalGold && /^-?\d*\.\d+$/.test(normalized.latex))
+    return judge(reference.decimalGold, answer, relTol, question);
   if (normalized.latex === '') return { correct: false, extracted: answer, reason: 'empty answer' };
   if (
     normalized.latex === reference.normalized.latex &&
@@ -180,11 +198,19 @@ function judgeCandidates(gold: string, task: VerifyTask & { kind: 'verify' }): W
   return verdict!;
 }
 
+const APPROX = /\\approx(?![a-zA-Z])/;
+
 function judgeCandidate(gold: string, task: VerifyTask & { kind: 'verify' }, answer: string): WorkerVerdict {
   if (answer.trim() === '') return { correct: false, extracted: '', reason: 'empty answer' };
   if (answer.length > MAX_ANSWER_LENGTH)
     return { correct: false, extracted: shorten(answer), reason: 'answer too long' };
-  return judge(gold, answer, task.relTol, task.question);
+  const verdict = judge(gold, answer, task.relTol, task.question);
+  // `x = \frac13 \approx 0.33`: the approximation (judged above) or the exact value before it (Math-Verify).
+  if (!verdict.correct && APPROX.test(answer) && verdict.reason !== 'echo') {
+    const exact = judge(gold, answer.split(APPROX)[0], task.relTol, task.question);
+    if (exact.correct) return { ...exact, extracted: answer };
+  }
+  return verdict;
 }
 
 /** Synchronous verification in the calling thread (no timeout): for tests and trusted inputs. */
