@@ -209,8 +209,8 @@ export const mathVerifyCases: MathVerifyCase[] = [
     ['$(\\frac{2}{5},\\frac{7}{3}]$', '$(0.4,2.333333]$', 1],
   ]),
   ...g('sets and tuples: a tuple is ordered and is not a set; ± expands to both values', [
-    ['$(4,2)$', '${2,4}$', 0],
-    ['$(2,4)$', '${2,4}$', 1],
+    ['$(4,2)$', '$ {2,4} $', 0],
+    ['$(2,4)$', '$ {2,4} $', 1],
     ['$(4,2)$', '$\\{2,4\\}$', 0],
     ['$(7,5)$', 'So the ordered pair is $(5, 7)$.', 0],
     ['$(7,5)$', 'So the ordered pair $(x, y)$ is $(7, 5)$.', 1],
