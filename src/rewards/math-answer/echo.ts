@@ -216,6 +216,9 @@ export function echoesQuestion(pred: MathNode, predLatex: string, gold: MathNode
       if (freeSymbols(gold.json).size === 0 && needsEvaluation(gold.json)) return false;
       if (canonicalKey(gold.json) === canonicalKey(value)) return false;
     }
+    // Cheap filter before the problem text is parsed: each number of the answer must appear in it.
+    const numbers = predLatex.match(/\d+/g) ?? [];
+    if (!numbers.every((digits) => question.includes(digits))) return false;
     return questionEntry(question).keys.has(canonicalKey(value));
   }
   if (isEquationLike(pred) && !isEquationLike(gold)) {
