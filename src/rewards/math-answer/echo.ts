@@ -21,7 +21,8 @@
 // 3+4, `\boxed{5!}` for 120) still scores 1, as in Math-Verify: the model did the modelling itself, and
 // many final forms are "unevaluated" (`2^{10}`, `\binom{5}{2}`, `1.2\times10^3`).
 // Relations copied verbatim from the problem (`-2 \le x+1 \le 8` for "Solve $-2 \le x+1 \le 8$") also echo
-// when the gold is not a relation. Problem texts are parsed once and cached.
+// when the gold is not a relation. A problem's segments are parsed once, and only when an answer's numbers
+// all occur in them.
 import { canonicalKey, subtreeKeys } from './canonical.ts';
 import { exactValue, type Json } from './evaluate.ts';
 import { normalizeAnswer } from './normalize.ts';
@@ -161,30 +162,47 @@ export function questionSegments(question: string): string[] {
 }
 
 interface QuestionEntry {
-  /** Structural keys of every expression and sub-expression of the problem. */
-  keys: Set<string>;
-  /** The normalised text with spaces and `$` removed, for the verbatim relation rule. */
-  compact: string;
+  /** The problem's mathematical segments; each is parsed (once) only when an answer might come from it. */
+  segments: string[];
+  /** The normalised text with spaces and `$` removed, for the verbatim relation rule (computed on demand). */
+  compact?: string;
 }
 
-const QUESTION_CACHE_LIMIT = 2048;
+const CACHE_LIMIT = 2048;
 const questionCache = new Map<string, QuestionEntry>();
+/** Structural keys of every expression and sub-expression of a segment. */
+const segmentCache = new Map<string, Set<string>>();
 
 export const compact = (text: string) => text.replace(/[\s$]|\\[,;:! ]/g, '');
 
 function questionEntry(question: string): QuestionEntry {
   let entry = questionCache.get(question);
   if (!entry) {
-    const keys = new Set<string>();
-    for (const segment of questionSegments(question)) {
-      const parsed = parseNormalized(normalizeAnswer(segment));
-      if (parsed.ok) collectKeys(parsed.node, keys);
-    }
-    entry = { keys, compact: compact(normalizeAnswer(question).latex) };
-    if (questionCache.size >= QUESTION_CACHE_LIMIT) questionCache.clear();
+    entry = { segments: questionSegments(question) };
+    if (questionCache.size >= CACHE_LIMIT) questionCache.clear();
     questionCache.set(question, entry);
   }
   return entry;
+}
+
+function segmentKeys(segment: string): Set<string> {
+  let keys = segmentCache.get(segment);
+  if (!keys) {
+    keys = new Set<string>();
+    const parsed = parseNormalized(normalizeAnswer(segment));
+    if (parsed.ok) collectKeys(parsed.node, keys);
+    if (segmentCache.size >= CACHE_LIMIT) segmentCache.clear();
+    segmentCache.set(segment, keys);
+  }
+  return keys;
+}
+
+/** Is `key` an expression of the problem? Only segments holding every number of the answer are parsed. */
+function inQuestion(question: string, key: string, numbers: readonly string[]): boolean {
+  for (const segment of questionEntry(question).segments) {
+    if (numbers.every((digits) => segment.includes(digits)) && segmentKeys(segment).has(key)) return true;
+  }
+  return false;
 }
 
 function collectKeys(node: MathNode, keys: Set<string>): void {
@@ -211,19 +229,23 @@ function assignedValue(node: MathNode): Json | null {
 export function echoesQuestion(pred: MathNode, predLatex: string, gold: MathNode, question: string): boolean {
   const value = pred.kind === 'expr' ? pred.json : assignedValue(pred);
   if (value !== null) {
-    if (!unevaluatedAnswer(value)) return false;
-    if (gold.kind === 'expr') {
-      if (freeSymbols(gold.json).size === 0 && needsEvaluation(gold.json)) return false;
-      if (canonicalKey(gold.json) === canonicalKey(value)) return false;
-    }
-    // Cheap filter before the problem text is parsed: each number of the answer must appear in it.
+    // Cheapest tests first: each number of the answer must occur in the problem text.
     const numbers = predLatex.match(/\d+/g) ?? [];
     if (!numbers.every((digits) => question.includes(digits))) return false;
-    return questionEntry(question).keys.has(canonicalKey(value));
+    if (!unevaluatedAnswer(value)) return false;
+    const key = canonicalKey(value);
+    if (gold.kind === 'expr') {
+      if (freeSymbols(gold.json).size === 0 && needsEvaluation(gold.json)) return false;
+      if (canonicalKey(gold.json) === key) return false;
+    }
+    return inQuestion(question, key, numbers);
   }
   if (isEquationLike(pred) && !isEquationLike(gold)) {
     const answer = compact(predLatex);
-    return answer.length >= 3 && questionEntry(question).compact.includes(answer);
+    if (answer.length < 3) return false;
+    const entry = questionEntry(question);
+    entry.compact ??= compact(normalizeAnswer(question).latex);
+    return entry.compact.includes(answer);
   }
   return false;
 }
