@@ -1,7 +1,8 @@
 // Agreement with Math-Verify (huggingface/Math-Verify, the verifier the Python RL frameworks use) on the
 // cases of mathverify-cases.ts, through the reward as registered (`rewards.get('math-answer')`, worker pool).
 // A false positive is a case we score 1 where Math-Verify scores 0: there must be none. The agreement rate
-// must stay at or above 95%; it is printed so that a change shows up in the test log.
+// must stay at or above 95% (it is printed), and every disagreement must be one of the known ones listed in
+// the cases, so that breaking any one behaviour fails the test.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../core/problem.ts';
 import type { Reward } from '../../core/reward.ts';
@@ -54,6 +55,9 @@ describe('agreement with Math-Verify', () => {
     }
     expect(falsePositives.map((k) => `${k.gold} | ${k.completion}`)).toEqual([]);
     expect(agreement).toBeGreaterThanOrEqual(0.95);
+    // Any disagreement beyond the known ones is a regression of the behaviour its group names.
+    const unexpected = disagreements.filter((k) => !k.known);
+    expect(unexpected.map((k) => `${k.behaviour}: ${k.gold} | ${k.completion}`)).toEqual([]);
   });
 
   it('differs on purpose where documented', async () => {

@@ -61,7 +61,7 @@ function goldEntry(gold: string): GoldEntry {
     // (several adjacent boxes, `\boxed{1}\boxed{2}`, are one list, as in a prediction)
     const answer = lastBoxed(gold) ?? gold;
     const normalized = normalizeAnswer(answer);
-    const decimal = normalizeAnswer(answer, { decimalComma: true }).latex;
+    const decimal = /\d,\d/.test(answer) ? normalizeAnswer(answer, { decimalComma: true }).latex : '';
     entry = {
       normalized,
       parsed: parseNormalized(normalized),
