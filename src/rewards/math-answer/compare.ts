@@ -162,7 +162,7 @@ const LABEL_HEADS = new Set([
  * A name rather than a condition: a variable (`x`), a product of letters (`AB`, `xy`), `|AB|`, `\angle ABC`,
  * `f(x)`, a subscripted name — letters only, no number, no sum or power (Math-Verify unwraps `AB = 4`).
  */
-function isLabel(json: Json): boolean {
+export function isLabel(json: Json): boolean {
   if (typeof json === 'string') return isVariable(json);
   if (!Array.isArray(json) || json.length < 2) return false;
   const [head, ...args] = json;

@@ -26,6 +26,7 @@ export const echoCases: MathCase[] = [
     ['391', '\\boxed{(17)(23)}', 'Compute 17 × 23.', 0],
     ['391', '\\boxed{17\\times23\\times 1}', 'Compute $17\\times 23$.', 0],
     ['391', '\\boxed{x = 17\\times 23}', 'Find $x$ if $x = 17\\times 23$.', 0],
+    ['60', '\\boxed{AB = 5 \\cdot 12}', 'Find $AB$ if $AB = 5 \\cdot 12$.', 0],
     ['\\frac{1}{3}', '\\boxed{\\int_0^1 x^2\\,dx}', 'Evaluate $\\int_{0}^{1} x^{2}\\, dx$.', 0],
     ['5', '\\boxed{2+3}', 'What is 2+3?', 0],
     ['5', '\\boxed{3 + 2}', 'What is $2+3$?', 0],
@@ -96,6 +97,8 @@ export const echoCases: MathCase[] = [
     ['4', '\\boxed{x = 4}', 'Find the positive x with $x^2 = 16$.', 1],
     ['4', 'Evaluating, \\boxed{x = 4}', 'What is $x$ if $2x = 8$? Check by substituting x = 4.', 1],
     ['5', '\\boxed{5}', 'Which is larger, 5 or 3?', 1],
+    ['13', '\\boxed{AC = 13}', 'Given $AB = 5$ and $BC = 12$, find $AC$.', 1],
+    ['5', '\\boxed{AB = 5}', 'Given $AB = 5$ and $BC = 12$, find $AB$.', 1],
     ['x', '\\boxed{x}', 'Simplify $x + x - x$.', 1],
   ]),
 ];

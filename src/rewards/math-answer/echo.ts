@@ -24,6 +24,7 @@
 // when the gold is not a relation. A problem's segments are parsed once, and only when an answer's numbers
 // all occur in them.
 import { canonicalKey, subtreeKeys } from './canonical.ts';
+import { isLabel } from './compare.ts';
 import { exactValue, type Json } from './evaluate.ts';
 import { normalizeAnswer } from './normalize.ts';
 import { freeSymbols, numericValue } from './numeric-value.ts';
@@ -216,10 +217,10 @@ function collectKeys(node: MathNode, keys: Set<string>): void {
 
 const isEquationLike = (node: MathNode) => node.kind === 'relation' || node.kind === 'or';
 
-/** `x = 4`, `k = …`: an assignment (questions often state them; its right side is the answer). */
+/** `x = 4`, `AB = 4`: an assignment (questions often state them; its right side is the answer). */
 function assignedValue(node: MathNode): Json | null {
   if (node.kind !== 'relation' || node.op !== 'Equal' || node.args.length !== 2) return null;
-  return typeof node.args[0] === 'string' ? node.args[1] : null;
+  return isLabel(node.args[0]) ? node.args[1] : null;
 }
 
 /**
