@@ -2,13 +2,15 @@
 // with boxed at the highest priority as its README recommends for rewards):
 //   1. the last \boxed{…} / \fbox{…} (brace-matched; boxes separated only by ',', 'and', 'or', '$' are
 //      joined with ', ' so that a multi-answer box list reads as one list);
-//   2. "final answer is …" (Minerva's "Final Answer: The final answer is X. I hope it is correct.");
+//   2. "final answer is …" (Minerva's "Final Answer: The final answer is X. I hope it is correct."), and
+//      "Final Answer: The largest $n$ is 34." → 34 (Math-Verify's `final answer.{0,100}? is X`);
 //   3. "answer: …" / "the answer is …" (last occurrence);
 //   4. fallbacks: the last LaTeX environment ($…$, $$…$$, \[…\], \(…\)); the whole text when it is a bare
 //      answer (one short line, all mathematics or all words: '\frac{1}{2}', 'x = 3', 'Evelyn'), as
-//      Math-Verify's fallback_mode="first_match" does with the raw string; then the last number.
+//      Math-Verify's fallback_mode="first_match" does with the raw string; then the last number (thousands
+//      groups, a decimal comma `2,75`, never a digit inside a word: 'AZYUK2A' has no number).
 // With `boxedOnly`, only (1) counts. Multiple-choice letters (A–E) are extracted by extractLetters when the
-// gold is a letter.
+// gold is a letter (boxed, after "answer", a bare `$E$`, or the last `(C)`).
 // Deviations from Math-Verify: it tries every match of every priority right-to-left until one parses; we
 // offer one candidate per priority (its last match) and verify.ts tries them in order until one parses,
 // except that a box is final (a boxed, unparseable answer is the model's fault). Phrases after "answer"

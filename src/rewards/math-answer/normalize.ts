@@ -5,8 +5,10 @@
 // compute-engine would read ^\circ as radians), thousands separators, and 'and'/'or' between items (→ ',').
 // Deviations: single-letter units (m, g, s, h) are removed only inside \text{}/\mathrm{}/\mbox{} (bare, they
 // are more often variables); no "malformed operator" repair beyond what compute-engine parses itself
-// (\frac12, \sqrt2 parse fine); decimal commas are rewritten only on request (when the gold is a single
-// non-integer number, see verify.ts), never by default.
+// (\frac12, \sqrt2 parse fine); decimal commas (`2,75`, `0,125`) are rewritten only on request (when the
+// other side is a single decimal number, see verify.ts), never by default, since `1,2` is also a list.
+// Also: `[\begin{array}…\end{array}]` is the matrix itself; a labelled ratio `V_1:V_2 = 11:21` is its value;
+// a trailing ellipsis (`1, 2, 3, ...`) is kept, so an unfinished list never equals a finished one.
 
 export interface Normalized {
   /** Normalised LaTeX, ready for parsing. */

@@ -1,7 +1,9 @@
 // The synchronous verification core that runs inside a worker thread (worker.ts): extraction (extract.ts),
 // normalisation (normalize.ts), parsing (parse.ts) and comparison (compare.ts), plus the anti-hacking
 // rules. Follows Math-Verify v0.8.0's verify(gold, pred) with boxed-first extraction; see
-// docs/rewards/math-answer.md for the deviations.
+// docs/rewards/math-answer.md for the deviations. As in Math-Verify, a gold with several boxes is one list,
+// a gold with a decimal comma (`3,14`) matches a decimal prediction, and `x = \frac13 \approx 0.33` is right
+// when either the approximation or the exact value before it is.
 // Anti-hacking: a prediction listing more answers than the gold has (`1, 2, 3` or `1 or 2 or 3` for a single
 // gold, more letters than one for a multiple-choice gold) scores 0 with reason 'multiple answers'; a
 // restatement of the problem's own expression or relation ('echo', echo.ts) and an empty box score 0 with a
