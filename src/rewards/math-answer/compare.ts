@@ -7,8 +7,9 @@
 //   2. a gold relation becomes a set only when the prediction is in set form (`-2 \le x \le 7` ≡ `[-2, 7]`,
 //      never the reverse: echoing the inequality of the question must not score);
 //   3. structures recurse: sets and bare lists order-free, tuples and matrices positional, intervals by
-//      endpoints and openness (openness at ±∞ ignored), unions order-free; a tuple against a set or bare list
-//      is positional against the set's items in increasing order (Math-Verify: (1,3) ≡ {1,3}, (3,1) ≢ {1,3});
+//      endpoints and openness (openness at ±∞ ignored), unions order-free; a tuple is ordered: against a bare
+//      list it compares as written, against a set with the set's items in increasing order (Math-Verify,
+//      whose SymPy FiniteSet sorts: (1,3) ≡ {1,3}, (3,1) ≢ {1,3});
 //   4. numbers: exact rationals compare exactly (BigInt; no absolute tolerance, so 1/2004! ≠ 1/2006!); if
 //      either side has a decimal literal, relative tolerance `relTol` (default 1e-6) or, when the decimal has
 //      at least 6 significant digits, being the exact value correctly rounded at its written precision
@@ -94,12 +95,13 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
         return unorderedEqual(gold.items, pred.items, options);
       }
       if (pred.kind !== 'tuple') return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
-      // A tuple is ordered: against a set or a bare list, the set's items in increasing order (Math-Verify
-      // compares a SymPy FiniteSet, which sorts, with the tuple: (1,3) ≡ {1,3} but (3,1) ≢ {1,3}).
-      if (gold.delimiter === '()' && pred.delimiter === 'bare' && gold.items.length > 1)
-        return orderedEqual(gold.items, sortedItems(pred.items), options);
-      if (gold.delimiter === 'bare' && pred.delimiter === '()' && pred.items.length > 1)
-        return orderedEqual(sortedItems(gold.items), pred.items, options);
+      // A tuple is ordered: against a bare list, position by position as written ((1,3) ≡ `1, 3`, (3,1) ≢
+      // `1, 3`, as in Math-Verify); against a set, see sortedItems.
+      if (
+        (gold.delimiter === '()') !== (pred.delimiter === '()') &&
+        (gold.delimiter === 'bare') !== (pred.delimiter === 'bare')
+      )
+        return orderedEqual(gold.items, pred.items, options);
       if (gold.delimiter === 'bare' || pred.delimiter === 'bare') {
         return unorderedEqual(gold.items, pred.items, options);
       }
