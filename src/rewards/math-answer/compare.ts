@@ -25,6 +25,7 @@
 // % as /100 only). Deviation from Math-Verify: random points instead of sympy.simplify as the main symbolic
 // test (cheaper, no hangs, and it refuses sqrt(x^2) ≡ x, which simplify may accept).
 import type { Json } from './evaluate.ts';
+import { evaluateMatrix } from './matrix.ts';
 import { freeSymbols, numericValue } from './numeric-value.ts';
 import { jsonToNode, type MathNode, relationLinks } from './parse.ts';
 import { relationsEqual, relationToSet } from './relations.ts';
@@ -121,8 +122,15 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
       return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
     }
     case 'matrix': {
-      if (pred.kind !== 'matrix' || pred.rows.length !== gold.rows.length) return false;
-      return gold.rows.every((row, i) => orderedEqual(row, pred.rows[i], options));
+      // `A + B`, `2A`, `AB` with the matrices written out: their entries (Math-Verify evaluates them too)
+      const entries = pred.kind === 'expr' ? evaluateMatrix(pred.json) : null;
+      const rows = entries
+        ? entries.map((row) => row.map(jsonToNode))
+        : pred.kind === 'matrix'
+          ? pred.rows
+          : null;
+      if (!rows || rows.length !== gold.rows.length) return false;
+      return gold.rows.every((row, i) => orderedEqual(row, rows[i], options));
     }
   }
 }

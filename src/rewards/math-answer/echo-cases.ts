@@ -40,6 +40,12 @@ export const echoCases: MathCase[] = [
     ['x^2+2x+1', '\\boxed{(x+1)^2}', 'Expand $(x+1)^2$.', 0],
     ['x+1', '\\boxed{\\frac{x^2-1}{x-1}}', 'Simplify $\\frac{x^2-1}{x-1}$ for $x \\ne 1$.', 0],
     ['16', '\\boxed{4 \\cdot 4}', 'A square has side 4. Its area is $4 \\cdot 4$. What is the area?', 0],
+    [
+      '\\begin{pmatrix}3 & 5 \\\\ 7 & 9\\end{pmatrix}',
+      '\\boxed{\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix} + \\begin{pmatrix}2 & 3 \\\\ 4 & 5\\end{pmatrix}}',
+      'Compute $\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix} + \\begin{pmatrix}2 & 3 \\\\ 4 & 5\\end{pmatrix}$.',
+      0,
+    ],
   ]),
   // relations copied verbatim (gold not a relation)
   ...e([

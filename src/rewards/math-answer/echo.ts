@@ -9,7 +9,7 @@
 //      `\ln 2`, a mixed number and a single symbol are final; arithmetic whose value is rational (`2+3`,
 //      `\frac{6}{8}`, `2^{10}`, `\sqrt{9}`), `\sqrt{8}` (a square factor left), binomials, factorials,
 //      integrals, sums, products, limits, derivatives, floor/ceil/min/max/gcd/lcm/mod, trigonometric functions
-//      of constants and logarithms with an integer value are not; an expression with variables is final only
+//      of constants, logarithms with an integer value and arithmetic on written-out matrices are not; an expression with variables is final only
 //      when it is a single symbol (see 3);
 //   2. its structural key (canonical.ts: operand order, `\cdot`/`\times`, parentheses, `\dfrac`, `+0`/`\cdot 1`
 //      ignored) is the key of an expression or sub-expression of the problem text: its LaTeX environments,
@@ -26,6 +26,7 @@
 import { canonicalKey, subtreeKeys } from './canonical.ts';
 import { isLabel } from './compare.ts';
 import { exactValue, type Json } from './evaluate.ts';
+import { containsMatrix } from './matrix.ts';
 import { normalizeAnswer } from './normalize.ts';
 import { freeSymbols, numericValue } from './numeric-value.ts';
 import { type MathNode, parseNormalized } from './parse.ts';
@@ -109,6 +110,9 @@ export function needsEvaluation(json: Json): boolean {
   const head = json[0];
   if (typeof head !== 'string') return false;
   if (ALWAYS_EVALUATE.has(head)) return true;
+  // arithmetic on written-out matrices (`A + B`, `2A`, `AB`)
+  if (ARITHMETIC.has(head) && head !== 'Delimiter' && json.some((arg, i) => i > 0 && containsMatrix(arg)))
+    return true;
   const constant = freeSymbols(json).size === 0;
   if (constant && TRIGONOMETRIC.has(head)) return true;
   if (constant && LOGARITHMS.has(head)) {

@@ -256,7 +256,21 @@ export const mathVerifyCases: MathVerifyCase[] = [
       '$\\begin{pmatrix}3 & 5 \\\\ 7 & 9\\end{pmatrix}$',
       'The sum is $\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix} + \\begin{pmatrix}2 & 3 \\\\ 4 & 5\\end{pmatrix}$',
       1,
-      'we do not evaluate matrix arithmetic',
+    ],
+    [
+      '$\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}$',
+      'When multiplying by identity: $\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} \\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}$',
+      1,
+    ],
+    [
+      '$\\begin{pmatrix}4 \\\\ 6\\end{pmatrix}$',
+      'Doubling gives $2\\begin{pmatrix}2 \\\\ 3\\end{pmatrix}$',
+      1,
+    ],
+    [
+      '$\\begin{pmatrix}4 \\\\ 6\\end{pmatrix}$',
+      'Doubling gives $3\\begin{pmatrix}2 \\\\ 3\\end{pmatrix}$',
+      0,
     ],
     [
       '$\\begin{pmatrix}2 & 1 \\\\ 1 & 2\\end{pmatrix}$',
