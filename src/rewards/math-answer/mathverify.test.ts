@@ -7,7 +7,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../core/problem.ts';
 import type { Reward } from '../../core/reward.ts';
 import { rewards } from '../index.ts';
-import { deliberateDeviations, type MathVerifyCase, mathVerifyCases } from './mathverify-cases.ts';
+import {
+  deliberateDeviations,
+  type MathVerifyCase,
+  mathVerifyCases,
+  mathVerifyHeldOut,
+} from './mathverify-cases.ts';
 
 const problem = (k: MathVerifyCase, i: number): Problem => ({
   id: `mv-${i}`,
@@ -58,6 +63,18 @@ describe('agreement with Math-Verify', () => {
     // Any disagreement beyond the known ones is a regression of the behaviour its group names.
     const unexpected = disagreements.filter((k) => !k.known);
     expect(unexpected.map((k) => `${k.behaviour}: ${k.gold} | ${k.completion}`)).toEqual([]);
+  });
+
+  it('agrees on the held-out cases (written after the fixes) with no false positives', async () => {
+    const scores = await scoreAll(reward, mathVerifyHeldOut);
+    const disagreements = mathVerifyHeldOut.filter((k, i) => scores[i] !== k.mathVerify);
+    console.log(
+      `math-answer vs Math-Verify, held out: ${mathVerifyHeldOut.length - disagreements.length}/${mathVerifyHeldOut.length} agree`,
+    );
+    for (const k of disagreements)
+      console.log(`  disagree (${k.behaviour}): gold ${k.gold} | ${k.completion}`);
+    expect(disagreements.filter((k) => k.mathVerify === 0).map((k) => k.completion)).toEqual([]);
+    expect(disagreements.length / mathVerifyHeldOut.length).toBeLessThanOrEqual(0.05);
   });
 
   it('differs on purpose where documented', async () => {
