@@ -26,7 +26,6 @@
 import { canonicalKey, subtreeKeys } from './canonical.ts';
 import { isLabel } from './compare.ts';
 import { exactValue, type Json } from './evaluate.ts';
-import { containsMatrix } from './matrix.ts';
 import { normalizeAnswer } from './normalize.ts';
 import { freeSymbols, numericValue } from './numeric-value.ts';
 import { type MathNode, parseNormalized } from './parse.ts';
@@ -104,6 +103,10 @@ function reducibleRoot(radicand: Json, degree: number): boolean {
   return false;
 }
 
+/** A written-out matrix, possibly in parentheses (checked shallowly: this runs at every node). */
+const isMatrixOperand = (json: Json): boolean =>
+  Array.isArray(json) && (json[0] === 'Matrix' || (json[0] === 'Delimiter' && isMatrixOperand(json[1])));
+
 /** Does this expression still contain an operation to evaluate (rule 1 above)? */
 export function needsEvaluation(json: Json): boolean {
   if (!Array.isArray(json)) return false;
@@ -111,7 +114,7 @@ export function needsEvaluation(json: Json): boolean {
   if (typeof head !== 'string') return false;
   if (ALWAYS_EVALUATE.has(head)) return true;
   // arithmetic on written-out matrices (`A + B`, `2A`, `AB`)
-  if (ARITHMETIC.has(head) && head !== 'Delimiter' && json.some((arg, i) => i > 0 && containsMatrix(arg)))
+  if (ARITHMETIC.has(head) && head !== 'Delimiter' && json.some((arg, i) => i > 0 && isMatrixOperand(arg)))
     return true;
   const constant = freeSymbols(json).size === 0;
   if (constant && TRIGONOMETRIC.has(head)) return true;
