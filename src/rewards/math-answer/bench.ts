@@ -3,7 +3,9 @@
 // The mix imitates RL rollouts on MATH/GSM8K-style problems: chain-of-thought text of ~0.5–2 kB ending in a
 // boxed answer; mostly integers, then fractions/radicals, expressions, tuples/sets/intervals, and some
 // completions with no answer; about 40% wrong answers. It is generated with a seeded Rng, independently of
-// the test cases. The `curricula bench` command (owned elsewhere) calls benchMathAnswer().
+// the test cases. Each task carries its problem text, as the reward passes problem.prompt (the echo rule
+// reads it; texts differ per task, the worst case for its cache). The `curricula bench` command (owned
+// elsewhere) calls benchMathAnswer().
 // Graders: measures our Math-Verify v0.8.0-style verifier; no comparison run against Math-Verify itself
 // (Python/SymPy is not available here).
 import { Rng } from '../../core/rng.ts';
@@ -57,7 +59,8 @@ const FILLER = [
   'So the probability is the ratio of favourable to total outcomes.',
 ];
 
-type Generator = (rng: Rng) => { gold: string; right: string; wrong: string };
+/** A gold, a right and a wrong answer, and the problem text (the reward sees it: the echo rule reads it). */
+type Generator = (rng: Rng) => { gold: string; right: string; wrong: string; question: string };
 
 const GENERATORS: [number, Generator][] = [
   [
@@ -68,6 +71,7 @@ const GENERATORS: [number, Generator][] = [
         gold: String(n),
         right: n > 999 && rng.next() < 0.3 ? n.toLocaleString('en-US') : String(n),
         wrong: String(n + rng.int(1, 9)),
+        question: `Each of $${Math.abs(n) + 7}$ boxes holds some marbles; compute $${n} \\times 1 + 0$ in words.`,
       };
     },
   ],
@@ -82,11 +86,13 @@ const GENERATORS: [number, Generator][] = [
             gold: `\\frac{${p}}{${q}}`,
             right: `\\dfrac{${2 * p}}{${2 * q}}`,
             wrong: `\\frac{${p + 1}}{${q}}`,
+            question: `Write $\\frac{${3 * p}}{${3 * q}}$ in lowest terms.`,
           }
         : {
             gold: `${p}\\sqrt{${radical}}`,
             right: `\\sqrt{${p * p * radical}}`,
             wrong: `${p}\\sqrt{${radical + 1}}`,
+            question: `Simplify $\\sqrt{${p * p}} \\cdot \\sqrt{${radical}}$.`,
           };
     },
   ],
@@ -95,7 +101,12 @@ const GENERATORS: [number, Generator][] = [
     (rng) => {
       const a = rng.int(1, 9);
       const b = rng.int(1, 9);
-      return { gold: `x^2+${a + b}x+${a * b}`, right: `(x+${a})(x+${b})`, wrong: `(x+${a})(x-${b})` };
+      return {
+        gold: `x^2+${a + b}x+${a * b}`,
+        right: `(x+${a})(x+${b})`,
+        wrong: `(x+${a})(x-${b})`,
+        question: `Find the monic quadratic $p(x)$ whose roots are $x = -${a}$ and $x = -${b}$.`,
+      };
     },
   ],
   [
@@ -104,11 +115,29 @@ const GENERATORS: [number, Generator][] = [
       const a = rng.int(-9, 9);
       const b = a + rng.int(1, 9);
       return rng.next() < 0.5
-        ? { gold: `(${a}, ${b})`, right: `(${a},${b})`, wrong: `(${b}, ${a})` }
-        : { gold: `[${a}, ${b})`, right: `[${a},${b})`, wrong: `(${a}, ${b}]` };
+        ? {
+            gold: `(${a}, ${b})`,
+            right: `(${a},${b})`,
+            wrong: `(${b}, ${a})`,
+            question: `Solve $x - y = ${a - b}$ and $x + y = ${a + b}$ for $(x, y)$.`,
+          }
+        : {
+            gold: `[${a}, ${b})`,
+            right: `[${a},${b})`,
+            wrong: `(${a}, ${b}]`,
+            question: `Solve $${a} \\le x < ${b}$ in interval notation.`,
+          };
     },
   ],
-  [0.1, (rng) => ({ gold: String(rng.int(1, 99)), right: '', wrong: '' })],
+  [
+    0.1,
+    (rng) => ({
+      gold: String(rng.int(1, 99)),
+      right: '',
+      wrong: '',
+      question: 'How many primes are below 100?',
+    }),
+  ],
 ];
 
 /** A seeded, reproducible mix of verification tasks. */
@@ -117,7 +146,7 @@ export function benchMix(count: number, seed = 1): VerifyTask[] {
   const tasks: VerifyTask[] = [];
   for (let i = 0; i < count; i++) {
     const generator = GENERATORS[rng.categorical(GENERATORS.map(([weight]) => weight))][1];
-    const { gold, right, wrong } = generator(rng);
+    const { gold, right, wrong, question } = generator(rng);
     const sentences = Array.from({ length: rng.int(6, 24) }, () => rng.pick(FILLER));
     const answer = right === '' ? '' : rng.next() < 0.6 ? right : wrong;
     const ending =
@@ -126,6 +155,7 @@ export function benchMix(count: number, seed = 1): VerifyTask[] {
       kind: 'verify',
       gold,
       completion: `${sentences.join(' ')}\n\n${ending}`,
+      question,
       relTol: 1e-6,
       boxedOnly: false,
     });

@@ -255,6 +255,10 @@ export const mathCases: MathCase[] = [
     ['(1,\\frac{9}{2})', '\\boxed{(1,4.5)}', 1],
     ['(1,2,3)', '\\boxed{(1,2,3)}', 1],
     ['(1,2,3)', '\\boxed{(1,3,2)}', 0],
+    ['(2,1)', '\\boxed{2, 1}', 1],
+    ['(2,1)', '\\boxed{1, 2}', 0],
+    ['(1,3)', '\\boxed{\\{3, 1\\}}', 1],
+    ['\\{1,3\\}', '\\boxed{(3, 1)}', 0],
     ['(37,3,3,13),(17,3,3,7)', '\\boxed{(17,3,3,7),(37,3,3,13)}', 1],
     ['(37,3,3,13),(17,3,3,7)', '\\boxed{(3,37,3,13),(17,3,3,7)}', 0],
     ['\\{(1,2),(3,4)\\}', '\\boxed{(3,4), (1,2)}', 1],
@@ -357,45 +361,4 @@ export const mathCases: MathCase[] = [
     ['3', '\\boxed{\\infty}', 0],
     ['\\{1, 2\\}', '\\boxed{\\{1, 1, 2\\}}', 0, 'multiple answers'],
   ]),
-];
-
-/** Cases whose question text matters (the echo rule). */
-export const echoCases: MathCase[] = [
-  {
-    category: 'echo',
-    gold: '[-3, 7]',
-    completion: 'So the answer is \\boxed{-2 \\le x+1 \\le 8}',
-    question: 'Solve $-2 \\le x+1 \\le 8$.',
-    expected: 0,
-    reason: 'echoes the question',
-  },
-  {
-    category: 'echo',
-    gold: '4',
-    completion: '\\boxed{x^2 = 16}',
-    question: 'Find the positive x with $x^2 = 16$.',
-    expected: 0,
-    reason: 'echoes the question',
-  },
-  {
-    category: 'echo',
-    gold: '4',
-    completion: '\\boxed{x = 4}',
-    question: 'Find the positive x with $x^2 = 16$.',
-    expected: 1,
-  },
-  {
-    category: 'echo',
-    gold: '4',
-    completion: 'Evaluating, \\boxed{x = 4}',
-    question: 'What is $x$ if $2x = 8$? Check your answer by substituting x = 4.',
-    expected: 1,
-  },
-  {
-    category: 'echo',
-    gold: '5',
-    completion: '\\boxed{5}',
-    question: 'Which is larger, 5 or 3?',
-    expected: 1,
-  },
 ];

@@ -1,12 +1,15 @@
 // Equivalence of a gold answer and a predicted answer, both parsed into MathNode trees (parse.ts).
 // Scalars are compared in scalar.ts, relations in relations.ts; this file holds the structure rules.
 // Order of rules, after Math-Verify v0.8.0's grader.py:
-//   1. assignments unwrap (`x = 3` ≡ `3`; a chain `a = b = 11` keeps its last right-hand side) when the other
-//      side is not an equation; two assignments to the same variable compare their right-hand sides;
+//   1. assignments unwrap (`x = 3` ≡ `3`, `AB = 4` ≡ `4`, `|AB| = 1` ≡ `1`; a chain `a = b = 11` keeps its
+//      last right-hand side) when the other side is not an equation; two assignments to the same name compare
+//      their right-hand sides;
 //   2. a gold relation becomes a set only when the prediction is in set form (`-2 \le x \le 7` ≡ `[-2, 7]`,
 //      never the reverse: echoing the inequality of the question must not score);
 //   3. structures recurse: sets and bare lists order-free, tuples and matrices positional, intervals by
-//      endpoints and openness (openness at ±∞ ignored), unions order-free;
+//      endpoints and openness (openness at ±∞ ignored), unions order-free; a tuple is ordered: against a bare
+//      list it compares as written, against a set with the set's items in increasing order (Math-Verify,
+//      whose SymPy FiniteSet sorts: (1,3) ≡ {1,3}, (3,1) ≢ {1,3});
 //   4. numbers: exact rationals compare exactly (BigInt; no absolute tolerance, so 1/2004! ≠ 1/2006!); if
 //      either side has a decimal literal, relative tolerance `relTol` (default 1e-6) or, when the decimal has
 //      at least 6 significant digits, being the exact value correctly rounded at its written precision
@@ -22,7 +25,8 @@
 // % as /100 only). Deviation from Math-Verify: random points instead of sympy.simplify as the main symbolic
 // test (cheaper, no hangs, and it refuses sqrt(x^2) ≡ x, which simplify may accept).
 import type { Json } from './evaluate.ts';
-import { freeSymbols } from './numeric-value.ts';
+import { evaluateMatrix } from './matrix.ts';
+import { freeSymbols, numericValue } from './numeric-value.ts';
 import { jsonToNode, type MathNode, relationLinks } from './parse.ts';
 import { relationsEqual, relationToSet } from './relations.ts';
 import { type CompareOptions, expr, exprEqual, infinitySign } from './scalar.ts';
@@ -76,6 +80,8 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
     case 'or':
       return pred.kind === 'or' && unorderedEqual(gold.items, pred.items, options);
     case 'set':
+      if (pred.kind === 'tuple' && pred.delimiter === '()' && pred.items.length > 1)
+        return orderedEqual(sortedItems(gold.items), pred.items, options);
       if (pred.kind === 'set' || pred.kind === 'tuple')
         return unorderedEqual(gold.items, pred.items, options);
       if (pred.kind === 'interval' || pred.kind === 'union') return false;
@@ -85,8 +91,18 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
         const asInterval = tupleAsInterval(gold);
         return asInterval !== null && nodesEqual(asInterval, pred, options);
       }
-      if (pred.kind === 'set') return unorderedEqual(gold.items, pred.items, options);
+      if (pred.kind === 'set') {
+        if (gold.delimiter === '()') return orderedEqual(gold.items, sortedItems(pred.items), options);
+        return unorderedEqual(gold.items, pred.items, options);
+      }
       if (pred.kind !== 'tuple') return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
+      // A tuple is ordered: against a bare list, position by position as written ((1,3) ≡ `1, 3`, (3,1) ≢
+      // `1, 3`, as in Math-Verify); against a set, see sortedItems.
+      if (
+        (gold.delimiter === '()') !== (pred.delimiter === '()') &&
+        (gold.delimiter === 'bare') !== (pred.delimiter === 'bare')
+      )
+        return orderedEqual(gold.items, pred.items, options);
       if (gold.delimiter === 'bare' || pred.delimiter === 'bare') {
         return unorderedEqual(gold.items, pred.items, options);
       }
@@ -106,8 +122,15 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
       return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
     }
     case 'matrix': {
-      if (pred.kind !== 'matrix' || pred.rows.length !== gold.rows.length) return false;
-      return gold.rows.every((row, i) => orderedEqual(row, pred.rows[i], options));
+      // `A + B`, `2A`, `AB` with the matrices written out: their entries (Math-Verify evaluates them too)
+      const entries = pred.kind === 'expr' ? evaluateMatrix(pred.json) : null;
+      const rows = entries
+        ? entries.map((row) => row.map(jsonToNode))
+        : pred.kind === 'matrix'
+          ? pred.rows
+          : null;
+      if (!rows || rows.length !== gold.rows.length) return false;
+      return gold.rows.every((row, i) => orderedEqual(row, rows[i], options));
     }
   }
 }
@@ -135,14 +158,36 @@ function isVariable(json: Json): json is string {
   return typeof json === 'string' && !json.startsWith("'") && freeSymbols(json).size === 1;
 }
 
-/** `x = 3`, `f(x) = …` with a simple left side, or a chain `a = b = 11` (first lhs, last rhs). */
+const LABEL_HEADS = new Set([
+  'InvisibleOperator',
+  'Multiply',
+  'Abs',
+  'Delimiter',
+  'Angle',
+  'Subscript',
+  'Colon',
+]);
+
+/**
+ * A name rather than a condition: a variable (`x`), a product of letters (`AB`, `xy`), `|AB|`, `\angle ABC`,
+ * `f(x)`, a subscripted name — letters only, no number, no sum or power (Math-Verify unwraps `AB = 4`).
+ */
+export function isLabel(json: Json): boolean {
+  if (typeof json === 'string') return isVariable(json);
+  if (!Array.isArray(json) || json.length < 2) return false;
+  const [head, ...args] = json;
+  if (head === 'Subscript') return isLabel(args[0]);
+  return typeof head === 'string' && LABEL_HEADS.has(head) && args.every(isLabel);
+}
+
+/** `x = 3`, `AB = 4`, `f(x) = …` with a name on the left, or a chain `a = b = 11` (first lhs, last rhs). */
 function assignment(node: MathNode): { variable: string; value: Json } | null {
   if (node.kind !== 'relation' || node.op !== 'Equal') return null;
   const links = relationLinks(node.op, node.args);
   if (links.length === 0 || links.some((link) => link.op !== 'Equal')) return null;
   const left = links[0].left;
-  if (!isVariable(left)) return null;
-  return { variable: left, value: links[links.length - 1].right };
+  if (!isLabel(left)) return null;
+  return { variable: JSON.stringify(left), value: links[links.length - 1].right };
 }
 
 /** Set notation: an interval, a union, a set, or a two-item (…)/[…] that reads as an interval. */
@@ -158,6 +203,25 @@ function tupleAsInterval(node: MathNode & { kind: 'tuple' }): MathNode | null {
   if (lower.kind !== 'expr' || upper.kind !== 'expr') return null;
   const open = node.delimiter === '()';
   return { kind: 'interval', lower: lower.json, upper: upper.json, lowerOpen: open, upperOpen: open };
+}
+
+/** Items in increasing numeric order when all are real constants (a SymPy FiniteSet's order); else as given. */
+function sortedItems(items: MathNode[]): MathNode[] {
+  const values: number[] = [];
+  for (const item of items) {
+    if (item.kind !== 'expr' || freeSymbols(item.json).size > 0) return items;
+    try {
+      const [re, im] = numericValue(item.json);
+      if (im !== 0 || Number.isNaN(re)) return items;
+      values.push(re);
+    } catch {
+      return items;
+    }
+  }
+  return items
+    .map((item, i) => ({ item, value: values[i] }))
+    .sort((a, b) => a.value - b.value)
+    .map((x) => x.item);
 }
 
 function orderedEqual(gold: MathNode[], pred: MathNode[], options: CompareOptions): boolean {

@@ -2,13 +2,15 @@
 // with boxed at the highest priority as its README recommends for rewards):
 //   1. the last \boxed{…} / \fbox{…} (brace-matched; boxes separated only by ',', 'and', 'or', '$' are
 //      joined with ', ' so that a multi-answer box list reads as one list);
-//   2. "final answer is …" (Minerva's "Final Answer: The final answer is X. I hope it is correct.");
+//   2. "final answer is …" (Minerva's "Final Answer: The final answer is X. I hope it is correct."), and
+//      "Final Answer: The largest $n$ is 34." → 34 (Math-Verify's `final answer.{0,100}? is X`);
 //   3. "answer: …" / "the answer is …" (last occurrence);
 //   4. fallbacks: the last LaTeX environment ($…$, $$…$$, \[…\], \(…\)); the whole text when it is a bare
 //      answer (one short line, all mathematics or all words: '\frac{1}{2}', 'x = 3', 'Evelyn'), as
-//      Math-Verify's fallback_mode="first_match" does with the raw string; then the last number.
+//      Math-Verify's fallback_mode="first_match" does with the raw string; then the last number (thousands
+//      groups, a decimal comma `2,75`, never a digit inside a word: 'AZYUK2A' has no number).
 // With `boxedOnly`, only (1) counts. Multiple-choice letters (A–E) are extracted by extractLetters when the
-// gold is a letter.
+// gold is a letter (boxed, after "answer", a bare `$E$`, or the last `(C)`).
 // Deviations from Math-Verify: it tries every match of every priority right-to-left until one parses; we
 // offer one candidate per priority (its last match) and verify.ts tries them in order until one parses,
 // except that a box is final (a boxed, unparseable answer is the model's fault). Phrases after "answer"
@@ -70,7 +72,7 @@ export function findBoxes(text: string): Box[] {
 
 const BOX_SEPARATOR = /^(?:\s|,|;|\$|\\quad|\\qquad|\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b|\\,)*$/i;
 
-function lastBoxed(text: string): string | null {
+export function lastBoxed(text: string): string | null {
   const boxes = findBoxes(text);
   if (boxes.length === 0) return null;
   const joined = [boxes[boxes.length - 1].content];
@@ -120,7 +122,11 @@ function lastLatexEnv(text: string): string | null {
   return last?.trim() || null;
 }
 
-const NUMBER = /-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?(?:\s*(?:%|\\%))?|-?\.\d+/g;
+// A number in plain text: thousands groups (1,234,567 or 1 234 567), a decimal point or a decimal comma
+// (2,75; three digits after a comma read as thousands), a /denominator, a percent sign. Never a digit inside a
+// word ('AZYUK2A' has no number; '5cm' and '5 apples' do).
+const NUMBER =
+  /(?<![A-Za-z_\d.,])(?:-?(?:0,\d+|[1-9]\d{0,2}(?:,\d{3})+(?!\d)|[1-9]\d{0,2}(?: \d{3})+(?![\d,.])|\d+(?:,(?!\d{3}(?!\d))\d+)?)(?:\.\d+)?(?:\s*\/\s*\d+)?(?:\s*(?:%|\\%))?|-?\.\d+)(?![A-Za-z](?![A-Za-z²³])|[A-Za-z]\d)/g;
 
 function lastNumber(text: string): string | null {
   let last: string | null = null;
@@ -169,7 +175,10 @@ export function extractCandidates(completion: string, options: ExtractOptions = 
   const candidates: Extracted[] = [];
   const finalIndex = lastMatchIndex(completion, /final answer\s*(?:is|:)/gi);
   if (finalIndex >= 0) {
-    const phrase = phraseAfter(completion, finalIndex);
+    let phrase = phraseAfter(completion, finalIndex);
+    // "Final Answer: The largest $n$ is 34." — Math-Verify's `final answer.{0,100}? is X`
+    const is = /^.{0,100}?\s(?:is|are|equals)\s+(?=\S)/.exec(phrase);
+    if (phrase && proseWords(phrase) > 0 && is) phrase = phraseAfter(phrase, is[0].length);
     if (phrase && proseWords(phrase) <= 2) candidates.push({ answer: phrase, source: 'final' });
   }
   const answerIndex = lastMatchIndex(completion, /\banswer\s*(?::|=|is\b)/gi);
@@ -253,6 +262,11 @@ export function extractLetters(completion: string, options: ExtractOptions = {})
       const letters = lettersIn(phraseAfter(completion, index));
       if (letters.length > 0) return { letters, source };
     }
+  }
+  // A bare letter as the last LaTeX environment or as the whole completion: '$E$', 'E'.
+  for (const text of [lastLatexEnv(completion), completion]) {
+    const letter = text === null ? null : letterOf(text);
+    if (letter) return { letters: [letter], source: 'latex' };
   }
   // Fallback: the last "(C)" / "\text{(C)}" / "C)" in the text.
   let last: string | null = null;

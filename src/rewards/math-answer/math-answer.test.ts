@@ -6,7 +6,8 @@ import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { rewards } from '../index.ts';
 import { benchMix } from './bench.ts';
-import { echoCases, type MathCase, mathCases } from './cases.ts';
+import { type MathCase, mathCases } from './cases.ts';
+import { echoCases } from './echo-cases.ts';
 import { extractAnswer } from './extract.ts';
 import {
   closeSharedMathVerifier,
@@ -120,14 +121,29 @@ describe('math-answer reward (worker pool)', () => {
     expect(warnings.filter((w) => w.includes('broken-2'))).toHaveLength(1);
   });
 
-  it('passes the problem prompt for the echo rule', async () => {
-    const [result] = await reward.score([
-      {
-        problem: problem('[-3,7]', 'echo', 'Solve $-2 \\le x+1 \\le 8$.'),
-        completion: '\\boxed{-2\\le x+1\\le 8}',
-      },
-    ]);
-    expect(result.reason).toBe('echoes the question');
+  it('passes the problem prompt to the echo rule (the reward as registered)', async () => {
+    const registered = rewards.get('math-answer')({ poolSize: 1 });
+    try {
+      const results = await registered.score([
+        {
+          problem: problem('[-3,7]', 'echo-1', 'Solve $-2 \\le x+1 \\le 8$.'),
+          completion: '\\boxed{-2\\le x+1\\le 8}',
+        },
+        { problem: problem('120', 'echo-2', 'Compute C(10,3).'), completion: '\\boxed{\\binom{10}{3}}' },
+        { problem: problem('391', 'echo-3', 'What is $17 \\cdot 23$?'), completion: '\\boxed{23\\times 17}' },
+        { problem: problem('120', 'echo-4', 'Compute C(10,3).'), completion: '\\boxed{120}' },
+        { problem: problem('7', 'echo-5', 'Ann has 3 pens and buys 4.'), completion: '\\boxed{3+4}' },
+      ]);
+      expect(results.map((r) => [r.reward, r.reason])).toEqual([
+        [0, 'echo'],
+        [0, 'echo'],
+        [0, 'echo'],
+        [1, undefined],
+        [1, undefined],
+      ]);
+    } finally {
+      await registered.close?.();
+    }
   });
 
   it('times out pathological answers, replaces the worker and keeps scoring', async () => {

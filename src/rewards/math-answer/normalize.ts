@@ -5,8 +5,10 @@
 // compute-engine would read ^\circ as radians), thousands separators, and 'and'/'or' between items (→ ',').
 // Deviations: single-letter units (m, g, s, h) are removed only inside \text{}/\mathrm{}/\mbox{} (bare, they
 // are more often variables); no "malformed operator" repair beyond what compute-engine parses itself
-// (\frac12, \sqrt2 parse fine); decimal commas are rewritten only on request (when the gold is a single
-// non-integer number, see verify.ts), never by default.
+// (\frac12, \sqrt2 parse fine); decimal commas (`2,75`, `0,125`) are rewritten only on request (when the
+// other side is a single decimal number, see verify.ts), never by default, since `1,2` is also a list.
+// Also: `[\begin{array}…\end{array}]` is the matrix itself; a labelled ratio `V_1:V_2 = 11:21` is its value;
+// a trailing ellipsis (`1, 2, 3, ...`) is kept, so an unfinished list never equals a finished one.
 
 export interface Normalized {
   /** Normalised LaTeX, ready for parsing. */
@@ -242,6 +244,10 @@ export function normalizeAnswer(raw: string, options: NormalizeOptions = {}): No
   s = s.replace(/\$/g, ' ');
   s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|biggl|biggr)(?![a-zA-Z])\s*/g, '');
   s = s.replace(/\\(?:displaystyle|textstyle|limits)(?![a-zA-Z])/g, '');
+  // A matrix written as [\begin{array}{cc} … \end{array}] (after \left/\right went): the brackets are its own.
+  s = s.replace(/[[(]\s*(\\begin\{array\}[\s\S]*?\\end\{array\})\s*[\])]/g, '$1');
+  // A labelled ratio 'V_1:V_2 = 11:21' is its value.
+  s = s.replace(/^\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*:\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*=(?=[^=]*$)/, '');
   s = s.replace(/(\d),\\!\s*(?=\d{3}(?!\d))/g, '$1').replace(/\\!/g, ''); // 11,\!111 is a thousands separator
   s = s.replace(/\\[dtc]frac(?![a-zA-Z])/g, '\\frac').replace(/\\[dt]binom(?![a-zA-Z])/g, '\\binom');
   s = s.replace(/\\(?:leqslant|leq)(?![a-zA-Z])/g, '\\le').replace(/\\(?:geqslant|geq)(?![a-zA-Z])/g, '\\ge');
@@ -282,12 +288,14 @@ export function normalizeAnswer(raw: string, options: NormalizeOptions = {}): No
   s = s.replace(/\s*(?:,\s*)?\b(?:and|or)\b\s*/g, ', ');
   s = s.replace(/\binfinity\b/gi, '\\infty').replace(/\+\s*\\infty/g, '\\infty');
   s = s.replace(/\s+/g, ' ').trim();
-  s = s.replace(/[.,;:\s]+$/, '').replace(/^[,;:\s]+/, '');
+  // A list ending in an ellipsis ('1, 2, 3, ...') is unfinished: keep the ellipsis (it does not parse).
+  s = s.replace(/(?:\.\.\.|\\[lc]?dots)\s*\.?$/, ' \\ldots');
+  s = s.replace(/(?<!\\ldots)[.,;:\s]+$/, '').replace(/^[,;:\s]+/, '');
   s = s.replace(/(^|[^\d])\.(\d)/g, '$10.$2'); // .5 → 0.5
   // Thousands separators with plain commas only where a list reading is implausible: the whole answer is
   // one such number (or an assignment to one), e.g. 1,234 or 1,234,567.89 — but '32, 349' stays a list.
   s = s.replace(
-    /^((?:[a-zA-Z]\s*=\s*)?-?)(\d{1,3}(?:,\d{3})+)(\.\d+)?$/,
+    /^((?:[a-zA-Z]\s*=\s*)?-?)([1-9]\d{0,2}(?:,\d{3})+)(\.\d+)?$/,
     (_, prefix, digits, fraction = '') => {
       return `${prefix}${digits.replace(/,/g, '')}${fraction}`;
     },
@@ -296,7 +304,7 @@ export function normalizeAnswer(raw: string, options: NormalizeOptions = {}): No
   s = s.replace(/^(-?)(\d{1,3}(?: \d{3})+)(\.\d+)?$/, (_, sign, digits, fraction = '') => {
     return `${sign}${digits.replace(/ /g, '')}${fraction}`;
   });
-  if (options.decimalComma) s = s.replace(/^(-?\d+),(\d{1,2}|\d{4,})$/, '$1.$2');
+  if (options.decimalComma) s = s.replace(/^(-?0),(\d+)$|^(-?\d+),(\d{1,2}|\d{4,})$/, '$1$3.$2$4');
   const textual = (wholeText && /[a-zA-Z]{2,}/.test(s) && !/\\/.test(s)) || isWordAnswer(s);
   return { latex: s, percent, textual };
 }

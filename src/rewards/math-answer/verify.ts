@@ -1,13 +1,24 @@
 // The synchronous verification core that runs inside a worker thread (worker.ts): extraction (extract.ts),
 // normalisation (normalize.ts), parsing (parse.ts) and comparison (compare.ts), plus the anti-hacking
 // rules. Follows Math-Verify v0.8.0's verify(gold, pred) with boxed-first extraction; see
-// docs/rewards/math-answer.md for the deviations.
+// docs/rewards/math-answer.md for the deviations. As in Math-Verify, a gold with several boxes is one list,
+// a gold with a decimal comma (`3,14`) matches a decimal prediction, and `x = \frac13 \approx 0.33` is right
+// when either the approximation or the exact value before it is.
 // Anti-hacking: a prediction listing more answers than the gold has (`1, 2, 3` or `1 or 2 or 3` for a single
 // gold, more letters than one for a multiple-choice gold) scores 0 with reason 'multiple answers'; a
-// relation copied from the question ('echoes the question') and an empty box score 0 with a reason.
+// restatement of the problem's own expression or relation ('echo', echo.ts) and an empty box score 0 with a
+// reason.
 import { nodesEqual } from './compare.ts';
+import { echoesQuestion } from './echo.ts';
 import { TooLargeError } from './evaluate.ts';
-import { extractCandidates, extractLetters, findBoxes, type GoldChoice, goldChoice } from './extract.ts';
+import {
+  extractCandidates,
+  extractLetters,
+  findBoxes,
+  type GoldChoice,
+  goldChoice,
+  lastBoxed,
+} from './extract.ts';
 import { type Normalized, normalizeAnswer } from './normalize.ts';
 import { answerCount, type MathNode, type Parsed, parseNormalized } from './parse.ts';
 
@@ -36,6 +47,8 @@ interface GoldEntry {
   normalized: Normalized;
   parsed: Parsed;
   choice: GoldChoice | null;
+  /** The gold read with a decimal comma ('3,14' → '3.14'), when that makes it one decimal number. */
+  decimalGold: string | null;
 }
 
 const GOLD_CACHE_LIMIT = 4096;
@@ -47,10 +60,16 @@ function goldEntry(gold: string): GoldEntry {
   let entry = goldCache.get(gold);
   if (!entry) {
     // A gold given as a full solution or as \boxed{…} means its box.
-    const boxes = findBoxes(gold);
-    const answer = boxes.length > 0 ? boxes[boxes.length - 1].content : gold;
+    // (several adjacent boxes, `\boxed{1}\boxed{2}`, are one list, as in a prediction)
+    const answer = lastBoxed(gold) ?? gold;
     const normalized = normalizeAnswer(answer);
-    entry = { normalized, parsed: parseNormalized(normalized), choice: goldChoice(answer) };
+    const decimal = /\d,\d/.test(answer) ? normalizeAnswer(answer, { decimalComma: true }).latex : '';
+    entry = {
+      normalized,
+      parsed: parseNormalized(normalized),
+      choice: goldChoice(answer),
+      decimalGold: decimal !== normalized.latex && /^-?\d+\.\d+$/.test(decimal) ? decimal : null,
+    };
     if (goldCache.size >= GOLD_CACHE_LIMIT) goldCache.clear();
     goldCache.set(gold, entry);
   }
@@ -82,8 +101,6 @@ function plainNumbers(gold: Normalized, pred: Normalized): boolean | null {
 
 const shorten = (text: string) => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
 
-const compact = (text: string) => text.replace(/[\s$]|\\[,;:! ]/g, '');
-
 /** How many answers the gold can hold (a prediction listing more is hedging). */
 function capacity(node: MathNode): number {
   if (node.kind === 'set' || node.kind === 'tuple' || node.kind === 'or')
@@ -92,15 +109,6 @@ function capacity(node: MathNode): number {
   if (node.kind === 'union') return node.items.length * 2;
   if (node.kind === 'matrix') return node.rows.reduce((total, row) => total + row.length, 0);
   return 1;
-}
-
-function isEquationLike(node: MathNode): boolean {
-  return node.kind === 'relation' || node.kind === 'or';
-}
-
-/** `x = 4`, `k = …`: an assignment, which the echo rule leaves alone (questions often state them). */
-function isAssignment(node: MathNode): boolean {
-  return node.kind === 'relation' && node.op === 'Equal' && typeof node.args[0] === 'string';
 }
 
 /** Judges an extracted answer against a gold answer. */
@@ -112,6 +120,9 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
   const goldNode = reference.parsed.node;
   const decimalComma = goldNode.kind === 'expr' && /^-?\d+\.\d+$/.test(reference.normalized.latex);
   const normalized = normalizeAnswer(answer, { decimalComma });
+  // A gold written with a decimal comma ('3,14', '0,125') against a prediction that is one decimal number.
+  if (reference.decimalGold && /^-?\d*\.\d+$/.test(normalized.latex))
+    return judge(reference.decimalGold, answer, relTol, question);
   if (normalized.latex === '') return { correct: false, extracted: answer, reason: 'empty answer' };
   if (
     normalized.latex === reference.normalized.latex &&
@@ -134,11 +145,8 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
   if (given > 1 && given > capacity(goldNode)) {
     return { correct: false, extracted: answer, reason: `multiple answers (${given} given)` };
   }
-  if (question && isEquationLike(predNode) && !isAssignment(predNode) && !isEquationLike(goldNode)) {
-    const haystack = compact(normalizeAnswer(question).latex);
-    if (compact(normalized.latex).length >= 3 && haystack.includes(compact(normalized.latex))) {
-      return { correct: false, extracted: answer, reason: 'echoes the question' };
-    }
+  if (question && echoesQuestion(predNode, normalized.latex, goldNode, question)) {
+    return { correct: false, extracted: answer, reason: 'echo' };
   }
   try {
     if (nodesEqual(goldNode, predNode, { relTol })) return { correct: true, extracted: answer };
@@ -192,11 +200,19 @@ function judgeCandidates(gold: string, task: VerifyTask & { kind: 'verify' }): W
   return verdict!;
 }
 
+const APPROX = /\\approx(?![a-zA-Z])/;
+
 function judgeCandidate(gold: string, task: VerifyTask & { kind: 'verify' }, answer: string): WorkerVerdict {
   if (answer.trim() === '') return { correct: false, extracted: '', reason: 'empty answer' };
   if (answer.length > MAX_ANSWER_LENGTH)
     return { correct: false, extracted: shorten(answer), reason: 'answer too long' };
-  return judge(gold, answer, task.relTol, task.question);
+  const verdict = judge(gold, answer, task.relTol, task.question);
+  // `x = \frac13 \approx 0.33`: the approximation (judged above) or the exact value before it (Math-Verify).
+  if (!verdict.correct && APPROX.test(answer) && verdict.reason !== 'echo') {
+    const exact = judge(gold, answer.split(APPROX)[0], task.relTol, task.question);
+    if (exact.correct) return { ...exact, extracted: answer };
+  }
+  return verdict;
 }
 
 /** Synchronous verification in the calling thread (no timeout): for tests and trusted inputs. */
