@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { crashPoint } from '../core/crash-point.ts';
 import { ATOMIC_TEMPORARY, fsyncDirectory, writeFileAtomic } from '../core/durable-files.ts';
 import { CheckpointError } from '../core/errors.ts';
+import { processAlive } from '../core/process-alive.ts';
 import type { RngState } from '../core/rng.ts';
 
 /** Everything besides the model that a resumed run needs to continue exactly. */
@@ -103,7 +104,7 @@ export function readCheckpoint(
 function prune(checkpointsDir: string, retain: number): void {
   for (const name of readdirSync(checkpointsDir)) {
     const temporary = ATOMIC_TEMPORARY.exec(name);
-    if (temporary && !processAlive(Number(temporary[1]))) rmSync(join(checkpointsDir, name), { force: true });
+    if (temporary && !writerAlive(Number(temporary[1]))) rmSync(join(checkpointsDir, name), { force: true });
   }
   const protectedNames = new Set<string>();
   for (const pointer of ['LATEST', 'BEST']) {
@@ -129,12 +130,7 @@ function prune(checkpointsDir: string, retain: number): void {
   }
 }
 
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true; // never ours: a write of this process may be in progress
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** A writer that may still be writing: any live process, this one included. */
+function writerAlive(pid: number): boolean {
+  return pid === process.pid || processAlive(pid);
 }

@@ -7,8 +7,12 @@
 //   node --import tsx lock.test-child.ts --hold <control dir> <run dir>...
 //       opens every run for writing, writes <control>/holding, then waits to be killed (a holder that dies
 //       with its locks taken).
+//   node --import tsx lock.test-child.ts --create <control dir> <child index> <run dir>...
+//       as the first form, but RunStore.create(run dir t) of a run that does not exist yet: "held" when
+//       this process created it, "refused <message>" for a UserError, "error <message>" for anything else.
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { UserError } from '../core/errors.ts';
 import { RunLockedError } from './lock.ts';
 import { RunStore } from './run-store.ts';
 
@@ -22,7 +26,8 @@ if (args[0] === '--hold') {
   writeFileSync(join(control, 'holding'), String(stores.length));
   setInterval(() => {}, 60_000);
 } else {
-  const [control, index, ...runDirs] = args;
+  const create = args[0] === '--create';
+  const [control, index, ...runDirs] = create ? args.slice(1) : args;
   for (let trial = 0; trial < runDirs.length; trial++) {
     const go = join(control, `go-${trial}`);
     while (!existsSync(go)) {
@@ -31,10 +36,11 @@ if (args[0] === '--hold') {
     let store: RunStore | null = null;
     let result: string;
     try {
-      store = RunStore.resume(runDirs[trial]);
+      store = create ? RunStore.create(runDirs[trial], { creator: index }) : RunStore.resume(runDirs[trial]);
       result = 'held';
     } catch (error) {
-      result = `${error instanceof RunLockedError ? 'refused' : 'error'} ${(error as Error).message}`;
+      const refused = create ? error instanceof UserError : error instanceof RunLockedError;
+      result = `${refused ? 'refused' : 'error'} ${(error as Error).message}`;
     }
     // Written aside and renamed, so the parent never reads a result half-written.
     const resultPath = join(control, `result-${trial}-${index}`);

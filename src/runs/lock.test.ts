@@ -3,7 +3,7 @@
 // Each trial must end with exactly one holder and every other process refused with RunLockedError, both
 // on a fresh run and on runs whose previous holder was killed with SIGKILL while holding the lock.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ const repoRoot = resolve(import.meta.dirname, '../..');
 const childScript = join(import.meta.dirname, 'lock.test-child.ts');
 const processes = 20;
 const trials = 50;
+const createTrials = 10;
 
 function startChild(args: string[]): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', childScript, ...args], {
@@ -90,4 +91,37 @@ describe('run lock', () => {
       expect(refusal).toMatch(/^refused run .* is in use by (process \d+|another process)/);
     }
   }, 180_000);
+
+  it(`lets exactly one of ${processes} processes create a new run of the same name, the others get one clear line`, async () => {
+    const root = mkdtempSync(join(tmpdir(), 'curricula-create-'));
+    const runDirs = Array.from({ length: createTrials }, (_, i) => join(root, `new-${i}`));
+    const control = join(root, 'control');
+    mkdirSync(control);
+    for (let index = 0; index < processes; index++) {
+      children.push(startChild(['--create', control, String(index), ...runDirs]));
+    }
+    for (let trial = 0; trial < runDirs.length; trial++) {
+      writeFileSync(join(control, `go-${trial}`), '');
+      const resultPath = (index: number) => join(control, `result-${trial}-${index}`);
+      await waitFor(
+        () => Array.from({ length: processes }, (_, index) => existsSync(resultPath(index))).every(Boolean),
+        `the results of trial ${trial}`,
+      );
+      const results = Array.from({ length: processes }, (_, index) =>
+        readFileSync(resultPath(index), 'utf8'),
+      );
+      const creators = results.flatMap((result, index) => (result === 'held' ? [index] : []));
+      expect(creators).toHaveLength(1);
+      for (const result of results.filter((result) => result !== 'held')) {
+        expect(result).toMatch(/^refused run directory .* already exists/);
+      }
+      // The run holds the winner's config: no loser replaced it.
+      expect(JSON.parse(readFileSync(join(runDirs[trial], 'config.json'), 'utf8'))).toEqual({
+        creator: String(creators[0]),
+      });
+      writeFileSync(join(control, `done-${trial}`), '');
+    }
+    // No loser left its staging directory behind.
+    expect(readdirSync(root).filter((name) => name.includes('.creating-'))).toEqual([]);
+  }, 120_000);
 });

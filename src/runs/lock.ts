@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeFileAtomic } from '../core/durable-files.ts';
 import { UserError } from '../core/errors.ts';
+import { processAlive } from '../core/process-alive.ts';
 
 export const LOCK_FILE = 'lock.sqlite';
 export const LOCK_OWNER_FILE = 'lock-owner.json';
@@ -89,14 +90,5 @@ function readOwner(runDir: string): LockOwner | null {
     return JSON.parse(readFileSync(join(runDir, LOCK_OWNER_FILE), 'utf8')) as LockOwner;
   } catch {
     return null;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -128,6 +128,30 @@ describe('RunStore', () => {
     expect(RunStore.read(dir).config()).toEqual({ version: 2 });
   });
 
+  it('removes what a killed create or overwrite of the same name left, and only that', () => {
+    const root = freshDir();
+    const deadPid = 2 ** 22 + 12345; // above Linux's pid_max: never a running process
+    const leftovers = {
+      staging: `new.creating-${deadPid}`,
+      removing: `.new.removing-${deadPid}-1700000000000`,
+    };
+    const kept = [
+      `new.creating-${process.ppid}`, // a live create
+      `.new.removing-${process.ppid}-1700000000000`, // a live overwrite
+      `other.creating-${deadPid}`, // another name's
+      `new.creating-${deadPid}-x`, // not a staging name
+    ];
+    for (const entry of [...Object.values(leftovers), ...kept]) {
+      mkdirSync(join(root, entry, 'checkpoints'), { recursive: true });
+      writeFileSync(join(root, entry, 'config.json'), '{}');
+    }
+    // A user's run that happens to carry a staging-like name of a dead pid: it has run.sqlite.
+    const lookalike = `new.creating-${deadPid + 1}`;
+    RunStore.create(join(root, lookalike), {}).close();
+    RunStore.create(join(root, 'new'), {}).close();
+    expect(readdirSync(root).sort()).toEqual([...kept, lookalike, 'new'].sort());
+  });
+
   it('rejects a directory that is not a run', () => {
     expect(() => RunStore.resume(mkdtempSync(join(tmpdir(), 'x-')))).toThrow(UserError);
   });

@@ -31,6 +31,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import Database from 'better-sqlite3';
 import { writeFileAtomic } from '../core/durable-files.ts';
 import { UserError } from '../core/errors.ts';
+import { processAlive } from '../core/process-alive.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
 import { checkRunName } from './run-name.ts';
 
@@ -130,12 +131,24 @@ export class RunStore {
       RunStore.removeForOverwrite(dir, options.onOverwrite);
     }
     mkdirSync(dirname(dir), { recursive: true });
+    removeAbandoned(dir);
     const staging = `${dir}.creating-${process.pid}`;
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(join(staging, 'checkpoints'), { recursive: true });
     writeFileAtomic(join(staging, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
     writeFileAtomic(join(staging, 'metrics.jsonl'), '');
-    renameSync(staging, dir);
+    try {
+      renameSync(staging, dir);
+    } catch (error) {
+      rmSync(staging, { recursive: true, force: true });
+      // Another process created the run between the existsSync check and here (rename never replaces a
+      // non-empty directory, so its run is intact).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+      throw new UserError(
+        `run directory ${dir} already exists (another process created it just now); resume it with --resume ${dir}, or choose another name`,
+      );
+    }
     const store = new RunStore(dir, 'create');
     store.event('created', {});
     return store;
@@ -380,6 +393,33 @@ function unreadableStore(path: string, error: unknown): unknown {
   return new UserError(
     `run store ${path} cannot be opened: ${error.message} (${error.code}); restore it from a backup, or start a new run`,
   );
+}
+
+/**
+ * What a create or an overwrite of this run name left when its process was killed: the staging directory
+ * `<name>.creating-<pid>` (never a run: it has no run.sqlite yet, which also spares a user's run that
+ * happens to have such a name) and `.<name>.removing-<pid>-<ms>` (a dot name, never a run's). Removed
+ * only once that pid is gone; nothing else in the runs directory is touched.
+ */
+function removeAbandoned(dir: string): void {
+  const parent = dirname(dir);
+  const name = basename(dir);
+  for (const entry of readdirSync(parent)) {
+    const stagingPid = pidAfter(entry, `${name}.creating-`, /^(\d+)$/);
+    const removingPid = pidAfter(entry, `.${name}.removing-`, /^(\d+)-\d+$/);
+    const pid = stagingPid ?? removingPid;
+    if (pid === undefined || pid === process.pid || processAlive(pid)) continue;
+    const path = join(parent, entry);
+    if (stagingPid !== undefined && existsSync(join(path, 'run.sqlite'))) continue;
+    rmSync(path, { recursive: true, force: true });
+  }
+}
+
+/** The pid in `<prefix><rest>` when rest matches `pattern` (its first group), else undefined. */
+function pidAfter(entry: string, prefix: string, pattern: RegExp): number | undefined {
+  if (!entry.startsWith(prefix)) return undefined;
+  const match = pattern.exec(entry.slice(prefix.length));
+  return match ? Number(match[1]) : undefined;
 }
 
 function isSameOrInside(path: string, dir: string): boolean {

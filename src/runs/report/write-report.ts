@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsyncDirectory, writeFileAtomic } from '../../core/durable-files.ts';
+import { processAlive } from '../../core/process-alive.ts';
 import { buildReport, type ReportOptions } from './build-report.ts';
 import type { RunSummary } from './summary.ts';
 
@@ -77,16 +78,12 @@ function swapInto(staging: string, target: string, old: string): void {
 function removeAbandoned(dir: string): void {
   for (const name of readdirSync(dir)) {
     const match = /^\.report-(?:staging|old)-(\d+)-\d+(?:-\d+)?$/.exec(name);
-    if (match && !processAlive(Number(match[1]))) rmSync(join(dir, name), { recursive: true, force: true });
+    if (match && !otherWriterAlive(Number(match[1])))
+      rmSync(join(dir, name), { recursive: true, force: true });
   }
 }
 
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return false; // ours are from an earlier, failed call in this process
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** Staging of a live report writer; this process's own are from an earlier, failed call. */
+function otherWriterAlive(pid: number): boolean {
+  return pid !== process.pid && processAlive(pid);
 }
