@@ -315,6 +315,18 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
     await Promise.all(this.links.map((link) => link.close()));
   }
 
+  /** Worker threads still running (0 after close()). */
+  get liveWorkers(): number {
+    return this.links.filter((link) => !link.exited).length;
+  }
+
+  /** Each replica's own accumulated gradients, in worker order (not cleared); for tests. */
+  async replicaGradientValues(): Promise<Map<string, Float32Array>[]> {
+    this.checkOpen();
+    const lists = await Promise.all(this.links.map((link) => link.call<GradientList>('gradients', [false])));
+    return lists.map((list) => new Map(list.names.map((name, i) => [name, list.values[i]])));
+  }
+
   /** Test support: terminate one worker thread as if it had died. */
   async killWorkerForTest(index: number): Promise<void> {
     await this.links[index].killForTest();

@@ -60,6 +60,8 @@ export class WorkerLink {
   private nextId = 0;
   private failure: Error | null = null;
   private closing = false;
+  private exitedFlag = false;
+  private closed: Promise<void> | null = null;
   /** Resolves when the replica has built its model; rejects if it dies first. */
   readonly ready: Promise<void>;
 
@@ -102,7 +104,15 @@ export class WorkerLink {
       this.onDeath(error);
     };
     this.worker.on('error', (error: Error) => die(`crashed: ${error.message}`));
-    this.worker.on('exit', (code) => die(`exited with code ${code}`));
+    this.worker.on('exit', (code) => {
+      this.exitedFlag = true;
+      die(`exited with code ${code}`);
+    });
+  }
+
+  /** Whether the thread has ended (after close(), a crash or an exit). */
+  get exited(): boolean {
+    return this.exitedFlag;
   }
 
   /** Calls `method` on the replica; `transfer` lists buffers moved (not copied) to the worker. */
@@ -131,14 +141,17 @@ export class WorkerLink {
     this.pending.clear();
   }
 
-  /** Terminates the thread; pending calls reject. */
-  async close(): Promise<void> {
-    if (this.closing) return;
+  /** Terminates the thread; pending calls reject. Every call waits for the same termination. */
+  close(): Promise<void> {
+    if (this.closed) return this.closed;
     this.closing = true;
     const error = this.failure ?? new PolicyWorkerError(`${this.label} was closed`);
     for (const call of this.pending.values()) call.reject(error);
     this.pending.clear();
-    await this.worker.terminate();
+    this.closed = this.worker.terminate().then(() => {
+      this.exitedFlag = true;
+    });
+    return this.closed;
   }
 
   /** Test support: terminates the thread as if it had died. */
