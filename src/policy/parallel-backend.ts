@@ -43,6 +43,7 @@ import {
 } from './embedded-backend.ts';
 import type { ModelConfig } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
+import { resolveWorkerCount, type WorkerCount } from './parallel-options.ts';
 import { splitByCost } from './parallel-split.ts';
 import {
   importTokenizerFactory,
@@ -53,9 +54,6 @@ import {
 import type { GradientList, ReplicaInit } from './worker-replica.ts';
 
 export { PolicyWorkerError } from './worker-link.ts';
-
-/** `policy.workers`: a count, or 'auto' (one per core). */
-export type WorkerCount = number | 'auto';
 
 export interface ParallelBackendOptions extends EmbeddedBackendOptions {
   /** Replicas (worker threads), ≥ 2. */
@@ -387,11 +385,6 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
     if (this.failure) throw this.failure;
     if (this.closed) throw new PolicyWorkerError('the worker-parallel policy backend is closed');
   }
-}
-
-/** Resolves `policy.workers`: 'auto' is one per core (os.availableParallelism()). */
-export function resolveWorkerCount(workers: WorkerCount): number {
-  return workers === 'auto' ? availableParallelism() : workers;
 }
 
 /** A fresh embedded policy: the in-process EmbeddedBackend for 1 worker, the parallel one for more. */

@@ -1,5 +1,6 @@
 // The config of `curricula pretrain`: supervised next-token training on worked solutions (cold start).
 import { z } from 'zod';
+import { policyBlockSchema } from '../policy/parallel-options.ts';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../runs/run-name.ts';
 import { modelBlockSchema } from './model-presets.ts';
 import { mixEntrySchema } from './problem-mix.ts';
@@ -31,6 +32,8 @@ export const pretrainConfigSchema = z.strictObject({
   runsDir: z.string().default('runs'),
   seed: z.number().int().default(0),
   model: modelBlockSchema.default({ preset: 'base' }),
+  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. */
+  policy: policyBlockSchema.optional(),
   tasks: z.array(mixEntrySchema).min(1),
   train: optimizerSchema.extend({
     steps: z.number().int().positive(),

@@ -2,6 +2,7 @@
 // Every named part (selector, guidance, reward, advantage, loss) resolves through its registry, and its
 // `options` are validated by that part's own schema when the run is set up, before anything is written.
 import { z } from 'zod';
+import { policyBlockSchema } from '../../policy/parallel-options.ts';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
 import { modelBlockSchema } from '../model-presets.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
@@ -55,6 +56,8 @@ export const rlConfigSchema = z.strictObject({
   /** Start from this checkpoint (run, checkpoint or model directory); without it, from a fresh `model`. */
   init: z.strictObject({ checkpoint: z.string() }).optional(),
   model: modelBlockSchema.optional(),
+  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. */
+  policy: policyBlockSchema.optional(),
   /** The training distribution: the pool is drawn from it (never from the held-out partition). */
   tasks: z.array(mixEntrySchema).min(1),
   /** Number of distinct training problems the selector chooses from. */
