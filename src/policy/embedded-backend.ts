@@ -47,7 +47,8 @@ export interface LoadOptions extends EmbeddedBackendOptions {
   tokenizerFromJSON?: (json: unknown) => SerializableTokenizer;
 }
 
-const defaultTokenBudget = 4096;
+/** Default largest padded micro-batch (rows × positions). */
+export const defaultTokenBudget = 4096;
 
 export class EmbeddedBackend implements PolicyBackend {
   readonly model: TransformerModel;
