@@ -131,7 +131,10 @@ describe('run safety', () => {
       [['--set', 'rollout.groupSize=4'], /train --resume cannot take --set/],
       [['--name', 'other'], /train --resume cannot take --name/],
       [['--overwrite'], /train --resume cannot take --overwrite/],
-      [['--workers', '2'], /train --resume cannot take --workers: it continues with its stored policy\.workers/],
+      [
+        ['--workers', '2'],
+        /train --resume cannot take --workers: it continues with its stored policy\.workers/,
+      ],
       [['--config', trainConfig, '--set', 'rollout.groupSize=4'], /train --resume cannot take --set/],
     ];
     for (const [extra, message] of cases) {

@@ -178,6 +178,9 @@ describe('ParallelEmbeddedBackend (2 workers) against EmbeddedBackend', () => {
     await expect(parallel.forwardBackward(bad, 'linear')).rejects.toThrow(
       'forwardBackward: datum 5: token 1 is 99, outside the vocabulary [0, 12)',
     );
+    await expect(parallel.sample([...prompts, [1, 12]], sampling)).rejects.toThrow(
+      'sample: prompt 5 has token id 12 outside the vocabulary [0, 12)',
+    );
   });
 });
 

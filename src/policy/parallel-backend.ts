@@ -50,6 +50,7 @@ import type { ModelConfig } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
 import { resolveWorkerCount, type WorkerCount } from './parallel-options.ts';
 import { splitByCost } from './parallel-split.ts';
+import { validateSampleRequest } from './sampler.ts';
 import {
   importTokenizerFactory,
   PolicyWorkerError,
@@ -206,6 +207,8 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
 
   async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
     this.checkOpen();
+    // Checked here so that a mistake names the prompt by its index in the whole list, not in a chunk.
+    validateSampleRequest(prompts, options, this.config.contextLength, this.config.vocabSize);
     if (prompts.length === 0) return [];
     // One seed per prompt, from one stream: prompt p's randomness does not depend on the split.
     const seeds = new Rng(options.seed);

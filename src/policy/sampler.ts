@@ -41,7 +41,13 @@ interface RowState {
 /** Fraction of finished rows in the running batch at which the batch is compacted. */
 const compactFraction = 0.25;
 
-function validate(prompts: number[][], options: SampleOptions, contextLength: number, vocabSize: number) {
+/** Throws UserError for options or prompts the sampler cannot take (prompt indices as given). */
+export function validateSampleRequest(
+  prompts: number[][],
+  options: SampleOptions,
+  contextLength: number,
+  vocabSize: number,
+): void {
   if (!Number.isInteger(options.n) || options.n < 1)
     throw new UserError(`sample: n must be ≥ 1, got ${options.n}`);
   if (!Number.isInteger(options.maxTokens) || options.maxTokens < 0)
@@ -107,7 +113,7 @@ export function sampleWithKvCache(
   promptRngs?: readonly Rng[],
 ): SampledSequence[][] {
   const { contextLength, vocabSize } = model.config;
-  validate(prompts, options, contextLength, vocabSize);
+  validateSampleRequest(prompts, options, contextLength, vocabSize);
   if (prompts.length === 0) return [];
   const { n, temperature, topP } = options;
   const stops = (options.stop ?? []).filter((stop) => stop.length > 0);
