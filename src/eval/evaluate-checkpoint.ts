@@ -2,7 +2,7 @@
 // by default), sample, grade and summarise.
 import { UserError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
-import { loadEmbeddedPolicy } from '../policy/parallel-backend.ts';
+import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import type { WorkerCount } from '../policy/parallel-options.ts';
 import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
 import { RunStore } from '../runs/run-store.ts';

@@ -20,8 +20,8 @@
 //   group per half padded to its longest row), at 2048 about the same.
 // - save writes replica 0's weights and Adam state (every replica holds the same).
 //
-// N = 1 never comes here: createEmbeddedPolicy / loadEmbeddedPolicy return the plain EmbeddedBackend, so
-// the default path is exactly the in-process one. A worker that throws fails the call with
+// N = 1 never comes here: createEmbeddedPolicy / loadEmbeddedPolicy (parallel-factory.ts) return the plain
+// EmbeddedBackend, so the default path is exactly the in-process one. A worker that throws fails the call with
 // PolicyWorkerError naming it; one that dies fails the call and closes the rest (the replicas could no
 // longer be kept identical), and the backend refuses further calls. close() terminates every thread.
 import { availableParallelism } from 'node:os';
@@ -42,13 +42,11 @@ import {
   checkDatum,
   checkSequence,
   defaultTokenBudget,
-  EmbeddedBackend,
   type EmbeddedBackendOptions,
   type SerializableTokenizer,
 } from './embedded-backend.ts';
 import type { ModelConfig } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
-import { resolveWorkerCount, type WorkerCount } from './parallel-options.ts';
 import { splitByCost } from './parallel-split.ts';
 import { validateSampleRequest } from './sampler.ts';
 import {
@@ -393,26 +391,4 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
     if (this.failure) throw this.failure;
     if (this.closed) throw new PolicyWorkerError('the worker-parallel policy backend is closed');
   }
-}
-
-/** A fresh embedded policy: the in-process EmbeddedBackend for 1 worker, the parallel one for more. */
-export async function createEmbeddedPolicy(
-  config: ModelConfig,
-  tokenizer: SerializableTokenizer,
-  seed: number,
-  workers: WorkerCount = 1,
-): Promise<EmbeddedBackend | ParallelEmbeddedBackend> {
-  const count = resolveWorkerCount(workers);
-  if (count === 1) return EmbeddedBackend.create(config, tokenizer, seed);
-  return ParallelEmbeddedBackend.create(config, tokenizer, seed, { workers: count });
-}
-
-/** Loads a checkpoint: the in-process EmbeddedBackend for 1 worker, the parallel one for more. */
-export async function loadEmbeddedPolicy(
-  dir: string,
-  workers: WorkerCount = 1,
-): Promise<EmbeddedBackend | ParallelEmbeddedBackend> {
-  const count = resolveWorkerCount(workers);
-  if (count === 1) return EmbeddedBackend.load(dir);
-  return ParallelEmbeddedBackend.load(dir, { workers: count });
 }

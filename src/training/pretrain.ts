@@ -6,7 +6,7 @@ import type { PolicyBackend } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
-import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../policy/parallel-backend.ts';
+import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
 import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
 import { runDirectory } from '../runs/run-name.ts';

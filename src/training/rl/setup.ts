@@ -10,7 +10,7 @@ import type { Reward } from '../../core/reward.ts';
 import { Rng } from '../../core/rng.ts';
 import { selectors } from '../../curricula/index.ts';
 import { guidances } from '../../guidance/index.ts';
-import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../../policy/parallel-backend.ts';
+import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
 import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
