@@ -32,8 +32,6 @@ export const pretrainConfigSchema = z.strictObject({
   runsDir: z.string().default('runs'),
   seed: z.number().int().default(0),
   model: modelBlockSchema.default({ preset: 'base' }),
-  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. */
-  policy: policyBlockSchema.optional(),
   tasks: z.array(mixEntrySchema).min(1),
   train: optimizerSchema.extend({
     steps: z.number().int().positive(),
@@ -49,6 +47,9 @@ export const pretrainConfigSchema = z.strictObject({
       latestEvery: z.number().int().positive().default(50),
     })
     .default({ every: 0, latestEvery: 50 }),
+  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. Last, so that
+   * the allowed-keys list of an error message keeps its order. */
+  policy: policyBlockSchema.optional(),
 });
 
 export type PretrainConfig = z.output<typeof pretrainConfigSchema>;

@@ -56,8 +56,6 @@ export const rlConfigSchema = z.strictObject({
   /** Start from this checkpoint (run, checkpoint or model directory); without it, from a fresh `model`. */
   init: z.strictObject({ checkpoint: z.string() }).optional(),
   model: modelBlockSchema.optional(),
-  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. */
-  policy: policyBlockSchema.optional(),
   /** The training distribution: the pool is drawn from it (never from the held-out partition). */
   tasks: z.array(mixEntrySchema).min(1),
   /** Number of distinct training problems the selector chooses from. */
@@ -131,6 +129,9 @@ export const rlConfigSchema = z.strictObject({
       samplesPerStep: z.number().int().nonnegative().default(8),
     })
     .default({ samplesPerStep: 8 }),
+  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. Last, so that
+   * the allowed-keys list of an error message keeps its order. */
+  policy: policyBlockSchema.optional(),
 });
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
