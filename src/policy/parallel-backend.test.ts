@@ -269,7 +269,7 @@ describe('ParallelEmbeddedBackend determinism and failures', () => {
     await expect(backend.forward([[1, 3, 4]])).rejects.toThrow('backend is closed');
   });
 
-  it('a process exits after close(), and on SIGINT while the workers run', async () => {
+  it('a process exits after close(), and on SIGINT with live workers', async () => {
     const script = (close: boolean) => `
       import { ParallelEmbeddedBackend } from ${JSON.stringify(new URL('./parallel-backend.ts', import.meta.url).href)};
       import { stubTokenizer } from ${JSON.stringify(new URL('./test-helpers.ts', import.meta.url).href)};
