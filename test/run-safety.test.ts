@@ -131,6 +131,10 @@ describe('run safety', () => {
       [['--set', 'rollout.groupSize=4'], /train --resume cannot take --set/],
       [['--name', 'other'], /train --resume cannot take --name/],
       [['--overwrite'], /train --resume cannot take --overwrite/],
+      [
+        ['--workers', '2'],
+        /train --resume cannot take --workers: it continues with its stored policy\.workers/,
+      ],
       [['--config', trainConfig, '--set', 'rollout.groupSize=4'], /train --resume cannot take --set/],
     ];
     for (const [extra, message] of cases) {
@@ -143,6 +147,10 @@ describe('run safety', () => {
     expectOneLineError(
       runCli(['pretrain', '--resume', join(runs, 'cold'), '--seed', '1', '--quiet']),
       /pretrain --resume cannot take --seed/,
+    );
+    expectOneLineError(
+      runCli(['train', '--config', trainConfig, '--workers', '0', '--quiet']),
+      /--workers must be a positive integer or 'auto', got '0'/,
     );
     expect(snapshot(root)).toEqual(before);
   });

@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../core/config.ts';
+import type { WorkerCount } from '../policy/parallel-options.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { type RlConfig, rlConfigSchema } from '../training/rl/config.ts';
 import { buildContext } from '../training/rl/setup.ts';
@@ -25,6 +26,8 @@ export interface TrainBenchOptions {
   /** Problems in the selector's pool (selection cost grows with it for some selectors). */
   poolSize: number;
   selector: string;
+  /** policy.workers (default 1: in process). */
+  workers?: WorkerCount;
   onProgress?: (line: string) => void;
 }
 
@@ -52,6 +55,9 @@ export async function runTrainBench(options: TrainBenchOptions): Promise<TrainBe
       tasks: [{ task: 'addition', difficulties: [1, 2, 3] }],
       poolSize: options.poolSize,
       selector: { name: options.selector },
+      ...(options.workers !== undefined && options.workers !== 1
+        ? { policy: { workers: options.workers } }
+        : {}),
       rollout: { groupSize: options.groupSize, maxTokens: 48 },
       train: { steps: options.steps + options.warmup, batchSize: options.batchSize, learningRate: 1e-4 },
     },

@@ -1,5 +1,5 @@
 // The config options shared by `curricula train` and `curricula pretrain`: a file plus command-line
-// overrides (`--name`, `--seed`, `--steps`, repeatable `--set path=value`), validated together.
+// overrides (`--name`, `--seed`, `--steps`, `--workers`, repeatable `--set path=value`), validated together.
 import type { Command } from 'commander';
 import type { z } from 'zod';
 import { parseConfig, readConfigFile } from '../core/config.ts';
@@ -9,6 +9,7 @@ import {
   collectOverride,
   parseOverride,
 } from '../core/config-overrides.ts';
+import { parseWorkersOption, type WorkerCount } from '../policy/parallel-options.ts';
 import { positiveInteger } from './parse-options.ts';
 
 export interface ConfigOptions {
@@ -16,15 +17,21 @@ export interface ConfigOptions {
   name?: string;
   seed?: string;
   steps?: number;
+  workers?: WorkerCount;
   set?: ConfigOverride[];
 }
 
-/** Adds `--steps`, `--name`, `--seed` and `--set` to a command. */
+/** Adds `--steps`, `--name`, `--seed`, `--workers` and `--set` to a command. */
 export function addConfigOverrideOptions(command: Command): Command {
   return command
     .option('--steps <n>', 'override train.steps', positiveInteger('--steps'))
     .option('--name <name>', 'override the run name')
     .option('--seed <n>', 'override the seed')
+    .option(
+      '--workers <n|auto>',
+      'override policy.workers: replicas of the embedded policy in worker threads (default 1 = in process)',
+      parseWorkersOption,
+    )
     .option(
       '--set <path=value>',
       'override any config key (repeatable; value parsed as YAML), e.g. --set selector.name=sec',
@@ -42,6 +49,8 @@ export function loadConfigWithOverrides<Schema extends z.ZodType>(
   if (options.seed !== undefined) shortcuts.push(parseOverride(`seed=${options.seed}`));
   if (options.steps !== undefined)
     shortcuts.push({ path: ['train', 'steps'], value: options.steps, text: '--steps' });
+  if (options.workers !== undefined)
+    shortcuts.push({ path: ['policy', 'workers'], value: options.workers, text: '--workers' });
   const overrides = [...shortcuts, ...(options.set ?? [])];
   const raw = readConfigFile(options.config);
   const source = overrides.length > 0 ? `${options.config} (with command-line overrides)` : options.config;

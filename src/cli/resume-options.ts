@@ -7,6 +7,7 @@ import { RunStore } from '../runs/run-store.ts';
 interface ResumeCommandOptions {
   resume?: string;
   seed?: string;
+  workers?: unknown;
   set?: unknown[];
   name?: string;
   overwrite?: boolean;
@@ -15,6 +16,11 @@ interface ResumeCommandOptions {
 const refused: { key: keyof ResumeCommandOptions; option: string; why: string }[] = [
   { key: 'seed', option: '--seed', why: 'it continues with its stored seed and RNG state' },
   { key: 'set', option: '--set', why: 'it continues with its stored config' },
+  {
+    key: 'workers',
+    option: '--workers',
+    why: 'it continues with its stored policy.workers (sampling depends on the worker count)',
+  },
   { key: 'name', option: '--name', why: 'it keeps its directory' },
   { key: 'overwrite', option: '--overwrite', why: 'resuming never replaces a run' },
 ];

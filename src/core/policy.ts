@@ -94,4 +94,6 @@ export interface PolicyBackend {
   forwardBackward(data: Datum[], loss: LossKind): Promise<ForwardBackwardResult>;
   optimStep(options: OptimOptions): Promise<OptimStepResult>;
   save(dir: string): Promise<void>;
+  /** Releases what the backend holds outside the heap (worker threads, connections); optional. */
+  close?(): Promise<void>;
 }

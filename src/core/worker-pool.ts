@@ -279,7 +279,7 @@ export class WorkerPool<TTask, TResult> {
 }
 
 /** Inline (eval) worker code that registers tsx's ESM loader in the worker thread, then imports `url`. */
-function tsxBootstrap(url: URL): string {
+export function tsxBootstrap(url: URL): string {
   // tsx/esm/api resolves to index.cjs under `require`; its ESM twin sits next to it as index.mjs.
   const api = pathToFileURL(
     createRequire(import.meta.url)

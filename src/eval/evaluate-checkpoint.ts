@@ -1,7 +1,9 @@
 // Library side of `curricula eval`: load a checkpoint, build the held-out set (the run's own training mix
 // by default), sample, grade and summarise.
 import { UserError } from '../core/errors.ts';
-import { EmbeddedBackend } from '../policy/embedded-backend.ts';
+import type { PolicyBackend } from '../core/policy.ts';
+import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
+import type { WorkerCount } from '../policy/parallel-options.ts';
 import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { heldOutProblems, type MixEntry, validateMix } from '../training/problem-mix.ts';
@@ -12,6 +14,8 @@ export interface EvaluateCheckpointOptions {
   checkpoint: string;
   /** Default: the `tasks` mix of the run the checkpoint belongs to. */
   tasks?: MixEntry[];
+  /** Replicas of the policy in worker threads (default 1 = in process); see policy.workers. */
+  workers?: WorkerCount;
   samples: number;
   problemsPerDifficulty: number;
   temperature: number;
@@ -47,14 +51,19 @@ export async function evaluateCheckpoint(
       `the held-out set of ${JSON.stringify(taskMix)} is empty; choose other tasks or levels`,
     );
   }
-  const backend = await EmbeddedBackend.load(resolved.modelPath);
-  const outcomes = await sampleAndVerify(backend, problems, {
-    samples: options.samples,
-    temperature: options.temperature,
-    topP: options.topP,
-    seed,
-    onProgress: options.onProgress,
-  });
+  const backend: PolicyBackend = await loadEmbeddedPolicy(resolved.modelPath, options.workers ?? 1);
+  let outcomes: Awaited<ReturnType<typeof sampleAndVerify>>;
+  try {
+    outcomes = await sampleAndVerify(backend, problems, {
+      samples: options.samples,
+      temperature: options.temperature,
+      topP: options.topP,
+      seed,
+      onProgress: options.onProgress,
+    });
+  } finally {
+    await backend.close?.();
+  }
   return {
     checkpoint: resolved.modelPath,
     samples: options.samples,

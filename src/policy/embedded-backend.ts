@@ -21,7 +21,7 @@ import type {
   Tokenizer,
 } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
-import { readCheckpoint, writeCheckpoint } from './checkpoint.ts';
+import { type CheckpointContents, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
 import { type ModelConfig, TransformerModel } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
 import { AdamW } from './optimizer.ts';
@@ -47,7 +47,8 @@ export interface LoadOptions extends EmbeddedBackendOptions {
   tokenizerFromJSON?: (json: unknown) => SerializableTokenizer;
 }
 
-const defaultTokenBudget = 4096;
+/** Default largest padded micro-batch (rows × positions). */
+export const defaultTokenBudget = 4096;
 
 export class EmbeddedBackend implements PolicyBackend {
   readonly model: TransformerModel;
@@ -107,6 +108,16 @@ export class EmbeddedBackend implements PolicyBackend {
         `checkpoint ${dir}: tokenizer.json has ${tokenizer.vocabSize} tokens, config.json says vocabSize ${contents.config.vocabSize}`,
       );
     }
+    return EmbeddedBackend.fromContents(contents, tokenizer, options);
+  }
+
+  /** A backend from already-read checkpoint contents (the worker-parallel backend's replicas use this). */
+  static async fromContents(
+    contents: Pick<CheckpointContents, 'config' | 'weights' | 'optimizer'>,
+    tokenizer: SerializableTokenizer,
+    options: EmbeddedBackendOptions = {},
+  ): Promise<EmbeddedBackend> {
+    await initRuntime(options.runtime ?? 'wasm');
     const model = new TransformerModel(contents.config, contents.weights);
     const backend = new EmbeddedBackend(model, tokenizer, options);
     if (contents.optimizer) backend.optimizer.loadState(contents.optimizer);
@@ -247,28 +258,46 @@ export class EmbeddedBackend implements PolicyBackend {
   }
 
   private checkSequence(tokens: readonly number[], where: string): void {
-    const { contextLength, vocabSize } = this.model.config;
-    if (tokens.length < 2) throw new UserError(`${where}: needs at least 2 tokens, got ${tokens.length}`);
-    if (tokens.length > contextLength) {
-      throw new UserError(`${where}: ${tokens.length} tokens exceed the context length ${contextLength}`);
-    }
-    for (let t = 0; t < tokens.length; t++) {
-      const token = tokens[t];
-      if (!Number.isInteger(token) || token < 0 || token >= vocabSize) {
-        throw new UserError(`${where}: token ${t} is ${token}, outside the vocabulary [0, ${vocabSize})`);
-      }
-    }
+    checkSequence(tokens, this.model.config, where);
   }
 
   private checkDatum(datum: Datum, where: string): void {
-    this.checkSequence(datum.tokens, where);
-    if (datum.weights.length !== datum.tokens.length - 1) {
-      throw new UserError(
-        `${where}: ${datum.weights.length} weights for ${datum.tokens.length} tokens (need tokens − 1)`,
-      );
+    checkDatum(datum, this.model.config, where);
+  }
+}
+
+/** Throws UserError naming `where` unless `tokens` is a sequence the model can score (2..context tokens in vocabulary). */
+export function checkSequence(
+  tokens: readonly number[],
+  config: Pick<ModelConfig, 'contextLength' | 'vocabSize'>,
+  where: string,
+): void {
+  const { contextLength, vocabSize } = config;
+  if (tokens.length < 2) throw new UserError(`${where}: needs at least 2 tokens, got ${tokens.length}`);
+  if (tokens.length > contextLength) {
+    throw new UserError(`${where}: ${tokens.length} tokens exceed the context length ${contextLength}`);
+  }
+  for (let t = 0; t < tokens.length; t++) {
+    const token = tokens[t];
+    if (!Number.isInteger(token) || token < 0 || token >= vocabSize) {
+      throw new UserError(`${where}: token ${t} is ${token}, outside the vocabulary [0, ${vocabSize})`);
     }
-    for (const weight of datum.weights) {
-      if (!Number.isFinite(weight)) throw new UserError(`${where}: weight ${weight} is not finite`);
-    }
+  }
+}
+
+/** checkSequence plus: tokens − 1 finite weights. */
+export function checkDatum(
+  datum: Datum,
+  config: Pick<ModelConfig, 'contextLength' | 'vocabSize'>,
+  where: string,
+): void {
+  checkSequence(datum.tokens, config, where);
+  if (datum.weights.length !== datum.tokens.length - 1) {
+    throw new UserError(
+      `${where}: ${datum.weights.length} weights for ${datum.tokens.length} tokens (need tokens − 1)`,
+    );
+  }
+  for (const weight of datum.weights) {
+    if (!Number.isFinite(weight)) throw new UserError(`${where}: weight ${weight} is not finite`);
   }
 }

@@ -2,7 +2,9 @@
 // one batch. The prompts are prefilled once each (left-padded to a common length), the caches are
 // repeated n times, and each step feeds one token per unfinished row. Token choice (temperature, top-p,
 // log-probs) happens in JavaScript on the logits (sampling.ts); the only randomness is one Rng seeded
-// with options.seed, drawn in row order at every step, so the same seed gives the same output.
+// with options.seed, drawn in row order at every step, so the same seed gives the same output. A caller
+// may instead give one Rng per prompt (the worker-parallel backend does, so that a prompt's samples do
+// not depend on which other prompts share its batch); the rows of a prompt then draw from its own Rng.
 //
 // A row stops at EOS ('eos', token kept, text without it), when its completion completes a stop string
 // ('stop', stop string kept), or at maxTokens or the model's context length ('length': prompt +
@@ -39,7 +41,13 @@ interface RowState {
 /** Fraction of finished rows in the running batch at which the batch is compacted. */
 const compactFraction = 0.25;
 
-function validate(prompts: number[][], options: SampleOptions, contextLength: number, vocabSize: number) {
+/** Throws UserError for options or prompts the sampler cannot take (prompt indices as given). */
+export function validateSampleRequest(
+  prompts: number[][],
+  options: SampleOptions,
+  contextLength: number,
+  vocabSize: number,
+): void {
   if (!Number.isInteger(options.n) || options.n < 1)
     throw new UserError(`sample: n must be ≥ 1, got ${options.n}`);
   if (!Number.isInteger(options.maxTokens) || options.maxTokens < 0)
@@ -94,6 +102,7 @@ function prefillBatch(
 
 /**
  * Samples `options.n` completions of each prompt: result[promptIndex][sampleIndex].
+ * `promptRngs` (one per prompt): draw each prompt's tokens from its own Rng instead of one Rng(options.seed).
  * The caller owns the tfjs runtime (initRuntime); no tensor outlives the call.
  */
 export function sampleWithKvCache(
@@ -101,13 +110,17 @@ export function sampleWithKvCache(
   tokenizer: Tokenizer,
   prompts: number[][],
   options: SampleOptions,
+  promptRngs?: readonly Rng[],
 ): SampledSequence[][] {
   const { contextLength, vocabSize } = model.config;
-  validate(prompts, options, contextLength, vocabSize);
+  validateSampleRequest(prompts, options, contextLength, vocabSize);
   if (prompts.length === 0) return [];
   const { n, temperature, topP } = options;
   const stops = (options.stop ?? []).filter((stop) => stop.length > 0);
-  const rng = new Rng(options.seed);
+  if (promptRngs && promptRngs.length !== prompts.length) {
+    throw new Error(`sample: ${promptRngs.length} random streams for ${prompts.length} prompts`);
+  }
+  const sharedRng = promptRngs ? null : new Rng(options.seed);
   const rows: RowState[] = [];
   for (const prompt of prompts)
     for (let sample = 0; sample < n; sample++)
@@ -140,6 +153,7 @@ export function sampleWithKvCache(
           return;
         }
         const slotLogits = logits.subarray(slot * vocabSize, (slot + 1) * vocabSize);
+        const rng = sharedRng ?? promptRngs![Math.floor(row / n)];
         const choice = sampleToken(slotLogits, temperature, topP, rng);
         state.tokens.push(choice.token);
         state.logprobs.push(choice.logprob);

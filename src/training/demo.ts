@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfigFile, parseConfig } from '../core/config.ts';
 import type { EvalSummary } from '../eval/aggregate.ts';
+import type { WorkerCount } from '../policy/parallel-options.ts';
 import { writeReport } from '../runs/report/index.ts';
 import { runDirectory } from '../runs/run-name.ts';
 import { pretrain } from './pretrain.ts';
@@ -29,6 +30,8 @@ export interface DemoOptions extends TrainHooks {
   seed?: number;
   /** Override the number of RL steps. */
   steps?: number;
+  /** policy.workers of both stages (default: the example configs', i.e. 1 = in process). */
+  workers?: WorkerCount;
   overwrite?: boolean;
   /** Told what is removed when `overwrite` replaces an existing run. */
   onOverwrite?: (message: string) => void;
@@ -59,7 +62,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   let coldStart = join(root, demoPaths.shippedCheckpoint);
   if (options.fromScratch || !existsSync(join(coldStart, 'model.safetensors'))) {
     const raw = loadConfigFile(pretrainConfigSchema, join(root, demoPaths.pretrainConfig));
-    const config = { ...raw, runsDir, name: `${name}-cold` };
+    const config = {
+      ...raw,
+      runsDir,
+      name: `${name}-cold`,
+      ...(options.workers !== undefined ? { policy: { workers: options.workers } } : {}),
+    };
     options.onStage?.(`cold start: pretraining ${config.train.steps} steps (${demoPaths.pretrainConfig})`);
     const result = await pretrain(config, { overwrite: options.overwrite, onOverwrite: options.onOverwrite });
     coldStart = result.runDir;
@@ -75,6 +83,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       name,
       seed: options.seed ?? raw.seed,
       init: { checkpoint: coldStart },
+      ...(options.workers !== undefined ? { policy: { workers: options.workers } } : {}),
       train: { ...raw.train, steps: options.steps ?? raw.train.steps },
     },
     demoPaths.trainConfig,

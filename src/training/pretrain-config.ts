@@ -1,5 +1,6 @@
 // The config of `curricula pretrain`: supervised next-token training on worked solutions (cold start).
 import { z } from 'zod';
+import { policyBlockSchema } from '../policy/parallel-options.ts';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../runs/run-name.ts';
 import { modelBlockSchema } from './model-presets.ts';
 import { mixEntrySchema } from './problem-mix.ts';
@@ -46,6 +47,9 @@ export const pretrainConfigSchema = z.strictObject({
       latestEvery: z.number().int().positive().default(50),
     })
     .default({ every: 0, latestEvery: 50 }),
+  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. Last, so that
+   * the allowed-keys list of an error message keeps its order. */
+  policy: policyBlockSchema.optional(),
 });
 
 export type PretrainConfig = z.output<typeof pretrainConfigSchema>;

@@ -2,10 +2,11 @@
 // periodic held-out evaluation and checkpoints in a run directory. Resumable after a crash: the latest
 // checkpoint holds the model, optimizer and RNG state, and logged steps after it are dropped on resume.
 import { ConfigError } from '../core/errors.ts';
+import type { PolicyBackend } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
-import { EmbeddedBackend } from '../policy/embedded-backend.ts';
+import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
 import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
 import { runDirectory } from '../runs/run-name.ts';
@@ -70,14 +71,17 @@ export async function pretrain(
         overwrite: options.overwrite,
         onOverwrite: options.onOverwrite,
       });
+  // Worker threads (policy.workers > 1) are closed however the run ends.
+  let opened: PolicyBackend | undefined;
   try {
     let step = 0;
     let rng = new Rng(config.seed);
-    let backend: EmbeddedBackend;
+    const workers = config.policy?.workers ?? 1;
+    let backend: PolicyBackend;
     let bestScore = Number.NEGATIVE_INFINITY;
     const latest = options.resume ? readCheckpoint(store.checkpointsDir) : null;
     if (latest) {
-      backend = await EmbeddedBackend.load(latest.modelPath);
+      backend = await loadEmbeddedPolicy(latest.modelPath, workers);
       step = latest.state.step;
       rng = Rng.fromState(latest.state.rng);
       bestScore = Number(latest.state.extra?.bestScore ?? bestScore);
@@ -85,12 +89,14 @@ export async function pretrain(
       store.event('resumed', { step, replayed });
     } else {
       if (options.resume) store.truncateAfter(0);
-      backend = await EmbeddedBackend.create(
+      backend = await createEmbeddedPolicy(
         { ...shape, vocabSize: tokenizer.vocabSize },
         tokenizer,
         config.seed,
+        workers,
       );
     }
+    opened = backend;
     if (resumed?.previousSteps !== undefined) recordNewSteps(store, step, resumed.previousSteps, config);
 
     const evaluate = async (): Promise<EvalSummary> => {
@@ -164,6 +170,7 @@ export async function pretrain(
     return { runDir: store.dir, steps: step, finalEval, wallSeconds: (Date.now() - started) / 1000 };
   } finally {
     store.close();
+    await opened?.close?.();
   }
 }
 

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-configs.ts';
 import { UserError } from '../../core/errors.ts';
+import { parseWorkersOption } from '../../policy/parallel-options.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
 
 function describeConfigs(): string {
@@ -75,6 +76,12 @@ function registerTrainBench(bench: Command): void {
     .option('--group-size <n>', 'samples per problem', positiveInteger('--group-size'), 8)
     .option('--pool-size <n>', 'problems in the selector pool', positiveInteger('--pool-size'), 2000)
     .option('--selector <name>', 'task selector', 'uniform')
+    .option(
+      '--workers <n|auto>',
+      'policy.workers: replicas of the policy in worker threads (default 1 = in process)',
+      parseWorkersOption,
+      1,
+    )
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
     .action(async (options) => {
       if (!['tiny', 'small', 'base'].includes(options.preset)) {
@@ -89,6 +96,7 @@ function registerTrainBench(bench: Command): void {
         groupSize: options.groupSize,
         poolSize: options.poolSize,
         selector: options.selector,
+        workers: options.workers,
         onProgress: (line) => console.error(line),
       });
       console.log(options.json ? JSON.stringify(result, null, 2) : formatTrainBench(result));

@@ -1,6 +1,7 @@
 // `curricula demo` (what `npm start` runs): cold start → RL on a harder mix → before/after table + report.
 import type { Command } from 'commander';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
+import { parseWorkersOption } from '../../policy/parallel-options.ts';
 import { createProgress, type Progress } from '../progress.ts';
 
 export function register(program: Command): void {
@@ -17,6 +18,11 @@ export function register(program: Command): void {
       'replace an existing run of the same name (default for demo runs; only a run)',
       true,
     )
+    .option(
+      '--workers <n|auto>',
+      'policy.workers for both stages: replicas of the policy in worker threads (default 1 = in process)',
+      parseWorkersOption,
+    )
     .option('--json', 'print {runDir, before, after, wallSeconds, ...} as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
@@ -28,6 +34,7 @@ export function register(program: Command): void {
         steps: options.steps === undefined ? undefined : Number(options.steps),
         seed: options.seed === undefined ? undefined : Number(options.seed),
         name: options.name,
+        workers: options.workers,
         runsDir: options.runsDir,
         overwrite: options.overwrite,
         // On stderr even with --quiet: it says what is deleted.

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
+import { parseWorkersOption } from '../../policy/parallel-options.ts';
 import { positiveInteger } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { parseTaskSpec } from '../task-spec.ts';
@@ -27,6 +28,11 @@ export function register(program: Command): void {
     )
     .option('--top-p <p>', 'nucleus sampling mass', Number.parseFloat, 1)
     .option('--seed <n>', 'seed of the held-out set and of sampling (default: the run seed)', Number.parseInt)
+    .option(
+      '--workers <n|auto>',
+      'replicas of the policy in worker threads (default 1 = in process); sampling splits prompts across them',
+      parseWorkersOption,
+    )
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
@@ -44,6 +50,7 @@ export function register(program: Command): void {
         temperature,
         topP: options.topP,
         seed: options.seed,
+        workers: options.workers,
         onProgress: (done, total) => {
           progress ??= createProgress('eval', total, { quiet: options.quiet });
           progress.update(done);

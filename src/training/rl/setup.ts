@@ -4,12 +4,13 @@
 import { advantageEstimators } from '../../algorithms/advantages/index.ts';
 import { policyLosses } from '../../algorithms/losses/index.ts';
 import { ConfigError } from '../../core/errors.ts';
+import type { PolicyBackend } from '../../core/policy.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { Reward } from '../../core/reward.ts';
 import { Rng } from '../../core/rng.ts';
 import { selectors } from '../../curricula/index.ts';
 import { guidances } from '../../guidance/index.ts';
-import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
 import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
@@ -57,15 +58,17 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
   const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
+  // policy.workers > 1: the policy and the reference run in worker threads (parallel-backend.ts).
+  const workers = config.policy?.workers ?? 1;
   const policy = modelPath
-    ? await EmbeddedBackend.load(modelPath)
+    ? await loadEmbeddedPolicy(modelPath, workers)
     : initPath
-      ? await EmbeddedBackend.load(initPath)
+      ? await loadEmbeddedPolicy(initPath, workers)
       : await createFresh(config);
   const reference =
     config.algorithm.kl.coefficient > 0
       ? initPath
-        ? await EmbeddedBackend.load(initPath)
+        ? await loadEmbeddedPolicy(initPath, workers)
         : await createFresh(config)
       : null;
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
@@ -114,8 +117,13 @@ async function checkRewardFits(reward: Reward, pool: readonly Problem[], name: s
   }
 }
 
-async function createFresh(config: RlConfig): Promise<EmbeddedBackend> {
+async function createFresh(config: RlConfig): Promise<PolicyBackend> {
   const tokenizer = suiteTokenizer();
   const shape = resolveModelShape(config.model!);
-  return EmbeddedBackend.create({ ...shape, vocabSize: tokenizer.vocabSize }, tokenizer, config.seed);
+  return createEmbeddedPolicy(
+    { ...shape, vocabSize: tokenizer.vocabSize },
+    tokenizer,
+    config.seed,
+    config.policy?.workers ?? 1,
+  );
 }

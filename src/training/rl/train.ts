@@ -149,6 +149,9 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
     };
   } finally {
     store.close();
+    // Worker threads (policy.workers > 1) are closed however the run ends.
+    await ctx.policy.close?.();
+    await ctx.reference?.close?.();
   }
 }
 

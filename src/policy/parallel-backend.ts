@@ -1,0 +1,394 @@
+// The worker-parallel embedded backend (ARCHITECTURE.md, "Both cores"): N replicas of the embedded
+// transformer, each in its own worker thread with its own tfjs wasm backend (tfjs-wasm is single-threaded
+// under Node, so threads are the only way to use more than one core). The loop sees one PolicyBackend.
+//
+// - sample: prompts are split into N contiguous chunks of (nearly) equal count. Each prompt draws its
+//   tokens from its own Rng, seeded with the p-th draw of Rng(options.seed), so which worker samples a
+//   prompt does not decide its random stream. The results differ from N = 1 (one Rng shared by all rows)
+//   and are bit-identical for a given seed and N.
+// - forward / forwardBackward: the data is split into N contiguous chunks balanced by token count
+//   (parallel-split.ts); each replica accumulates the gradient of its chunk. Log-probs come back in input
+//   order; losses and token counts are summed in worker order.
+// - optimStep: the main thread collects every replica's gradient and sums them in worker order (0, 1, …,
+//   float32 adds like tf.add), then sends the one sum to every replica, and each applies the same AdamW
+//   step to the same weights with the same state: the replicas stay identical (weightHashes() checks),
+//   and the step is deterministic for a given N. Gradients match N = 1 up to float32 rounding (the sum
+//   is split differently), not bit for bit.
+// - Each replica's micro-batch budget defaults to 4096 / N padded tokens, so the N replicas together hold
+//   what one backend would. It also keeps the chunks' padding down: at the demo's RL batch (128 sequences
+//   of 20-70 tokens, base model) two halves at 4096 each cost ~25% more CPU than the whole batch (one
+//   group per half padded to its longest row), at 2048 about the same.
+// - save writes replica 0's weights and Adam state (every replica holds the same).
+//
+// N = 1 never comes here: createEmbeddedPolicy / loadEmbeddedPolicy (parallel-factory.ts) return the plain
+// EmbeddedBackend, so the default path is exactly the in-process one. A worker that throws fails the call with
+// PolicyWorkerError naming it; one that dies fails the call and closes the rest (the replicas could no
+// longer be kept identical), and the backend refuses further calls. close() terminates every thread.
+import { availableParallelism } from 'node:os';
+import { CheckpointError, ConfigError, UserError } from '../core/errors.ts';
+import type {
+  Datum,
+  ForwardBackwardResult,
+  LossKind,
+  OptimOptions,
+  OptimStepResult,
+  PolicyBackend,
+  SampledSequence,
+  SampleOptions,
+} from '../core/policy.ts';
+import { Rng } from '../core/rng.ts';
+import { readCheckpoint } from './checkpoint.ts';
+import {
+  checkDatum,
+  checkSequence,
+  defaultTokenBudget,
+  type EmbeddedBackendOptions,
+  type SerializableTokenizer,
+} from './embedded-backend.ts';
+import type { ModelConfig } from './model.ts';
+import { parseModelConfig } from './model-config.ts';
+import { splitByCost } from './parallel-split.ts';
+import { validateSampleRequest } from './sampler.ts';
+import {
+  importTokenizerFactory,
+  PolicyWorkerError,
+  type TokenizerFactory,
+  WorkerLink,
+} from './worker-link.ts';
+import type { GradientList, ReplicaInit } from './worker-replica.ts';
+
+export { PolicyWorkerError } from './worker-link.ts';
+
+export interface ParallelBackendOptions extends EmbeddedBackendOptions {
+  /** Replicas (worker threads), ≥ 2. */
+  workers: number;
+  /**
+   * How a worker rebuilds the tokenizer from its JSON: a module URL and an export (`Name` or
+   * `Name.method`). Default: CharTokenizer.fromJSON, which is what checkpoints hold.
+   */
+  tokenizerFactory?: TokenizerFactory;
+  /** Where the "more workers than cores" warning goes (default: stderr). */
+  onWarning?: (message: string) => void;
+  /** Test support: make worker `worker` throw or exit inside `method`. */
+  fault?: { worker: number; method: string; kind: 'throw' | 'exit' };
+}
+
+const replicaUrl = new URL('./worker-replica.ts', import.meta.url);
+const charTokenizerFactory: TokenizerFactory = {
+  module: new URL('./tokenizer.ts', import.meta.url).href,
+  exportName: 'CharTokenizer.fromJSON',
+};
+
+export class ParallelEmbeddedBackend implements PolicyBackend {
+  readonly tokenizer: SerializableTokenizer;
+  readonly config: ModelConfig;
+  private readonly links: WorkerLink[];
+  private failure: Error | null = null;
+  private closed = false;
+
+  private constructor(config: ModelConfig, tokenizer: SerializableTokenizer, links: WorkerLink[]) {
+    this.config = config;
+    this.tokenizer = tokenizer;
+    this.links = links;
+  }
+
+  /** A fresh model: every replica draws the same GPT-2 init from Rng(seed). */
+  static async create(
+    config: ModelConfig,
+    tokenizer: SerializableTokenizer,
+    seed: number,
+    options: ParallelBackendOptions,
+  ): Promise<ParallelEmbeddedBackend> {
+    const parsed = parseModelConfig(config);
+    if (tokenizer.vocabSize !== parsed.vocabSize) {
+      throw new ConfigError(
+        `model vocabSize ${parsed.vocabSize} differs from the tokenizer's ${tokenizer.vocabSize}`,
+      );
+    }
+    return ParallelEmbeddedBackend.start(
+      parsed,
+      tokenizer,
+      { kind: 'create', config: parsed, seed },
+      options,
+    );
+  }
+
+  /** Loads a checkpoint directory (read and validated once, here) into every replica. */
+  static async load(dir: string, options: ParallelBackendOptions): Promise<ParallelEmbeddedBackend> {
+    const contents = readCheckpoint(dir);
+    const factory = options.tokenizerFactory ?? charTokenizerFactory;
+    let tokenizer: SerializableTokenizer;
+    try {
+      tokenizer = (await importTokenizerFactory(factory))(contents.tokenizer);
+    } catch (error) {
+      throw new CheckpointError(`checkpoint ${dir}/tokenizer.json: ${(error as Error).message}`);
+    }
+    if (tokenizer.vocabSize !== contents.config.vocabSize) {
+      throw new CheckpointError(
+        `checkpoint ${dir}: tokenizer.json has ${tokenizer.vocabSize} tokens, config.json says vocabSize ${contents.config.vocabSize}`,
+      );
+    }
+    const model = {
+      kind: 'weights' as const,
+      config: contents.config,
+      weights: contents.weights,
+      optimizer: contents.optimizer,
+    };
+    return ParallelEmbeddedBackend.start(contents.config, tokenizer, model, {
+      ...options,
+      tokenizerFactory: factory,
+    });
+  }
+
+  private static async start(
+    config: ModelConfig,
+    tokenizer: SerializableTokenizer,
+    model: ReplicaInit['model'],
+    options: ParallelBackendOptions,
+  ): Promise<ParallelEmbeddedBackend> {
+    const count = options.workers;
+    if (!Number.isInteger(count) || count < 2) {
+      throw new RangeError(
+        `ParallelEmbeddedBackend needs ≥ 2 workers, got ${count} (use EmbeddedBackend for 1)`,
+      );
+    }
+    const cores = availableParallelism();
+    if (count > cores) {
+      (options.onWarning ?? ((message) => console.error(`warning: ${message}`)))(
+        `policy.workers is ${count} but this machine has ${cores} cores: the workers will share them (no faster, more memory)`,
+      );
+    }
+    const factory = options.tokenizerFactory ?? charTokenizerFactory;
+    const json = tokenizer.toJSON();
+    let backend: ParallelEmbeddedBackend | null = null;
+    const links: WorkerLink[] = [];
+    for (let index = 0; index < count; index++) {
+      const init: ReplicaInit = {
+        index,
+        count,
+        runtime: options.runtime ?? 'wasm',
+        maxTokensPerMicroBatch: options.maxTokensPerMicroBatch ?? Math.ceil(defaultTokenBudget / count),
+        tokenizer: { ...factory, json },
+        model,
+        fault: options.fault?.worker === index ? options.fault : null,
+      };
+      links.push(
+        new WorkerLink(replicaUrl, init, `policy worker ${index} of ${count}`, (error) =>
+          backend?.onWorkerDeath(error),
+        ),
+      );
+    }
+    backend = new ParallelEmbeddedBackend(config, tokenizer, links);
+    try {
+      await Promise.all(links.map((link) => link.ready));
+      const hashes = await backend.weightHashes();
+      if (new Set(hashes).size !== 1) {
+        throw new PolicyWorkerError(
+          `policy workers started with different weights (hashes ${hashes.join(', ')})`,
+        );
+      }
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+    return backend;
+  }
+
+  get contextLength(): number {
+    return this.config.contextLength;
+  }
+
+  /** Number of replicas. */
+  get workers(): number {
+    return this.links.length;
+  }
+
+  async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
+    this.checkOpen();
+    // Checked here so that a mistake names the prompt by its index in the whole list, not in a chunk.
+    validateSampleRequest(prompts, options, this.config.contextLength, this.config.vocabSize);
+    if (prompts.length === 0) return [];
+    // One seed per prompt, from one stream: prompt p's randomness does not depend on the split.
+    const seeds = new Rng(options.seed);
+    const promptSeeds = prompts.map(() => seeds.nextUint32());
+    const parts = await this.scatter(
+      splitByCost(
+        prompts.map(() => 1),
+        this.links.length,
+      ),
+      (link, start, end) =>
+        link.call<SampledSequence[][]>('sample', [
+          prompts.slice(start, end),
+          options,
+          promptSeeds.slice(start, end),
+        ]),
+    );
+    return parts.flat();
+  }
+
+  async forward(sequences: number[][]): Promise<number[][]> {
+    this.checkOpen();
+    for (const [index, tokens] of sequences.entries())
+      checkSequence(tokens, this.config, `forward: sequence ${index}`);
+    const chunks = splitByCost(
+      sequences.map((tokens) => tokens.length - 1),
+      this.links.length,
+    );
+    const parts = await this.scatter(chunks, (link, start, end) =>
+      link.call<number[][]>('forward', [sequences.slice(start, end)]),
+    );
+    return parts.flat();
+  }
+
+  async forwardBackward(data: Datum[], loss: LossKind): Promise<ForwardBackwardResult> {
+    this.checkOpen();
+    if (loss !== 'linear' && loss !== 'cross_entropy') {
+      throw new UserError(`forwardBackward: unknown loss '${loss}'; known: cross_entropy, linear`);
+    }
+    for (const [index, datum] of data.entries())
+      checkDatum(datum, this.config, `forwardBackward: datum ${index}`);
+    const chunks = splitByCost(
+      data.map((datum) => datum.tokens.length - 1),
+      this.links.length,
+    );
+    const parts = await this.scatter(chunks, (link, start, end) =>
+      link.call<ForwardBackwardResult>('forwardBackward', [data.slice(start, end), loss]),
+    );
+    let total = 0;
+    let tokens = 0;
+    for (const part of parts) {
+      total += part.loss;
+      tokens += part.tokens;
+    }
+    return { loss: total, logprobs: parts.flatMap((part) => part.logprobs), tokens };
+  }
+
+  async optimStep(options: OptimOptions): Promise<OptimStepResult> {
+    this.checkOpen();
+    const summed = await this.sumGradients(true);
+    const names = [...summed.keys()];
+    const results = await Promise.all(
+      this.links.map((link, index) => {
+        // The last replica gets the buffers themselves; the others get copies.
+        const last = index === this.links.length - 1;
+        const values = names.map((name) => (last ? summed.get(name)! : summed.get(name)!.slice()));
+        const gradients: GradientList = { names, values };
+        return link.call<OptimStepResult>(
+          'applyGradients',
+          [gradients, options],
+          last ? values.map((array) => array.buffer as ArrayBuffer) : [],
+        );
+      }),
+    );
+    const [first] = results;
+    for (const [index, result] of results.entries()) {
+      if (!Object.is(result.gradNorm, first.gradNorm) || result.step !== first.step) {
+        throw new PolicyWorkerError(
+          `policy worker ${index} of ${results.length} diverged from worker 0 (gradient norm ${result.gradNorm} vs ${first.gradNorm}, step ${result.step} vs ${first.step})`,
+        );
+      }
+    }
+    return first;
+  }
+
+  async save(dir: string): Promise<void> {
+    this.checkOpen();
+    await this.links[0].call('save', [dir]);
+  }
+
+  /** The gradients accumulated since the last optimStep, summed over replicas (not cleared); for tests. */
+  async gradientValues(): Promise<Map<string, Float32Array>> {
+    this.checkOpen();
+    return this.sumGradients(false);
+  }
+
+  /** SHA-256 of each replica's weights and optimizer step; all equal while the replicas agree. */
+  async weightHashes(): Promise<string[]> {
+    return Promise.all(this.links.map((link) => link.call<string>('weightHash')));
+  }
+
+  /** Replica 0's weights by parameter name. */
+  async parameterValues(): Promise<Map<string, Float32Array>> {
+    this.checkOpen();
+    return this.links[0].call<Map<string, Float32Array>>('parameterValues');
+  }
+
+  /** Terminates every worker thread; the backend is unusable afterwards. Safe to call twice. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.links.map((link) => link.close()));
+  }
+
+  /** Worker threads still running (0 after close()). */
+  get liveWorkers(): number {
+    return this.links.filter((link) => !link.exited).length;
+  }
+
+  /** Each replica's own accumulated gradients, in worker order (not cleared); for tests. */
+  async replicaGradientValues(): Promise<Map<string, Float32Array>[]> {
+    this.checkOpen();
+    const lists = await Promise.all(this.links.map((link) => link.call<GradientList>('gradients', [false])));
+    return lists.map((list) => new Map(list.names.map((name, i) => [name, list.values[i]])));
+  }
+
+  /** Test support: terminate one worker thread as if it had died. */
+  async killWorkerForTest(index: number): Promise<void> {
+    await this.links[index].killForTest();
+  }
+
+  /**
+   * Runs `call` on each worker with a non-empty chunk and returns the results in worker order. If any
+   * call fails, waits for the others (so no call is left running into the next one) and throws the first
+   * failure in worker order.
+   */
+  private async scatter<T>(
+    chunks: [number, number][],
+    call: (link: WorkerLink, start: number, end: number) => Promise<T>,
+  ): Promise<T[]> {
+    const settled = await Promise.allSettled(
+      chunks.flatMap(([start, end], index) => (end > start ? [call(this.links[index], start, end)] : [])),
+    );
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
+  }
+
+  /** Every replica's gradients summed in worker order (float32 adds); `clear` drops them in the replicas. */
+  private async sumGradients(clear: boolean): Promise<Map<string, Float32Array>> {
+    const parts = await this.scatter(
+      this.links.map((): [number, number] => [0, 1]),
+      (link) => link.call<GradientList>('gradients', [clear]),
+    );
+    const summed = new Map<string, Float32Array>();
+    for (const part of parts) {
+      part.names.forEach((name, i) => {
+        const values = part.values[i];
+        const total = summed.get(name);
+        if (!total) {
+          summed.set(name, values);
+          return;
+        }
+        if (total.length !== values.length) {
+          throw new PolicyWorkerError(
+            `gradient '${name}' has ${values.length} values in one worker, ${total.length} in another`,
+          );
+        }
+        // A Float32Array rounds each sum to float32, as tf.add would.
+        for (let j = 0; j < total.length; j++) total[j] += values[j];
+      });
+    }
+    return summed;
+  }
+
+  private onWorkerDeath(error: PolicyWorkerError): void {
+    if (this.failure || this.closed) return;
+    this.failure = error;
+    for (const link of this.links) link.fail(error);
+    void Promise.all(this.links.map((link) => link.close()));
+  }
+
+  private checkOpen(): void {
+    if (this.failure) throw this.failure;
+    if (this.closed) throw new PolicyWorkerError('the worker-parallel policy backend is closed');
+  }
+}

@@ -1,0 +1,35 @@
+// `policy.workers` (config) and `--workers` (command line): how many replicas of the embedded policy run
+// in worker threads (parallel-backend.ts). Kept apart from the backend so that parsing a config does not
+// load tfjs. The default is 1 — the in-process backend, exactly as before workers existed; `auto` (one
+// worker per core) is the intended default once the parallel backend has been used more widely.
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { UserError } from '../core/errors.ts';
+
+/** A positive worker count, or 'auto' (os.availableParallelism()). */
+export const workerCountSchema = z.union([z.literal('auto'), z.number().int().positive()]);
+
+export type WorkerCount = z.output<typeof workerCountSchema>;
+
+/** The `policy` block of the train and pretrain configs. */
+export const policyBlockSchema = z.strictObject({
+  /** Replicas of the embedded policy in worker threads; 1 = in process (no threads). */
+  workers: workerCountSchema.default(1),
+});
+
+export type PolicyBlock = z.output<typeof policyBlockSchema>;
+
+/** Resolves 'auto' to one worker per core. */
+export function resolveWorkerCount(workers: WorkerCount): number {
+  return workers === 'auto' ? availableParallelism() : workers;
+}
+
+/** Commander parser for `--workers <n|auto>`: a bad value is a UserError naming the option (exit 2). */
+export function parseWorkersOption(value: string): WorkerCount {
+  if (value === 'auto') return 'auto';
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new UserError(`--workers must be a positive integer or 'auto', got '${value}'`);
+  }
+  return number;
+}

@@ -1,0 +1,154 @@
+// One replica of the worker-parallel backend (parallel-backend.ts), run in its own worker thread with its
+// own tfjs wasm backend. It holds an EmbeddedBackend built from `workerData` (fresh from a seed, or from
+// checkpoint contents the main thread has already read and validated) and answers the main thread's calls
+// (worker-link.ts) in arrival order. It never talks to the other replicas: gradients go to the main thread,
+// which sums them and sends the sum back to every replica (applyGradients), so every replica applies the
+// same AdamW update to the same weights.
+import { createHash } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Datum, LossKind, OptimOptions, SampleOptions } from '../core/policy.ts';
+import { Rng } from '../core/rng.ts';
+import { EmbeddedBackend } from './embedded-backend.ts';
+import type { ModelConfig } from './model.ts';
+import type { AdamState } from './optimizer.ts';
+import type { RuntimeBackend } from './runtime.ts';
+import { tf } from './runtime.ts';
+import { sampleWithKvCache } from './sampler.ts';
+import {
+  importTokenizerFactory,
+  type ReplicaRequest,
+  type ReplicaResponse,
+  type TokenizerFactory,
+} from './worker-link.ts';
+
+export interface ReplicaInit {
+  index: number;
+  count: number;
+  runtime: RuntimeBackend;
+  maxTokensPerMicroBatch?: number;
+  /** Module URL and export name of a `(json) => tokenizer` function; the tokenizer's JSON form. */
+  tokenizer: TokenizerFactory & { json: unknown };
+  model:
+    | { kind: 'create'; config: ModelConfig; seed: number }
+    | {
+        kind: 'weights';
+        config: ModelConfig;
+        weights: Map<string, Float32Array>;
+        optimizer: AdamState | null;
+      };
+  /** Test support: make this replica fail inside `method`, by throwing or by exiting the thread. */
+  fault?: { method: string; kind: 'throw' | 'exit' } | null;
+}
+
+/** Gradients by parameter name, as parallel arrays so the buffers can be transferred. */
+export interface GradientList {
+  names: string[];
+  values: Float32Array[];
+}
+
+async function build(init: ReplicaInit): Promise<EmbeddedBackend> {
+  const tokenizer = (await importTokenizerFactory(init.tokenizer))(init.tokenizer.json);
+  const options = { runtime: init.runtime, maxTokensPerMicroBatch: init.maxTokensPerMicroBatch };
+  if (init.model.kind === 'create') {
+    return EmbeddedBackend.create(init.model.config, tokenizer, init.model.seed, options);
+  }
+  return EmbeddedBackend.fromContents(
+    { config: init.model.config, weights: init.model.weights, optimizer: init.model.optimizer },
+    tokenizer,
+    options,
+  );
+}
+
+/** SHA-256 over the optimizer step and every parameter's float32 bytes, in canonical order. */
+function weightHash(backend: EmbeddedBackend): string {
+  const hash = createHash('sha256');
+  hash.update(`step ${backend.optimizer.step}\n`);
+  for (const [name, values] of backend.model.parameterValues()) {
+    hash.update(name);
+    hash.update(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  }
+  return hash.digest('hex');
+}
+
+function methods(backend: EmbeddedBackend) {
+  return {
+    /** `promptSeeds[p]` seeds prompt p's own Rng (see parallel-backend.ts: sample). */
+    sample: (prompts: number[][], options: SampleOptions, promptSeeds: number[]) =>
+      sampleWithKvCache(
+        backend.model,
+        backend.tokenizer,
+        prompts,
+        options,
+        promptSeeds.map((seed) => new Rng(seed)),
+      ),
+    forward: (sequences: number[][]) => backend.forward(sequences),
+    forwardBackward: (data: Datum[], loss: LossKind) => backend.forwardBackward(data, loss),
+    /** The gradients accumulated since the last step; `clear` drops them here (they move to the caller). */
+    gradients: (clear: boolean): GradientList => {
+      const values = backend.gradientValues();
+      if (clear) backend.zeroGradients();
+      return { names: [...values.keys()], values: [...values.values()] };
+    },
+    /** One AdamW step with the summed gradients of all replicas (a missing name counts as zero). */
+    applyGradients: (gradients: GradientList, options: OptimOptions) => {
+      backend.zeroGradients();
+      const shapes = new Map([...backend.model.params].map(([name, variable]) => [name, variable.shape]));
+      const tensors = new Map<string, tf.Tensor>();
+      gradients.names.forEach((name, i) => {
+        const shape = shapes.get(name);
+        if (!shape) throw new Error(`gradient for unknown parameter '${name}'`);
+        tensors.set(name, tf.tensor(gradients.values[i], shape, 'float32'));
+      });
+      try {
+        return backend.optimizer.apply(backend.model.params, tensors, options);
+      } finally {
+        for (const tensor of tensors.values()) tensor.dispose();
+      }
+    },
+    weightHash: () => weightHash(backend),
+    save: (dir: string) => backend.save(dir),
+    parameterValues: () => backend.model.parameterValues(),
+  };
+}
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('worker-replica.ts must run in a worker thread');
+  const init = workerData as ReplicaInit;
+  const backend = await build(init);
+  const table = methods(backend) as Record<string, (...args: unknown[]) => unknown>;
+  // Calls run strictly one after another, in arrival order.
+  let queue: Promise<void> = Promise.resolve();
+  port.on('message', (request: ReplicaRequest) => {
+    if (request?.type !== 'call') return;
+    queue = queue.then(async () => {
+      let response: ReplicaResponse;
+      const transfer: ArrayBuffer[] = [];
+      try {
+        if (init.fault?.method === request.method) {
+          if (init.fault.kind === 'exit') process.exit(3);
+          throw new Error(`injected fault in ${request.method}`);
+        }
+        const run = table[request.method];
+        if (!run) throw new Error(`unknown replica method '${request.method}'`);
+        const value = await run(...request.args);
+        if (request.method === 'gradients') {
+          const list = value as GradientList;
+          // Moved, not copied; an array that does not own its whole buffer is copied first.
+          list.values = list.values.map((array) =>
+            array.byteOffset === 0 && array.buffer.byteLength === array.byteLength ? array : array.slice(),
+          );
+          for (const array of list.values) transfer.push(array.buffer as ArrayBuffer);
+        }
+        response = { type: 'result', id: request.id, ok: true, value };
+      } catch (error) {
+        const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+        response = { type: 'result', id: request.id, ok: false, error: { name, message } };
+      }
+      port.postMessage(response, transfer);
+    });
+  });
+  port.postMessage({ type: 'ready' } satisfies ReplicaResponse);
+}
+
+await main();
