@@ -106,8 +106,8 @@ export function setNativeThreads(threads: number): void {
   status = { ...status, threads: addon.getThreads() };
 }
 
-function threadsFromEnvironment(): number {
-  const text = process.env.CURRICULA_BLAS_THREADS;
+function threadsFromEnvironment(env: NodeJS.ProcessEnv): number {
+  const text = env.CURRICULA_BLAS_THREADS;
   if (text === undefined || text === '') return 1;
   const threads = Number(text);
   if (!Number.isInteger(threads) || threads < 1 || threads > 1024)
@@ -115,45 +115,59 @@ function threadsFromEnvironment(): number {
   return threads;
 }
 
-/** Loads the addon once; returns why not when it cannot (the status line). */
-function loadAddon(): void {
-  if (loadAttempted) return;
-  loadAttempted = true;
-  const setting = process.env.CURRICULA_NATIVE;
-  if (setting === '0' || setting === 'false' || setting === 'off') {
-    status = { active: false, reason: 'off (CURRICULA_NATIVE=0): wasm matmul', threads: null, blas: null };
-    return;
-  }
-  const threads = threadsFromEnvironment();
-  if (!existsSync(nativeAddonPath)) {
-    const statusFile = path.join(nativeDir, 'build', 'status.txt');
-    const why = existsSync(statusFile)
-      ? readFileSync(statusFile, 'utf8').trim()
-      : 'not built (run `node native/build.mjs`; needs a C compiler and libopenblas-dev)';
-    fail(`native kernels unavailable, wasm matmul in use: addon ${why}`);
-    return;
+/**
+ * Opens the addon at `addonPath` as the environment asks (CURRICULA_NATIVE, CURRICULA_BLAS_THREADS) and
+ * says what runs; `warning` is the line to print when the addon was wanted but is unusable.
+ */
+export function openNativeAddon(
+  env: NodeJS.ProcessEnv,
+  addonPath: string,
+): { addon?: NativeAddon; status: NativeKernelStatus; warning?: string } {
+  const inactive = (reason: string) => ({ active: false, reason, threads: null, blas: null });
+  const setting = env.CURRICULA_NATIVE;
+  if (setting === '0' || setting === 'false' || setting === 'off')
+    return { status: inactive('off (CURRICULA_NATIVE=0): wasm matmul') };
+  const threads = threadsFromEnvironment(env);
+  const unusable = (why: string) => {
+    const reason = `native kernels unavailable, wasm matmul in use: ${why}`;
+    return { status: inactive(reason), warning: `curricula: ${reason}` };
+  };
+  if (!existsSync(addonPath)) {
+    const statusFile = path.join(path.dirname(path.dirname(addonPath)), 'status.txt');
+    return unusable(
+      existsSync(statusFile)
+        ? `addon ${readFileSync(statusFile, 'utf8').trim()}`
+        : `no addon at ${addonPath} (run \`npm run build:native\`; needs a C compiler and libopenblas-dev)`,
+    );
   }
   // OpenBLAS sizes its thread pool when it loads; ask for the configured count up front.
   process.env.OPENBLAS_NUM_THREADS ??= String(threads);
   try {
-    const loaded = createRequire(import.meta.url)(nativeAddonPath) as NativeAddon;
+    const loaded = createRequire(import.meta.url)(addonPath) as NativeAddon;
     loaded.setThreads(threads);
-    addon = loaded;
-    status = {
-      active: true,
-      reason: 'OpenBLAS sgemm on the wasm heap',
-      threads: loaded.getThreads(),
-      blas: loaded.blasConfig(),
+    return {
+      addon: loaded,
+      status: {
+        active: true,
+        reason: 'OpenBLAS sgemm on the wasm heap',
+        threads: loaded.getThreads(),
+        blas: loaded.blasConfig(),
+      },
     };
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-    fail(`native kernels unavailable, wasm matmul in use: the addon does not load (${message})`);
+    return unusable(`the addon does not load (${message})`);
   }
 }
 
-function fail(reason: string): void {
-  status = { active: false, reason, threads: null, blas: null };
-  console.warn(`curricula: ${reason}`);
+/** Loads the addon once per process (CURRICULA_NATIVE_ADDON overrides its path, for tests). */
+function loadAddon(): void {
+  if (loadAttempted) return;
+  loadAttempted = true;
+  const opened = openNativeAddon(process.env, process.env.CURRICULA_NATIVE_ADDON || nativeAddonPath);
+  addon = opened.addon;
+  status = opened.status;
+  if (opened.warning) console.warn(opened.warning);
 }
 
 /**
