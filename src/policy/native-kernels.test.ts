@@ -11,7 +11,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
 import { forwardLogits, TransformerModel } from './model.ts';
 import {
-  broadcastIndices,
   nativeAddonPath,
   nativeKernelStatus,
   nativeKernelsAvailable,
@@ -85,6 +84,20 @@ interface MatMulCase {
   stockValuesWrong?: boolean;
 }
 
+/** Numpy broadcasting, spelled out: the flat index into `shape` of entry `flat` of `outShape`. */
+function sourceIndex(shape: number[], outShape: number[], flat: number): number {
+  const position: number[] = [];
+  for (let axis = outShape.length - 1; axis >= 0; axis--) {
+    position.unshift(flat % outShape[axis]);
+    flat = Math.floor(flat / outShape[axis]);
+  }
+  const offset = outShape.length - shape.length;
+  let index = 0;
+  for (let axis = 0; axis < shape.length; axis++)
+    index = index * shape[axis] + (shape[axis] === 1 ? 0 : position[axis + offset]);
+  return index;
+}
+
 /** Float64 reference of matMul with numpy-style broadcasting of the batch dimensions. */
 function referenceMatMul(c: MatMulCase, a: Float32Array, b: Float32Array, bias?: Float32Array): number[] {
   const ar = c.aShape.length;
@@ -96,8 +109,9 @@ function referenceMatMul(c: MatMulCase, a: Float32Array, b: Float32Array, bias?:
     c.aShape.slice(0, -2),
     c.bShape.slice(0, -2),
   );
-  const aIndex = broadcastIndices(c.aShape.slice(0, -2), batchShape);
-  const bIndex = broadcastIndices(c.bShape.slice(0, -2), batchShape);
+  const batches = batchShape.reduce((p, n) => p * n, 1);
+  const aIndex = Array.from({ length: batches }, (_, i) => sourceIndex(c.aShape.slice(0, -2), batchShape, i));
+  const bIndex = Array.from({ length: batches }, (_, i) => sourceIndex(c.bShape.slice(0, -2), batchShape, i));
   const out: number[] = [];
   for (let batch = 0; batch < aIndex.length; batch++) {
     const aBase = aIndex[batch] * m * k;
@@ -250,6 +264,35 @@ describe.skipIf(!available)(`native matmul kernels${skipReason}`, () => {
     expect(status.active).toBe(true);
     expect(status.threads).toBe(1);
     expect(status.blas).toMatch(/OpenBLAS/);
+  });
+
+  it('takes the heap after allocating the output (an allocation that grows the wasm memory)', () => {
+    const backend = tf.backend() as unknown as { wasm: { HEAPU8: Uint8Array } };
+    const heapBefore = backend.wasm.HEAPU8.length;
+    // An output larger than the whole heap: makeOutput must grow the memory, replacing its buffer.
+    const rows = 256;
+    const columns = Math.ceil(heapBefore / 4 / rows) + 1024;
+    const before = nativeMatMulCount();
+    const corners = tf.tidy(() => {
+      const a = tf.tensor2d(
+        Float32Array.from({ length: rows }, (_, i) => i + 1),
+        [rows, 1],
+      );
+      const b = tf.tensor2d(
+        Float32Array.from({ length: columns }, (_, j) => (j % 7) + 1),
+        [1, columns],
+      );
+      const product = tf.matMul(a, b);
+      return [product.slice([0, 0], [1, 2]), product.slice([rows - 1, columns - 2], [1, 2])].map((t) =>
+        Array.from(t.dataSync()),
+      );
+    });
+    expect(nativeMatMulCount()).toBe(before + 1);
+    expect(backend.wasm.HEAPU8.length).toBeGreaterThan(heapBefore);
+    expect(corners).toEqual([
+      [1, 2],
+      [rows * (((columns - 2) % 7) + 1), rows * (((columns - 1) % 7) + 1)],
+    ]);
   });
 
   for (const [index, c] of [...matMulCases, ...fusedCases].entries()) {
