@@ -1,4 +1,5 @@
-// Native matmul kernels for the wasm backend of tfjs (see src/policy/native-kernels.ts).
+// Native kernels for the wasm backend of tfjs: matmul on OpenBLAS and Sum over leading axes (see
+// src/policy/native-kernels.ts).
 //
 // The tensors live in the WebAssembly memory of tfjs-backend-wasm. JavaScript passes that memory as a
 // Uint8Array (backend.wasm.HEAPU8) plus byte offsets of the operands inside it, and this addon runs
@@ -145,6 +146,41 @@ static napi_value matmul(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+// The output is a fresh tensor, never one of the inputs: `restrict` lets the compiler vectorise over j.
+static void add_rows(const float *restrict x, int64_t outer, int64_t inner, float *restrict out) {
+  memset(out, 0, (size_t)inner * sizeof(float));
+  for (int64_t i = 0; i < outer; i++) {
+    const float *restrict row = x + i * inner;
+    for (int64_t j = 0; j < inner; j++) out[j] += row[j];
+  }
+}
+
+// sumLeading(heap, xOffset, outer, inner, outOffset): out[j] = Σ_i x[i·inner + j] over a row-major
+// [outer, inner] float32 matrix, i.e. tf.sum over the leading axes. The stock wasm Sum transposes the
+// whole input first to reduce innermost axes; this is the bias gradient of every linear layer. Rows are
+// added in order, in float32, as the stock kernel does after its transpose.
+static napi_value sum_leading(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 5) THROW(env, "curricula_native.sumLeading: expected 5 arguments");
+  napi_typedarray_type heap_type;
+  size_t heap_length;
+  void *heap_data;
+  CHECK(env, napi_get_typedarray_info(env, argv[0], &heap_type, &heap_length, &heap_data, NULL, NULL));
+  if (heap_type != napi_uint8_array) THROW(env, "curricula_native.sumLeading: heap must be a Uint8Array");
+  int64_t v[4];
+  for (int i = 0; i < 4; i++)
+    if (!get_int64(env, argv[1 + i], &v[i])) THROW(env, "curricula_native.sumLeading: expected a number");
+  const int64_t x_offset = v[0], outer = v[1], inner = v[2], out_offset = v[3];
+  if (outer < 0 || inner < 0) THROW(env, "curricula_native.sumLeading: negative size");
+  if (!in_heap(x_offset, outer * inner, heap_length) || !in_heap(out_offset, inner, heap_length))
+    THROW(env, "curricula_native.sumLeading: operand outside the wasm heap");
+  uint8_t *base = (uint8_t *)heap_data;
+  add_rows((const float *)(base + x_offset), outer, inner, (float *)(base + out_offset));
+  return NULL;
+}
+
 // setThreads(n): the number of OpenBLAS threads for this process.
 static napi_value set_threads(napi_env env, napi_callback_info info) {
   size_t argc = 1;
@@ -175,6 +211,7 @@ static napi_value blas_config(napi_env env, napi_callback_info info) {
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
       {"matmul", NULL, matmul, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"sumLeading", NULL, sum_leading, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, set_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"getThreads", NULL, get_threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"blasConfig", NULL, blas_config, NULL, NULL, NULL, napi_enumerable, NULL},

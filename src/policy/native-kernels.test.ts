@@ -15,6 +15,7 @@ import {
   nativeKernelStatus,
   nativeKernelsAvailable,
   nativeMatMulCount,
+  nativeSumCount,
   openNativeAddon,
   setNativeKernels,
 } from './native-kernels.ts';
@@ -378,6 +379,59 @@ describe.skipIf(!available)(`native matmul kernels${skipReason}`, () => {
     expect(calls).toBeGreaterThanOrEqual(2 * (2 * 6 + 1) + 2 * (2 * 6 + 1));
     expect(native).toHaveLength(1 + 2 + 12 * 2 + 3);
     for (let i = 0; i < native.length; i++) expect(relativeError(native[i], wasm[i])).toBeLessThan(1e-4);
+  });
+
+  it('sums over leading axes like the wasm kernel (the bias gradient), and leaves other sums to it', () => {
+    const cases: [number[], number | number[], boolean][] = [
+      [[1024, 512], 0, false],
+      [[2, 3, 4], [0, 1], false],
+      [[2, 3, 4], [1, 0], true],
+      [[2, 3, 4], -3, false],
+      [[5, 1], 0, true],
+      [[3, 0, 2], 0, false],
+    ];
+    for (const [index, [shape, axis, keepDims]] of cases.entries()) {
+      const sums = nativeSumCount();
+      const [native, wasm, calls] = onBothPaths(() => [
+        tf.tidy(() => tf.sum(randomTensor(shape, index), axis, keepDims).dataSync() as Float32Array),
+      ]);
+      expect(nativeSumCount() - sums, `${shape} ${axis}`).toBe(1);
+      expect(calls).toBe(0);
+      // Float32 sums of the same numbers; the order can differ from the stock kernel's (axes [1, 0]).
+      expect(relativeError(native[0], wasm[0]), `${shape} ${axis}`).toBeLessThan(1e-6);
+      const shapes = [true, false].map((on) => {
+        setNativeKernels(on);
+        return tf.tidy(() => tf.sum(tf.zeros(shape), axis, keepDims).shape);
+      });
+      setNativeKernels(true);
+      expect(shapes[0]).toEqual(shapes[1]);
+    }
+    const before = nativeSumCount();
+    tf.tidy(() => {
+      const x = randomTensor([2, 3, 4], 1);
+      tf.sum(x, 1).dataSync();
+      tf.sum(x).dataSync();
+      tf.sum(tf.cast(x, 'int32'), 0).dataSync();
+    });
+    expect(nativeSumCount()).toBe(before);
+  });
+
+  it('gives a linear layer the same bias gradient as wasm', () => {
+    const compute = () =>
+      tf.tidy(() => {
+        const x = randomTensor([64, 16], 1);
+        const weight = randomTensor([16, 24], 2);
+        const bias = randomTensor([24], 3);
+        const probe = randomTensor([64, 24], 4);
+        const loss = (w: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(tf.add(tf.matMul(x, w), b), probe));
+        return tf
+          .grads(loss)([weight, bias])
+          .map((g) => g.dataSync() as Float32Array);
+      });
+    const sums = nativeSumCount();
+    const [native, wasm] = onBothPaths(compute);
+    expect(nativeSumCount()).toBeGreaterThan(sums);
+    for (let i = 0; i < native.length; i++) expect(relativeError(native[i], wasm[i])).toBeLessThan(1e-6);
   });
 
   it('leaves prelu and a non-vector bias to the wasm kernel', () => {

@@ -1,10 +1,13 @@
-// Native matmul kernels for the wasm backend: BatchMatMul and _FusedMatMul run OpenBLAS's cblas_sgemm
+// Native kernels for the wasm backend: BatchMatMul and _FusedMatMul run OpenBLAS's cblas_sgemm
 // (native/curricula_native.c, an N-API addon built at `npm ci` by native/build.mjs) in place on the
 // wasm heap. The operands already live in the WebAssembly memory; the addon reads them at their heap
 // offsets and writes the output that we allocated there with backend.makeOutput, so nothing is copied.
 // Transposes are BLAS flags, broadcast batch dimensions are a stride of 0 (or one call per batch entry
 // in the general case). Issue 10's probe measured the base train step 2.3× faster this way (matmul
 // 235 → 63 ms per step).
+//
+// Sum over the leading axes (the bias gradient of each linear layer; the stock kernel transposes the whole
+// input first) is a plain C loop over the rows, also in place.
 //
 // The kernels replace the wasm ones registered before them (runtime.ts's patched BatchMatMul and the
 // stock _FusedMatMul) and fall back to those for what they do not handle: non-float32 dtypes, the prelu
@@ -40,6 +43,7 @@ interface NativeAddon {
     activation: number,
     alpha: number,
   ): void;
+  sumLeading(heap: Uint8Array, xOffset: number, outer: number, inner: number, outOffset: number): void;
   setThreads(threads: number): void;
   getThreads(): number;
   blasConfig(): string;
@@ -76,6 +80,7 @@ let loadAttempted = false;
 let status: NativeKernelStatus = { active: false, reason: 'not initialised', threads: null, blas: null };
 let enabled = true;
 let nativeCalls = 0;
+let nativeSumCalls = 0;
 
 /** What the matmul kernels run on: for `bench policy` and logs. */
 export function nativeKernelStatus(): NativeKernelStatus {
@@ -97,6 +102,11 @@ export function setNativeKernels(on: boolean): void {
 /** How many matmuls ran natively (lets tests check that the native path is reached). */
 export function nativeMatMulCount(): number {
   return nativeCalls;
+}
+
+/** How many Sums ran natively. */
+export function nativeSumCount(): number {
+  return nativeSumCalls;
 }
 
 /** OpenBLAS threads of this process. */
@@ -149,7 +159,7 @@ export function openNativeAddon(
       addon: loaded,
       status: {
         active: true,
-        reason: 'OpenBLAS sgemm on the wasm heap',
+        reason: 'OpenBLAS sgemm and C Sum on the wasm heap',
         threads: loaded.getThreads(),
         blas: loaded.blasConfig(),
       },
@@ -190,6 +200,42 @@ export function installNativeKernels(): void {
         (enabled && nativeMatMul(native, args)) || fallback.kernelFunc(args as never)) as tf.KernelFunc,
     });
   }
+  const stockSum = tf.getKernel('Sum', 'wasm');
+  if (!stockSum) throw new Error('tfjs wasm backend lacks the Sum kernel');
+  tf.unregisterKernel('Sum', 'wasm');
+  tf.registerKernel({
+    kernelName: 'Sum',
+    backendName: 'wasm',
+    setupFunc: stockSum.setupFunc,
+    kernelFunc: ((args: KernelArgs) =>
+      (enabled && nativeSum(native, args)) || stockSum.kernelFunc(args as never)) as tf.KernelFunc,
+  });
+}
+
+/**
+ * tf.sum of float32 x over its leading axes [0, r) with r < rank (the case where the stock kernel
+ * transposes); undefined for every other case.
+ */
+function nativeSum(native: NativeAddon, { inputs, backend, attrs }: KernelArgs): tf.TensorInfo | undefined {
+  const { x } = inputs;
+  if (x.dtype !== 'float32') return undefined;
+  const rank = x.shape.length;
+  const axes = [...new Set(tf.util.parseAxisParam(attrs.axis as number | number[], x.shape))].sort(
+    (p, q) => p - q,
+  );
+  const leading = axes.length;
+  if (leading === 0 || leading >= rank || axes.some((axis, i) => axis !== i)) return undefined;
+  const outer = sizeOf(x.shape.slice(0, leading));
+  const innerShape = x.shape.slice(leading);
+  const wasmBackend = backend as unknown as HeapBackend;
+  const outShape = attrs.keepDims ? [...new Array<number>(leading).fill(1), ...innerShape] : innerShape;
+  const out = wasmBackend.makeOutput(outShape, 'float32');
+  // As for matmul: the heap only after makeOutput.
+  const heap = wasmBackend.wasm.HEAPU8;
+  const offsetOf = (tensor: tf.TensorInfo) => wasmBackend.dataIdMap.get(tensor.dataId).memoryOffset;
+  native.sumLeading(heap, offsetOf(x), outer, sizeOf(innerShape), offsetOf(out));
+  nativeSumCalls++;
+  return out;
 }
 
 /** The native product, or undefined for the cases left to the wasm kernel. */
