@@ -21,6 +21,7 @@ import {
 } from './native-kernels.ts';
 import { initRuntime, tf } from './runtime.ts';
 
+const inheritedOpenblasThreads = process.env.OPENBLAS_NUM_THREADS;
 await initRuntime('wasm');
 const available = nativeKernelsAvailable();
 const skipReason = available ? '' : ` (skipped: ${nativeKernelStatus().reason})`;
@@ -265,6 +266,8 @@ describe.skipIf(!available)(`native matmul kernels${skipReason}`, () => {
     expect(status.active).toBe(true);
     expect(status.threads).toBe(1);
     expect(status.blas).toMatch(/OpenBLAS/);
+    // Set for the load only: child processes must not inherit it.
+    expect(process.env.OPENBLAS_NUM_THREADS).toBe(inheritedOpenblasThreads);
   });
 
   it('takes the heap after allocating the output (an allocation that grows the wasm memory)', () => {

@@ -150,8 +150,10 @@ export function openNativeAddon(
         : `no addon at ${addonPath} (run \`npm run build:native\`; needs a C compiler and libopenblas-dev)`,
     );
   }
-  // OpenBLAS sizes its thread pool when it loads; ask for the configured count up front.
-  process.env.OPENBLAS_NUM_THREADS ??= String(threads);
+  // OpenBLAS sizes its thread pool from OPENBLAS_NUM_THREADS when it loads: set it for the load only, so
+  // that child processes (the PyTorch baseline of `bench policy`) do not inherit it.
+  const inherited = process.env.OPENBLAS_NUM_THREADS;
+  if (inherited === undefined) process.env.OPENBLAS_NUM_THREADS = String(threads);
   try {
     const loaded = createRequire(import.meta.url)(addonPath) as NativeAddon;
     loaded.setThreads(threads);
@@ -167,6 +169,8 @@ export function openNativeAddon(
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
     return unusable(`the addon does not load (${message})`);
+  } finally {
+    if (inherited === undefined) delete process.env.OPENBLAS_NUM_THREADS;
   }
 }
 
