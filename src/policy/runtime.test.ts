@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
 import { forwardLogits, TransformerModel } from './model.ts';
+import { setNativeKernels } from './native-kernels.ts';
 import { initRuntime, setSlicedBatchMatMul, slicedBatchMatMulCount, tf } from './runtime.ts';
 import { maxAbsDifference } from './test-helpers.ts';
 
@@ -13,6 +14,7 @@ function randomArray(size: number, seed: number): Float32Array {
 
 afterAll(async () => {
   setSlicedBatchMatMul(true);
+  setNativeKernels(true);
   await initRuntime('wasm');
 });
 
@@ -94,6 +96,9 @@ describe('wasm runtime', () => {
         ];
         return results.map((r) => r.dataSync() as Float32Array);
       });
+    // The wasm kernels themselves: the native ones that replace them where built are checked against
+    // these in native-kernels.test.ts.
+    setNativeKernels(false);
     for (const sliced of [true, false]) {
       setSlicedBatchMatMul(sliced);
       const callsBefore = slicedBatchMatMulCount();
@@ -103,6 +108,7 @@ describe('wasm runtime', () => {
       for (let i = 0; i < wasm.length; i++) expect(maxAbsDifference(wasm[i], cpu[i])).toBeLessThan(1e-5);
     }
     setSlicedBatchMatMul(true);
+    setNativeKernels(true);
   });
 
   it('gives the model the same logits and parameter gradients as the cpu backend (< 1e-4)', async () => {

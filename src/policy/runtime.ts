@@ -5,11 +5,15 @@
 // reference/verifiers-and-ml.md §3 (UnsortedSegmentSum; transpose-free BatchMatMul), batched matmuls
 // run slice by slice through XNNPACK, copy-free Identity, and faster Slice, SplitV and GatherV2.
 //
+// Where the native addon is built (native-kernels.ts), BatchMatMul and _FusedMatMul then run on OpenBLAS
+// in place on the wasm heap, with the kernels above as their fallback.
+//
 // Threads: tfjs-backend-wasm runs single-threaded under Node (tfjs issue #3830), so we do not try.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { installNativeKernels } from './native-kernels.ts';
 import {
   batchedMatMulBySlices,
   batchSize,
@@ -75,6 +79,7 @@ async function switchBackend(backend: RuntimeBackend): Promise<void> {
   await tf.ready();
   if (backend === 'wasm' && !kernelsPatched) {
     patchWasmKernels();
+    installNativeKernels();
     kernelsPatched = true;
   }
   activeBackend = backend;
