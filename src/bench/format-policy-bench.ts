@@ -34,32 +34,35 @@ function sweepLine(sweep: TorchSweep): string {
 }
 
 function rooflineLines(result: PolicyBenchResult): string[] {
-  const peaks = result.roofline;
-  if (!peaks) return [];
+  if (!result.configs.some((c) => c.roofline)) return [];
   const lines = ['', 'roofline: peak float32 matrix products on this machine (GFLOP/s, median)'];
-  for (const rate of peaks.wasm)
-    lines.push(`  tfjs-wasm ${rate.label}`.padEnd(58) + rate.gflops.toFixed(1).padStart(8));
-  for (const peak of [peaks.blasOneThread, peaks.blasAllCores]) {
+  const { blasPeaks } = result;
+  for (const peak of [blasPeaks?.oneThread, blasPeaks?.allCores]) {
     if (!peak) continue;
     const shapes = peak.shapes.map((s) => `${s.m}×${s.k}×${s.n} ${s.gflops.toFixed(1)}`).join(', ');
     lines.push(`  OpenBLAS sgemm (torch.mm), ${peak.torchThreads} thread(s): ${shapes}`);
   }
-  if (!peaks.blasOneThread) lines.push('  OpenBLAS sgemm: not measured (needs PyTorch)');
-  const blas = peaks.blasAllCores ?? peaks.blasOneThread;
+  if (!blasPeaks?.oneThread) lines.push('  OpenBLAS sgemm: not measured (needs PyTorch)');
+  const blas = blasPeaks?.allCores ?? blasPeaks?.oneThread;
+  for (const c of result.configs) {
+    if (!c.roofline) continue;
+    for (const rate of c.roofline.wasm)
+      lines.push(`  ${c.name} tfjs-wasm ${rate.label}`.padEnd(60) + rate.gflops.toFixed(1).padStart(8));
+  }
   lines.push(
     '',
-    `achieved (analytic FLOPs / median time; % of tfjs-wasm peak ${peaks.wasmPeakGflops.toFixed(1)}` +
-      (blas ? `, % of OpenBLAS ${blas.torchThreads}-thread peak ${blas.gflops.toFixed(1)})` : ')'),
+    "achieved: analytic FLOPs / median time; % of the size's tfjs-wasm peak" +
+      (blas ? `; % of OpenBLAS ${blas.torchThreads}-thread ${blas.gflops.toFixed(1)} GFLOP/s` : ''),
   );
   for (const c of result.configs) {
     if (!c.roofline) continue;
-    for (const phase of c.roofline) {
+    for (const phase of c.roofline.phases) {
       const ofBlas =
         phase.fractionOfBlasPeak === null ? '' : `  ${(100 * phase.fractionOfBlasPeak).toFixed(1)}%`;
       lines.push(
-        `  ${c.name} ${phase.phase}`.padEnd(24) +
+        `  ${c.name} ${phase.phase}`.padEnd(20) +
           `${(phase.flops / 1e9).toFixed(3)} GFLOP in ${fmt(phase.medianMs)} ms: ${phase.gflops.toFixed(1)} GFLOP/s  ` +
-          `${(100 * phase.fractionOfWasmPeak).toFixed(0)}%${ofBlas}`,
+          `${(100 * phase.fractionOfWasmPeak).toFixed(0)}% of ${c.roofline.wasmPeakGflops.toFixed(1)}${ofBlas}`,
       );
     }
   }

@@ -11,10 +11,9 @@ import {
   parseBenchConfigs,
   policyBenchConfigs,
   policyBenchTargets,
-  rooflinePhases,
   torchAvailability,
 } from './policy-bench.ts';
-import { phaseRooflines } from './roofline.ts';
+import { phaseRooflines, rooflinePhases } from './roofline.ts';
 import { bestCell, type TorchCellResult, type TorchMeasurement } from './torch-sweep.ts';
 
 function measurement(tokensPerSecond: number) {
@@ -76,7 +75,7 @@ function fakeResult(train: number, sample: number, torch: number | null, rssMB: 
       cells: [],
       env: { OPENBLAS_CORETYPE: 'Haswell', OPENBLAS_L2_SIZE: null },
     },
-    roofline: null,
+    blasPeaks: null,
     machine: { cpus: 2, cpuModel: 'test', node: 'v20', loadAverageStart: [9], loadAverageEnd: [8] },
     targets: policyBenchTargets,
   };

@@ -17,7 +17,7 @@ import type { Datum } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { type ModelConfig, parameterCount } from '../policy/model-config.ts';
-import { samplingFlops, type TrainStepFlops, trainStepFlops } from './flops.ts';
+import { samplingFlops, trainStepFlops } from './flops.ts';
 import { median } from './median.ts';
 import {
   type PolicyBenchConfigName,
@@ -25,13 +25,13 @@ import {
   policyBenchTargets,
 } from './policy-bench-configs.ts';
 import {
-  type BlasPeak,
-  type MatmulRate,
+  type BlasPeaks,
+  type ConfigRoofline,
   measureBlasPeaks,
   measureWasmMatmuls,
   modelMatmulShapes,
-  type PhaseRoofline,
   phaseRooflines,
+  rooflinePhases,
 } from './roofline.ts';
 import {
   runTorchSweep,
@@ -110,18 +110,8 @@ export interface PolicyBenchConfigResult {
   /** Our sampling tokens/s divided by the best PyTorch sampling cell's, or null. */
   sampleRatioToTorch: number | null;
   sampleCpuRatioToTorch: number | null;
-  /** Achieved GFLOP/s per phase (--roofline), or null. */
-  roofline: PhaseRoofline[] | null;
-}
-
-export interface RooflinePeaks {
-  /** tfjs-wasm matMul at the first config's shapes. */
-  wasm: MatmulRate[];
-  wasmPeakGflops: number;
-  /** OpenBLAS sgemm via torch.mm on one thread and on all cores; null when torch is unavailable. */
-  blasOneThread: BlasPeak | null;
-  blasAllCores: BlasPeak | null;
-  errors: string[];
+  /** tfjs-wasm peak at this size's shapes and achieved GFLOP/s per phase (--roofline), or null. */
+  roofline: ConfigRoofline | null;
 }
 
 export interface PolicyBenchResult {
@@ -135,7 +125,8 @@ export interface PolicyBenchResult {
     /** OpenBLAS tuning variables of this environment, passed to the children unchanged. */
     env: { OPENBLAS_CORETYPE: string | null; OPENBLAS_L2_SIZE: string | null };
   };
-  roofline: RooflinePeaks | null;
+  /** OpenBLAS sgemm peaks via torch.mm (--roofline with torch), or null. */
+  blasPeaks: BlasPeaks | null;
   machine: {
     cpus: number;
     cpuModel: string;
@@ -210,7 +201,7 @@ async function benchConfig(
   name: PolicyBenchConfigName,
   options: PolicyBenchOptions,
   runner: TorchRunner | null,
-  peaks: RooflinePeaks | null,
+  blasPeaks: BlasPeaks | null,
 ): Promise<PolicyBenchConfigResult> {
   const config = policyBenchConfigs[name];
   const progress = options.onProgress ?? (() => {});
@@ -265,28 +256,40 @@ async function benchConfig(
       `${name}: sampling    ${fmt(sample.tokensPerSecond)} tokens/s (batch ${sample.batch}; ${fmt(sample.tokensPerCpuSecond)} per CPU-second)`,
     );
 
-    let roofline: PhaseRoofline[] | null = null;
-    if (peaks) {
+    let roofline: ConfigRoofline | null = null;
+    if (options.roofline) {
+      const wasm = measureWasmMatmuls(
+        modelMatmulShapes(config, options.trainBatch, options.sampleBatch),
+        options.repeats,
+      );
+      for (const rate of wasm)
+        progress(`${name}: tfjs-wasm ${rate.label}: ${rate.gflops.toFixed(1)} GFLOP/s`);
+      const wasmPeakGflops = Math.max(...wasm.map((rate) => rate.gflops));
       const sequences = data.map((datum) => datum.tokens);
       const forwardRuns = await timeRuns(options.warmup, options.repeats, () => backend.forward(sequences));
-      const flops = trainStepFlops(config, options.trainBatch, config.contextLength);
       const times = {
         forward: median(forwardRuns.runsMs),
         forwardBackward: median(forwardBackwardMs.slice(-options.repeats)),
         optimizer: median(optimizerMs.slice(-options.repeats)),
       };
-      roofline = phaseRooflines(
-        rooflinePhases(flops, times, train.medianMs, {
-          flops: samplingFlops(config, promptCount, promptLength, sample.batch, generated / sample.batch),
-          medianMs: sample.medianMs,
-        }),
-        peaks.wasmPeakGflops,
-        peaks.blasAllCores?.gflops ?? null,
+      const phases = phaseRooflines(
+        rooflinePhases(
+          trainStepFlops(config, options.trainBatch, config.contextLength),
+          times,
+          train.medianMs,
+          {
+            flops: samplingFlops(config, promptCount, promptLength, sample.batch, generated / sample.batch),
+            medianMs: sample.medianMs,
+          },
+        ),
+        wasmPeakGflops,
+        blasPeaks?.allCores?.gflops ?? blasPeaks?.oneThread?.gflops ?? null,
       );
-      for (const phase of roofline)
+      for (const phase of phases)
         progress(
           `${name}: ${phase.phase.padEnd(10)} ${phase.gflops.toFixed(1)} GFLOP/s (${(100 * phase.fractionOfWasmPeak).toFixed(0)}% of the tfjs-wasm peak)`,
         );
+      roofline = { wasm, wasmPeakGflops, phases };
     }
 
     let torchTrain: TorchSweep | null = null;
@@ -342,29 +345,6 @@ async function benchConfig(
   }
 }
 
-/**
- * The roofline's phases from the measured medians (ms): backward is forward+backward minus the
- * forward-only pass (tfjs computes the forward again inside variableGrads); the train step is the whole.
- */
-export function rooflinePhases(
-  flops: TrainStepFlops,
-  times: { forward: number; forwardBackward: number; optimizer: number },
-  trainStepMs: number,
-  sampling: { flops: number; medianMs: number },
-): { phase: PhaseRoofline['phase']; flops: number; medianMs: number }[] {
-  return [
-    { phase: 'forward', flops: flops.forward, medianMs: times.forward },
-    {
-      phase: 'backward',
-      flops: flops.backward,
-      medianMs: Math.max(1e-3, times.forwardBackward - times.forward),
-    },
-    { phase: 'optimizer', flops: flops.optimizer, medianMs: times.optimizer },
-    { phase: 'train step', flops: flops.forward + flops.backward + flops.optimizer, medianMs: trainStepMs },
-    { phase: 'sampling', flops: sampling.flops, medianMs: sampling.medianMs },
-  ];
-}
-
 export const fmt = (value: number) =>
   value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1);
 
@@ -378,34 +358,19 @@ export async function runPolicyBench(options: PolicyBenchOptions): Promise<Polic
   if (!torch.available) options.onProgress?.(`PyTorch baseline skipped: ${torch.note}`);
   const runner =
     torch.available && options.python ? (options.torchRunner ?? spawnTorchScript(options.python)) : null;
-  let roofline: RooflinePeaks | null = null;
-  if (options.roofline) {
-    const first = policyBenchConfigs[options.configs[0]];
-    const wasm = measureWasmMatmuls(
-      modelMatmulShapes(first, options.trainBatch, options.sampleBatch),
-      options.repeats,
-    );
-    for (const rate of wasm)
-      options.onProgress?.(`tfjs-wasm ${rate.label}: ${rate.gflops.toFixed(1)} GFLOP/s`);
-    const blas = runner
-      ? measureBlasPeaks(runner, first, options.trainBatch, os.cpus().length, options.repeats)
-      : { oneThread: null, allCores: null, errors: [] };
-    for (const peak of [blas.oneThread, blas.allCores])
+  let blasPeaks: BlasPeaks | null = null;
+  if (options.roofline && runner) {
+    const models = options.configs.map((name) => policyBenchConfigs[name]);
+    blasPeaks = measureBlasPeaks(runner, models, options.trainBatch, os.cpus().length, options.repeats);
+    for (const peak of [blasPeaks.oneThread, blasPeaks.allCores])
       if (peak)
         options.onProgress?.(
           `OpenBLAS sgemm, ${peak.torchThreads} thread(s): ${peak.gflops.toFixed(1)} GFLOP/s`,
         );
-    for (const error of blas.errors) options.onProgress?.(error);
-    roofline = {
-      wasm,
-      wasmPeakGflops: Math.max(...wasm.map((rate) => rate.gflops)),
-      blasOneThread: blas.oneThread,
-      blasAllCores: blas.allCores,
-      errors: blas.errors,
-    };
+    for (const error of blasPeaks.errors) options.onProgress?.(error);
   }
   const configs: PolicyBenchConfigResult[] = [];
-  for (const name of options.configs) configs.push(await benchConfig(name, options, runner, roofline));
+  for (const name of options.configs) configs.push(await benchConfig(name, options, runner, blasPeaks));
   return {
     configs,
     peakRssMB: process.resourceUsage().maxRSS / 1024,
@@ -418,7 +383,7 @@ export async function runPolicyBench(options: PolicyBenchOptions): Promise<Polic
         OPENBLAS_L2_SIZE: process.env.OPENBLAS_L2_SIZE ?? null,
       },
     },
-    roofline,
+    blasPeaks,
     machine: {
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model ?? 'unknown',

@@ -5,6 +5,7 @@
 // time. A compute roofline only: memory bandwidth is not measured.
 import type { ModelConfig } from '../policy/model-config.ts';
 import { tf } from '../policy/runtime.ts';
+import type { TrainStepFlops } from './flops.ts';
 import { median } from './median.ts';
 import { type TorchCell, type TorchRunner, torchChildEnv } from './torch-sweep.ts';
 
@@ -105,20 +106,31 @@ export interface BlasPeak extends TorchCell {
   gflops: number;
 }
 
+export interface BlasPeaks {
+  oneThread: BlasPeak | null;
+  /** null on a one-core machine or when the run failed. */
+  allCores: BlasPeak | null;
+  errors: string[];
+}
+
 /**
- * OpenBLAS sgemm through torch.mm at the model's forward shape and at 1024³, on one thread and on all
- * `cores` (both pools set to the same count); null entries when torch is unavailable or a run fails.
+ * OpenBLAS sgemm through torch.mm at each config's forward shape and at 1024³, on one thread and on all
+ * `cores` (both pools set to the same count); null entries when a run fails.
  */
 export function measureBlasPeaks(
   runner: TorchRunner,
-  config: ModelConfig,
+  configs: readonly ModelConfig[],
   trainBatch: number,
   cores: number,
   repeats: number,
   parentEnv: NodeJS.ProcessEnv = process.env,
-): { oneThread: BlasPeak | null; allCores: BlasPeak | null; errors: string[] } {
-  const d = config.dModel;
-  const shapes = `${trainBatch * (config.contextLength - 1)},${d},${4 * d};1024,1024,1024`;
+): BlasPeaks {
+  const shapes = [
+    ...configs.map(
+      (config) => `${trainBatch * (config.contextLength - 1)},${config.dModel},${4 * config.dModel}`,
+    ),
+    '1024,1024,1024',
+  ].join(';');
   const args = ['--mode', 'gemm', '--shapes', shapes, '--warmup', '1', '--repeats', String(repeats)];
   const errors: string[] = [];
   const peak = (threads: number): BlasPeak | null => {
@@ -134,8 +146,10 @@ export function measureBlasPeaks(
   return { oneThread: peak(1), allCores: cores > 1 ? peak(cores) : null, errors };
 }
 
+export type Phase = 'forward' | 'backward' | 'optimizer' | 'train step' | 'sampling';
+
 export interface PhaseRoofline {
-  phase: 'forward' | 'backward' | 'optimizer' | 'train step' | 'sampling';
+  phase: Phase;
   flops: number;
   medianMs: number;
   gflops: number;
@@ -147,7 +161,7 @@ export interface PhaseRoofline {
 
 /** Achieved GFLOP/s and fractions of the peaks for each phase (pure; times in ms). */
 export function phaseRooflines(
-  phases: { phase: PhaseRoofline['phase']; flops: number; medianMs: number }[],
+  phases: { phase: Phase; flops: number; medianMs: number }[],
   wasmPeakGflops: number,
   blasPeakGflops: number | null,
 ): PhaseRoofline[] {
@@ -162,4 +176,35 @@ export function phaseRooflines(
       fractionOfBlasPeak: blasPeakGflops === null ? null : gflops / blasPeakGflops,
     };
   });
+}
+
+/** The roofline of one model size: tfjs-wasm rates at its shapes and the achieved rate per phase. */
+export interface ConfigRoofline {
+  wasm: MatmulRate[];
+  /** The best of `wasm`. */
+  wasmPeakGflops: number;
+  phases: PhaseRoofline[];
+}
+
+/**
+ * The phases from the measured medians (ms): backward is forward+backward minus the forward-only pass
+ * (tfjs computes the forward again inside variableGrads); the train step is the whole step.
+ */
+export function rooflinePhases(
+  flops: TrainStepFlops,
+  times: { forward: number; forwardBackward: number; optimizer: number },
+  trainStepMs: number,
+  sampling: { flops: number; medianMs: number },
+): { phase: Phase; flops: number; medianMs: number }[] {
+  return [
+    { phase: 'forward', flops: flops.forward, medianMs: times.forward },
+    {
+      phase: 'backward',
+      flops: flops.backward,
+      medianMs: Math.max(1e-3, times.forwardBackward - times.forward),
+    },
+    { phase: 'optimizer', flops: flops.optimizer, medianMs: times.optimizer },
+    { phase: 'train step', flops: flops.forward + flops.backward + flops.optimizer, medianMs: trainStepMs },
+    { phase: 'sampling', flops: sampling.flops, medianMs: sampling.medianMs },
+  ];
 }
