@@ -13,7 +13,7 @@ import {
   policyBenchTargets,
   torchAvailability,
 } from './policy-bench.ts';
-import { phaseRooflines, rooflinePhases } from './roofline.ts';
+import { bestBlasPeak, phaseRooflines, rooflinePhases } from './roofline.ts';
 import { bestCell, type TorchCellResult, type TorchMeasurement } from './torch-sweep.ts';
 
 function measurement(tokensPerSecond: number) {
@@ -138,5 +138,19 @@ describe('policy bench helpers', () => {
     // 3.001e9 FLOPs in 420 ms.
     expect(rooflines[3].gflops).toBeCloseTo(3.001e9 / 0.42 / 1e9, 9);
     expect(phaseRooflines(phases, 20, null)[4].fractionOfBlasPeak).toBeNull();
+  });
+
+  it('takes the faster OpenBLAS rate as the ceiling, even when it is the one-thread one', () => {
+    const peak = (threads: number, gflops: number) => ({
+      torchThreads: threads,
+      blasThreads: threads,
+      shapes: [{ m: 1024, k: 1024, n: 1024, gflops }],
+      gflops,
+    });
+    // A busy machine: two threads slower than one.
+    expect(bestBlasPeak({ oneThread: peak(1, 127), allCores: peak(2, 69), errors: [] })?.gflops).toBe(127);
+    expect(bestBlasPeak({ oneThread: peak(1, 100), allCores: peak(2, 206), errors: [] })?.gflops).toBe(206);
+    expect(bestBlasPeak({ oneThread: null, allCores: peak(2, 69), errors: [] })?.gflops).toBe(69);
+    expect(bestBlasPeak({ oneThread: null, allCores: null, errors: ['failed'] })).toBeNull();
   });
 });

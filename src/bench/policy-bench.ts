@@ -26,6 +26,7 @@ import {
 } from './policy-bench-configs.ts';
 import {
   type BlasPeaks,
+  bestBlasPeak,
   type ConfigRoofline,
   measureBlasPeaks,
   measureWasmMatmuls,
@@ -283,7 +284,7 @@ async function benchConfig(
           },
         ),
         wasmPeakGflops,
-        blasPeaks?.allCores?.gflops ?? blasPeaks?.oneThread?.gflops ?? null,
+        blasPeaks ? (bestBlasPeak(blasPeaks)?.gflops ?? null) : null,
       );
       for (const phase of phases)
         progress(
