@@ -293,38 +293,9 @@ async function benchConfig(
       roofline = { wasm, wasmPeakGflops, phases };
     }
 
-    let torchTrain: TorchSweep | null = null;
-    let torchSample: TorchSweep | null = null;
-    if (runner) {
-      const cells = sweepCells(options.torchThreads, options.blasThreads);
-      const base = modelArgs(config, options);
-      const onCell = (what: string) => (cell: TorchCellResult) =>
-        progress(`${name}: torch ${what} ${describeCell(cell)}`);
-      torchTrain = runTorchSweep(
-        runner,
-        [...base, '--mode', 'train', '--batch', String(options.trainBatch)],
-        cells,
-        process.env,
-        onCell('train'),
-      );
-      torchSample = runTorchSweep(
-        runner,
-        [
-          ...base,
-          '--mode',
-          'sample',
-          '--prompts',
-          String(promptCount),
-          '--samples',
-          String(n),
-          '--prompt-length',
-          String(promptLength),
-        ],
-        cells,
-        process.env,
-        onCell('sample'),
-      );
-    }
+    const { torchTrain, torchSample } = runner
+      ? torchBaselines(runner, name, options, { promptCount, samples: n, promptLength }, progress)
+      : { torchTrain: null, torchSample: null };
     const bestTrain = torchTrain?.best?.measurement ?? null;
     const bestSample = torchSample?.best?.measurement ?? null;
     return {
@@ -344,6 +315,30 @@ async function benchConfig(
   } finally {
     backend.dispose();
   }
+}
+
+/** The PyTorch training step and sampling at this size, every cell of the thread sweep. */
+function torchBaselines(
+  runner: TorchRunner,
+  name: PolicyBenchConfigName,
+  options: PolicyBenchOptions,
+  sampling: { promptCount: number; samples: number; promptLength: number },
+  progress: (line: string) => void,
+): { torchTrain: TorchSweep; torchSample: TorchSweep } {
+  const cells = sweepCells(options.torchThreads, options.blasThreads);
+  const base = modelArgs(policyBenchConfigs[name], options);
+  const onCell = (what: string) => (cell: TorchCellResult) =>
+    progress(`${name}: torch ${what} ${describeCell(cell)}`);
+  const trainArgs = [...base, '--mode', 'train', '--batch', String(options.trainBatch)];
+  const sampleArgs = [
+    ...base,
+    ...['--mode', 'sample', '--prompts', sampling.promptCount, '--samples', sampling.samples],
+    ...['--prompt-length', sampling.promptLength],
+  ].map(String);
+  return {
+    torchTrain: runTorchSweep(runner, trainArgs, cells, process.env, onCell('train')),
+    torchSample: runTorchSweep(runner, sampleArgs, cells, process.env, onCell('sample')),
+  };
 }
 
 export const fmt = (value: number) =>
