@@ -1,5 +1,6 @@
-// The benchmark's pure parts: medians, option parsing, torch detection and the report's verdicts. The
-// measurements themselves run in `curricula bench policy` (minutes), not in the test suite.
+// The benchmark's pure parts: medians, option parsing, torch detection, the roofline's phases and the
+// report's verdicts. The measurements themselves run in `curricula bench policy` (minutes), not in the
+// test suite.
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../core/errors.ts';
 import { formatPolicyBench } from './format-policy-bench.ts';
@@ -12,6 +13,8 @@ import {
   policyBenchTargets,
   torchAvailability,
 } from './policy-bench.ts';
+import { bestBlasPeak, phaseRooflines, rooflinePhases } from './roofline.ts';
+import { bestCell, type TorchCellResult, type TorchMeasurement } from './torch-sweep.ts';
 
 function measurement(tokensPerSecond: number) {
   return {
@@ -24,6 +27,30 @@ function measurement(tokensPerSecond: number) {
   };
 }
 
+function torchMeasurement(tokensPerSecond: number): TorchMeasurement {
+  return {
+    tokensPerSecond,
+    medianMs: 1,
+    tokensPerCpuSecond: tokensPerSecond,
+    tokensPerRun: 1024,
+    runsMs: [1],
+    version: '1.13',
+    threads: 1,
+    blasThreads: 1,
+    blasLibrary: 'libopenblas.so.0',
+  };
+}
+
+/** A sweep whose best cell (torch 1 × BLAS 2) does `best` tokens/s; the others do less. */
+function sweep(best: number) {
+  const cells: TorchCellResult[] = [
+    { torchThreads: 1, blasThreads: 1, ok: true, measurement: torchMeasurement(best / 2) },
+    { torchThreads: 1, blasThreads: 2, ok: true, measurement: torchMeasurement(best) },
+    { torchThreads: 2, blasThreads: 2, ok: false, error: 'torch baseline failed: killed' },
+  ];
+  return { cells, best: bestCell(cells) };
+}
+
 function fakeResult(train: number, sample: number, torch: number | null, rssMB: number): PolicyBenchResult {
   const base: PolicyBenchConfigResult = {
     name: 'base',
@@ -31,17 +58,24 @@ function fakeResult(train: number, sample: number, torch: number | null, rssMB: 
     parameters: 826_000,
     train: { ...measurement(train), batch: 8 },
     sample: { ...measurement(sample), batch: 64, promptLength: 8 },
-    torchTrain:
-      torch === null
-        ? null
-        : { tokensPerSecond: torch, medianMs: 1, tokensPerCpuSecond: torch, version: '2.0', threads: 2 },
+    torchTrain: torch === null ? null : sweep(torch),
+    torchSample: torch === null ? null : sweep(torch * 4),
     trainRatioToTorch: torch === null ? null : train / torch,
     trainCpuRatioToTorch: torch === null ? null : (train * 2) / torch,
+    sampleRatioToTorch: torch === null ? null : sample / (torch * 4),
+    sampleCpuRatioToTorch: torch === null ? null : (sample * 2) / (torch * 4),
+    roofline: null,
   };
   return {
     configs: [base],
     peakRssMB: rssMB,
-    torch: { used: torch !== null, note: torch === null ? 'torch is not importable' : 'torch 2.0' },
+    torch: {
+      used: torch !== null,
+      note: torch === null ? 'torch is not importable' : 'torch 1.13',
+      cells: [],
+      env: { OPENBLAS_CORETYPE: 'Haswell', OPENBLAS_L2_SIZE: null },
+    },
+    blasPeaks: null,
     machine: { cpus: 2, cpuModel: 'test', node: 'v20', loadAverageStart: [9], loadAverageEnd: [8] },
     targets: policyBenchTargets,
   };
@@ -74,9 +108,49 @@ describe('policy bench helpers', () => {
     expect(report).toContain('2.00×'); // 1500 / 750 on the wall clock
     expect(report).toContain('4.00×'); // 3000 / 750 per CPU-second
     expect(report).toContain('the machine was busy');
+    expect(report).toContain('1.33×'); // sampling 4000 / (4 · 750)
+    // Every cell is listed, the best one marked, the failed one named.
+    expect(report).toContain('base train:    1×1 375, 1×2 750*, 2×2 failed');
+    expect(report).toContain('OPENBLAS_CORETYPE=Haswell');
     const withoutTorch = formatPolicyBench(fakeResult(1000, 6000, null, 3000));
     expect(withoutTorch).toContain('train ≥ 1,200 tokens/s NOT met');
     expect(withoutTorch).toContain('peak RSS < 2,048 MB NOT met');
     expect(withoutTorch).toContain('PyTorch baseline: not run (torch is not importable)');
+  });
+
+  it('splits the train step into phases and divides FLOPs by time', () => {
+    const phases = rooflinePhases(
+      { forward: 1e9, backward: 2e9, optimizer: 1e6 },
+      { forward: 100, forwardBackward: 400, optimizer: 10 },
+      420,
+      { flops: 5e8, medianMs: 50 },
+    );
+    expect(phases.map((phase) => [phase.phase, phase.medianMs])).toEqual([
+      ['forward', 100],
+      ['backward', 300], // forward + backward minus the forward-only pass
+      ['optimizer', 10],
+      ['train step', 420],
+      ['sampling', 50],
+    ]);
+    const rooflines = phaseRooflines(phases, 20, 200);
+    // 1e9 FLOPs in 100 ms = 10 GFLOP/s: half the 20 GFLOP/s peak, 5% of 200.
+    expect(rooflines[0]).toMatchObject({ gflops: 10, fractionOfWasmPeak: 0.5, fractionOfBlasPeak: 0.05 });
+    // 3.001e9 FLOPs in 420 ms.
+    expect(rooflines[3].gflops).toBeCloseTo(3.001e9 / 0.42 / 1e9, 9);
+    expect(phaseRooflines(phases, 20, null)[4].fractionOfBlasPeak).toBeNull();
+  });
+
+  it('takes the faster OpenBLAS rate as the ceiling, even when it is the one-thread one', () => {
+    const peak = (threads: number, gflops: number) => ({
+      torchThreads: threads,
+      blasThreads: threads,
+      shapes: [{ m: 1024, k: 1024, n: 1024, gflops }],
+      gflops,
+    });
+    // A busy machine: two threads slower than one.
+    expect(bestBlasPeak({ oneThread: peak(1, 127), allCores: peak(2, 69), errors: [] })?.gflops).toBe(127);
+    expect(bestBlasPeak({ oneThread: peak(1, 100), allCores: peak(2, 206), errors: [] })?.gflops).toBe(206);
+    expect(bestBlasPeak({ oneThread: null, allCores: peak(2, 69), errors: [] })?.gflops).toBe(69);
+    expect(bestBlasPeak({ oneThread: null, allCores: null, errors: ['failed'] })).toBeNull();
   });
 });

@@ -7,31 +7,52 @@
 //   1, from an 8-token prompt to the full context; tokens/s = generated tokens / wall time, prefill
 //   included. EOS is disabled for the measurement so every row runs to the context limit and the batch
 //   stays full (a trained model's early stops would only make the batch smaller);
-// - optionally the same training step in PyTorch (bench/torch_baseline.py, CPU, 2 threads), for a ratio
-//   measured in the same run.
-// Peak RSS is process.resourceUsage().maxRSS of this process (the PyTorch child is not included).
+// - optionally the same training step and the same KV-cached sampling in PyTorch (bench/torch_baseline.py,
+//   CPU), swept over torch threads × OpenBLAS threads (torch-sweep.ts); ratios are against the best cell;
+// - optionally (--roofline) peak matrix-product rates and achieved GFLOP/s per phase (roofline.ts).
+// Peak RSS is process.resourceUsage().maxRSS of this process (the PyTorch children are not included).
 
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Datum } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { type ModelConfig, parameterCount } from '../policy/model-config.ts';
+import { samplingFlops, trainStepFlops } from './flops.ts';
+import { median } from './median.ts';
 import {
   type PolicyBenchConfigName,
   policyBenchConfigs,
   policyBenchTargets,
 } from './policy-bench-configs.ts';
+import {
+  type BlasPeaks,
+  bestBlasPeak,
+  type ConfigRoofline,
+  measureBlasPeaks,
+  measureWasmMatmuls,
+  modelMatmulShapes,
+  phaseRooflines,
+  rooflinePhases,
+} from './roofline.ts';
+import {
+  runTorchSweep,
+  spawnTorchScript,
+  sweepCells,
+  type TorchCell,
+  type TorchCellResult,
+  type TorchRunner,
+  type TorchSweep,
+  torchAvailability,
+} from './torch-sweep.ts';
 
+export { median } from './median.ts';
 export {
   type PolicyBenchConfigName,
   parseBenchConfigs,
   policyBenchConfigs,
   policyBenchTargets,
 } from './policy-bench-configs.ts';
+export { torchAvailability } from './torch-sweep.ts';
 
 import { initRuntime } from '../policy/runtime.ts';
 import { sampleWithKvCache } from '../policy/sampler.ts';
@@ -50,7 +71,14 @@ export interface PolicyBenchOptions {
   sampleBatch: number;
   /** Python interpreter for the PyTorch baseline; null skips it. */
   python: string | null;
-  torchThreads: number;
+  /** torch.set_num_threads values swept (OMP_NUM_THREADS follows). */
+  torchThreads: number[];
+  /** OPENBLAS_NUM_THREADS values swept. */
+  blasThreads: number[];
+  /** Also measure peak GFLOP/s and the achieved GFLOP/s of each phase. */
+  roofline: boolean;
+  /** Runs the PyTorch script; the default spawns `python`. Tests inject a stub. */
+  torchRunner?: TorchRunner;
   /** One line per finished measurement (the CLI prints them on stderr). */
   onProgress?: (line: string) => void;
 }
@@ -66,33 +94,40 @@ export interface Measurement {
   runsMs: number[];
 }
 
-export interface TorchMeasurement {
-  tokensPerSecond: number;
-  medianMs: number;
-  /** Per second of process CPU time, all threads together. */
-  tokensPerCpuSecond: number;
-  version: string;
-  threads: number;
-}
-
 export interface PolicyBenchConfigResult {
   name: PolicyBenchConfigName;
   config: ModelConfig;
   parameters: number;
   train: Measurement & { batch: number };
   sample: Measurement & { batch: number; promptLength: number };
-  /** PyTorch training step, or null when skipped or failed. */
-  torchTrain: TorchMeasurement | null;
-  /** Our tokens/s divided by PyTorch's (training step, wall clock), or null. */
+  /** PyTorch training step, every cell of the sweep and the best, or null when skipped. */
+  torchTrain: TorchSweep | null;
+  /** PyTorch KV-cached sampling (same batch, prompt and lengths), or null when skipped. */
+  torchSample: TorchSweep | null;
+  /** Our tokens/s divided by the best PyTorch cell's (training step, wall clock), or null. */
   trainRatioToTorch: number | null;
   /** The same ratio per CPU-second (PyTorch's CPU time counts all its threads), or null. */
   trainCpuRatioToTorch: number | null;
+  /** Our sampling tokens/s divided by the best PyTorch sampling cell's, or null. */
+  sampleRatioToTorch: number | null;
+  sampleCpuRatioToTorch: number | null;
+  /** tfjs-wasm peak at this size's shapes and achieved GFLOP/s per phase (--roofline), or null. */
+  roofline: ConfigRoofline | null;
 }
 
 export interface PolicyBenchResult {
   configs: PolicyBenchConfigResult[];
   peakRssMB: number;
-  torch: { used: boolean; note: string };
+  torch: {
+    used: boolean;
+    note: string;
+    /** The cells swept, torch threads outer. */
+    cells: TorchCell[];
+    /** OpenBLAS tuning variables of this environment, passed to the children unchanged. */
+    env: { OPENBLAS_CORETYPE: string | null; OPENBLAS_L2_SIZE: string | null };
+  };
+  /** OpenBLAS sgemm peaks via torch.mm (--roofline with torch), or null. */
+  blasPeaks: BlasPeaks | null;
   machine: {
     cpus: number;
     cpuModel: string;
@@ -101,12 +136,6 @@ export interface PolicyBenchResult {
     loadAverageEnd: number[];
   };
   targets: typeof policyBenchTargets;
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 interface Timings {
@@ -146,47 +175,19 @@ function measurement(tokensPerRun: number, timings: Timings): Measurement {
   };
 }
 
-const torchScript = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../bench/torch_baseline.py');
-/** Debian's python3-torch finds BLAS through libblas.so.3; OpenBLAS there is ~8x faster than reference. */
-const openBlasDir = '/usr/lib/x86_64-linux-gnu/openblas-pthread';
-
-/** Whether `python` can import torch; the reason when it cannot. */
-export function torchAvailability(python: string): { available: boolean; note: string } {
-  const probe = spawnSync(python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
-  if (probe.error) return { available: false, note: `${python} not runnable (${probe.error.message})` };
-  if (probe.status !== 0) return { available: false, note: `torch is not importable by ${python}` };
-  return { available: true, note: `torch ${probe.stdout.trim()} via ${python}` };
+/** The script's model-shape arguments for a config. */
+function modelArgs(config: ModelConfig, options: PolicyBenchOptions): string[] {
+  return [
+    ...['--d-model', config.dModel, '--layers', config.layers, '--heads', config.heads],
+    ...['--context', config.contextLength, '--vocab', config.vocabSize],
+    ...['--warmup', options.warmup, '--repeats', options.repeats],
+  ].map(String);
 }
 
-function runTorchBaseline(
-  python: string,
-  config: ModelConfig,
-  options: PolicyBenchOptions,
-): TorchMeasurement | string {
-  const args = [
-    torchScript,
-    ...['--d-model', config.dModel, '--layers', config.layers, '--heads', config.heads].map(String),
-    ...['--context', config.contextLength, '--vocab', config.vocabSize, '--batch', options.trainBatch].map(
-      String,
-    ),
-    ...['--warmup', options.warmup, '--repeats', options.repeats, '--threads', options.torchThreads].map(
-      String,
-    ),
-  ];
-  const env = { ...process.env };
-  if (existsSync(openBlasDir))
-    env.LD_LIBRARY_PATH = [openBlasDir, env.LD_LIBRARY_PATH].filter(Boolean).join(':');
-  const run = spawnSync(python, args, { encoding: 'utf8', env, timeout: 30 * 60_000 });
-  if (run.status !== 0)
-    return `torch baseline failed: ${(run.stderr || run.error?.message || '').trim().slice(-300)}`;
-  const parsed = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}');
-  return {
-    tokensPerSecond: parsed.tokensPerSecond,
-    medianMs: parsed.stepMsMedian,
-    tokensPerCpuSecond: parsed.tokensPerCpuSecond,
-    version: parsed.torch,
-    threads: parsed.threads,
-  };
+function describeCell(cell: TorchCellResult): string {
+  const label = `torch ${cell.torchThreads} × BLAS ${cell.blasThreads}`;
+  if (!cell.ok) return `${label}: ${cell.error}`;
+  return `${label}: ${fmt(cell.measurement.tokensPerSecond)} tokens/s (median ${fmt(cell.measurement.medianMs)} ms)`;
 }
 
 /** B random sequences of T tokens, every prediction weighted 1. */
@@ -200,7 +201,8 @@ function trainingData(config: ModelConfig, batch: number, rng: Rng): Datum[] {
 async function benchConfig(
   name: PolicyBenchConfigName,
   options: PolicyBenchOptions,
-  torchUsable: boolean,
+  runner: TorchRunner | null,
+  blasPeaks: BlasPeaks | null,
 ): Promise<PolicyBenchConfigResult> {
   const config = policyBenchConfigs[name];
   const progress = options.onProgress ?? (() => {});
@@ -211,9 +213,16 @@ async function benchConfig(
   const rng = new Rng(7);
   try {
     const data = trainingData(config, options.trainBatch, rng);
+    // The two halves of each step are timed too, for the roofline (the last `repeats` are the timed runs).
+    const forwardBackwardMs: number[] = [];
+    const optimizerMs: number[] = [];
     const trainRuns = await timeRuns(options.warmup, options.repeats, async () => {
+      const start = performance.now();
       await backend.forwardBackward(data, 'cross_entropy');
+      const middle = performance.now();
       await backend.optimStep({ learningRate: 1e-3, weightDecay: 0, gradClip: 0 });
+      forwardBackwardMs.push(middle - start);
+      optimizerMs.push(performance.now() - middle);
     });
     const train = {
       ...measurement(options.trainBatch * config.contextLength, trainRuns),
@@ -248,17 +257,47 @@ async function benchConfig(
       `${name}: sampling    ${fmt(sample.tokensPerSecond)} tokens/s (batch ${sample.batch}; ${fmt(sample.tokensPerCpuSecond)} per CPU-second)`,
     );
 
-    let torchTrain: TorchMeasurement | null = null;
-    if (torchUsable && options.python) {
-      const outcome = runTorchBaseline(options.python, config, options);
-      if (typeof outcome === 'string') progress(`${name}: ${outcome}`);
-      else {
-        torchTrain = outcome;
+    let roofline: ConfigRoofline | null = null;
+    if (options.roofline) {
+      const wasm = measureWasmMatmuls(
+        modelMatmulShapes(config, options.trainBatch, options.sampleBatch),
+        options.repeats,
+      );
+      for (const rate of wasm)
+        progress(`${name}: tfjs-wasm ${rate.label}: ${rate.gflops.toFixed(1)} GFLOP/s`);
+      const wasmPeakGflops = Math.max(...wasm.map((rate) => rate.gflops));
+      const sequences = data.map((datum) => datum.tokens);
+      const forwardRuns = await timeRuns(options.warmup, options.repeats, () => backend.forward(sequences));
+      const times = {
+        forward: median(forwardRuns.runsMs),
+        forwardBackward: median(forwardBackwardMs.slice(-options.repeats)),
+        optimizer: median(optimizerMs.slice(-options.repeats)),
+      };
+      const phases = phaseRooflines(
+        rooflinePhases(
+          trainStepFlops(config, options.trainBatch, config.contextLength),
+          times,
+          train.medianMs,
+          {
+            flops: samplingFlops(config, promptCount, promptLength, sample.batch, generated / sample.batch),
+            medianMs: sample.medianMs,
+          },
+        ),
+        wasmPeakGflops,
+        blasPeaks ? (bestBlasPeak(blasPeaks)?.gflops ?? null) : null,
+      );
+      for (const phase of phases)
         progress(
-          `${name}: torch train ${fmt(outcome.tokensPerSecond)} tokens/s (median ${fmt(outcome.medianMs)} ms)`,
+          `${name}: ${phase.phase.padEnd(10)} ${phase.gflops.toFixed(1)} GFLOP/s (${(100 * phase.fractionOfWasmPeak).toFixed(0)}% of the tfjs-wasm peak)`,
         );
-      }
+      roofline = { wasm, wasmPeakGflops, phases };
     }
+
+    const { torchTrain, torchSample } = runner
+      ? torchBaselines(runner, name, options, { promptCount, samples: n, promptLength }, progress)
+      : { torchTrain: null, torchSample: null };
+    const bestTrain = torchTrain?.best?.measurement ?? null;
+    const bestSample = torchSample?.best?.measurement ?? null;
     return {
       name,
       config,
@@ -266,18 +305,46 @@ async function benchConfig(
       train,
       sample,
       torchTrain,
-      trainRatioToTorch: torchTrain ? train.tokensPerSecond / torchTrain.tokensPerSecond : null,
-      trainCpuRatioToTorch: torchTrain ? train.tokensPerCpuSecond / torchTrain.tokensPerCpuSecond : null,
+      torchSample,
+      trainRatioToTorch: bestTrain ? train.tokensPerSecond / bestTrain.tokensPerSecond : null,
+      trainCpuRatioToTorch: bestTrain ? train.tokensPerCpuSecond / bestTrain.tokensPerCpuSecond : null,
+      sampleRatioToTorch: bestSample ? sample.tokensPerSecond / bestSample.tokensPerSecond : null,
+      sampleCpuRatioToTorch: bestSample ? sample.tokensPerCpuSecond / bestSample.tokensPerCpuSecond : null,
+      roofline,
     };
   } finally {
     backend.dispose();
   }
 }
 
+/** The PyTorch training step and sampling at this size, every cell of the thread sweep. */
+function torchBaselines(
+  runner: TorchRunner,
+  name: PolicyBenchConfigName,
+  options: PolicyBenchOptions,
+  sampling: { promptCount: number; samples: number; promptLength: number },
+  progress: (line: string) => void,
+): { torchTrain: TorchSweep; torchSample: TorchSweep } {
+  const cells = sweepCells(options.torchThreads, options.blasThreads);
+  const base = modelArgs(policyBenchConfigs[name], options);
+  const onCell = (what: string) => (cell: TorchCellResult) =>
+    progress(`${name}: torch ${what} ${describeCell(cell)}`);
+  const trainArgs = [...base, '--mode', 'train', '--batch', String(options.trainBatch)];
+  const sampleArgs = [
+    ...base,
+    ...['--mode', 'sample', '--prompts', sampling.promptCount, '--samples', sampling.samples],
+    ...['--prompt-length', sampling.promptLength],
+  ].map(String);
+  return {
+    torchTrain: runTorchSweep(runner, trainArgs, cells, process.env, onCell('train')),
+    torchSample: runTorchSweep(runner, sampleArgs, cells, process.env, onCell('sample')),
+  };
+}
+
 export const fmt = (value: number) =>
   value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1);
 
-/** Validates size names (UserError listing the known ones). */
+/** Runs every configured size; progress lines through options.onProgress. */
 export async function runPolicyBench(options: PolicyBenchOptions): Promise<PolicyBenchResult> {
   await initRuntime('wasm');
   const loadAverageStart = os.loadavg();
@@ -285,12 +352,34 @@ export async function runPolicyBench(options: PolicyBenchOptions): Promise<Polic
     ? torchAvailability(options.python)
     : { available: false, note: '--no-torch given' };
   if (!torch.available) options.onProgress?.(`PyTorch baseline skipped: ${torch.note}`);
+  const runner =
+    torch.available && options.python ? (options.torchRunner ?? spawnTorchScript(options.python)) : null;
+  let blasPeaks: BlasPeaks | null = null;
+  if (options.roofline && runner) {
+    const models = options.configs.map((name) => policyBenchConfigs[name]);
+    blasPeaks = measureBlasPeaks(runner, models, options.trainBatch, os.cpus().length, options.repeats);
+    for (const peak of [blasPeaks.oneThread, blasPeaks.allCores])
+      if (peak)
+        options.onProgress?.(
+          `OpenBLAS sgemm, ${peak.torchThreads} thread(s): ${peak.gflops.toFixed(1)} GFLOP/s`,
+        );
+    for (const error of blasPeaks.errors) options.onProgress?.(error);
+  }
   const configs: PolicyBenchConfigResult[] = [];
-  for (const name of options.configs) configs.push(await benchConfig(name, options, torch.available));
+  for (const name of options.configs) configs.push(await benchConfig(name, options, runner, blasPeaks));
   return {
     configs,
     peakRssMB: process.resourceUsage().maxRSS / 1024,
-    torch: { used: torch.available, note: torch.note },
+    torch: {
+      used: runner !== null,
+      note: torch.note,
+      cells: sweepCells(options.torchThreads, options.blasThreads),
+      env: {
+        OPENBLAS_CORETYPE: process.env.OPENBLAS_CORETYPE ?? null,
+        OPENBLAS_L2_SIZE: process.env.OPENBLAS_L2_SIZE ?? null,
+      },
+    },
+    blasPeaks,
     machine: {
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model ?? 'unknown',

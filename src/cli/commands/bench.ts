@@ -2,6 +2,7 @@
 // `benchSubcommands`; add `bench train`, `bench rewards`, … by appending a register function there.
 import type { Command } from 'commander';
 import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-configs.ts';
+import { parseThreadList } from '../../bench/torch-sweep.ts';
 import { UserError } from '../../core/errors.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
@@ -20,7 +21,8 @@ function registerPolicyBench(bench: Command): void {
     .command('policy')
     .description(
       'embedded policy throughput: training step (forward + backward + Adam) and KV-cached sampling ' +
-        'tokens/s (medians), peak RSS, and the same training step in PyTorch for a ratio when torch is installed',
+        'tokens/s (medians), peak RSS, and the same two in PyTorch when torch is installed, swept over torch × ' +
+        'OpenBLAS threads with ratios against the best cell; --roofline adds peak and achieved GFLOP/s per phase',
     )
     .option('--configs <list>', `comma-separated model sizes: ${describeConfigs()}`, 'small,base')
     .option(
@@ -43,20 +45,34 @@ function registerPolicyBench(bench: Command): void {
       64,
     )
     .option('--python <path>', 'Python interpreter with PyTorch for the baseline', '/usr/bin/python3')
-    .option('--torch-threads <n>', 'PyTorch CPU threads', positiveInteger('--torch-threads'), 2)
+    .option(
+      '--torch-threads <list>',
+      'torch.set_num_threads values to sweep (OMP_NUM_THREADS follows)',
+      '1,2',
+    )
+    .option('--blas-threads <list>', 'OPENBLAS_NUM_THREADS values to sweep', '1,2')
     .option('--no-torch', 'skip the PyTorch baseline')
+    .option(
+      '--roofline',
+      'also measure peak GFLOP/s (tfjs-wasm; OpenBLAS via torch) and achieved GFLOP/s per phase',
+    )
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
     .action(async (options) => {
+      const configs = parseBenchConfigs(options.configs);
+      const torchThreads = parseThreadList(options.torchThreads, '--torch-threads');
+      const blasThreads = parseThreadList(options.blasThreads, '--blas-threads');
       const { runPolicyBench } = await import('../../bench/policy-bench.ts');
       const { formatPolicyBench } = await import('../../bench/format-policy-bench.ts');
       const result = await runPolicyBench({
-        configs: parseBenchConfigs(options.configs),
+        configs,
         repeats: options.repeats,
         warmup: options.warmup,
         trainBatch: options.trainBatch,
         sampleBatch: options.sampleBatch,
         python: options.torch ? options.python : null,
-        torchThreads: options.torchThreads,
+        torchThreads,
+        blasThreads,
+        roofline: Boolean(options.roofline),
         onProgress: (line) => console.error(line),
       });
       console.log(options.json ? JSON.stringify(result, null, 2) : formatPolicyBench(result));
