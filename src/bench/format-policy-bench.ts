@@ -79,6 +79,11 @@ export function formatPolicyBench(result: PolicyBenchResult): string {
     `machine: ${machine.cpus} × ${machine.cpuModel}, node ${machine.node}, ` +
       `1-min load average ${machine.loadAverageStart[0].toFixed(1)} → ${machine.loadAverageEnd[0].toFixed(1)}`,
   ];
+  lines.push(
+    machine.kernels.active
+      ? `kernels: native OpenBLAS matmul (${machine.kernels.threads} BLAS thread${machine.kernels.threads === 1 ? '' : 's'} per process)`
+      : `kernels: tfjs-wasm only (${machine.kernels.reason})`,
+  );
   if (load > machine.cpus)
     lines.push('  the machine was busy: wall-clock figures are pessimistic; per-CPU-second figures less so');
   lines.push(

@@ -76,7 +76,14 @@ function fakeResult(train: number, sample: number, torch: number | null, rssMB: 
       env: { OPENBLAS_CORETYPE: 'Haswell', OPENBLAS_L2_SIZE: null },
     },
     blasPeaks: null,
-    machine: { cpus: 2, cpuModel: 'test', node: 'v20', loadAverageStart: [9], loadAverageEnd: [8] },
+    machine: {
+      cpus: 2,
+      cpuModel: 'test',
+      node: 'v20',
+      loadAverageStart: [9],
+      loadAverageEnd: [8],
+      kernels: { active: false, reason: 'CURRICULA_NATIVE=0', threads: null, blas: null },
+    },
     targets: policyBenchTargets,
   };
 }
@@ -108,6 +115,7 @@ describe('policy bench helpers', () => {
     expect(report).toContain('2.00×'); // 1500 / 750 on the wall clock
     expect(report).toContain('4.00×'); // 3000 / 750 per CPU-second
     expect(report).toContain('the machine was busy');
+    expect(report).toContain('kernels: tfjs-wasm only (CURRICULA_NATIVE=0)');
     expect(report).toContain('1.33×'); // sampling 4000 / (4 · 750)
     // Every cell is listed, the best one marked, the failed one named.
     expect(report).toContain('base train:    1×1 375, 1×2 750*, 2×2 failed');

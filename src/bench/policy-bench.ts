@@ -54,6 +54,7 @@ export {
 } from './policy-bench-configs.ts';
 export { torchAvailability } from './torch-sweep.ts';
 
+import { type NativeKernelStatus, nativeKernelStatus } from '../policy/native-kernels.ts';
 import { initRuntime } from '../policy/runtime.ts';
 import { sampleWithKvCache } from '../policy/sampler.ts';
 import { CharTokenizer } from '../policy/tokenizer.ts';
@@ -134,6 +135,8 @@ export interface PolicyBenchResult {
     node: string;
     loadAverageStart: number[];
     loadAverageEnd: number[];
+    /** Which kernels ran the matrix products: OpenBLAS (native addon) or tfjs-wasm, and why. */
+    kernels: NativeKernelStatus;
   };
   targets: typeof policyBenchTargets;
 }
@@ -386,6 +389,7 @@ export async function runPolicyBench(options: PolicyBenchOptions): Promise<Polic
       node: process.version,
       loadAverageStart,
       loadAverageEnd: os.loadavg(),
+      kernels: nativeKernelStatus(),
     },
     targets: policyBenchTargets,
   };
