@@ -32,6 +32,17 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 60_00
   }
 }
 
+/** Starts trial `trial` for every child (its go file) and returns their results, in child order. */
+async function runTrial(control: string, trial: number): Promise<string[]> {
+  writeFileSync(join(control, `go-${trial}`), '');
+  const resultPath = (index: number) => join(control, `result-${trial}-${index}`);
+  await waitFor(
+    () => Array.from({ length: processes }, (_, index) => existsSync(resultPath(index))).every(Boolean),
+    `the results of trial ${trial}`,
+  );
+  return Array.from({ length: processes }, (_, index) => readFileSync(resultPath(index), 'utf8'));
+}
+
 function makeRuns(root: string, prefix: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => {
     const dir = join(root, `${prefix}-${i}`);
@@ -73,15 +84,7 @@ describe('run lock', () => {
     const holdersPerTrial: number[] = [];
     const refusals: string[] = [];
     for (let trial = 0; trial < runDirs.length; trial++) {
-      writeFileSync(join(control, `go-${trial}`), '');
-      const resultPath = (index: number) => join(control, `result-${trial}-${index}`);
-      await waitFor(
-        () => Array.from({ length: processes }, (_, index) => existsSync(resultPath(index))).every(Boolean),
-        `the results of trial ${trial}`,
-      );
-      const results = Array.from({ length: processes }, (_, index) =>
-        readFileSync(resultPath(index), 'utf8'),
-      );
+      const results = await runTrial(control, trial);
       holdersPerTrial.push(results.filter((result) => result === 'held').length);
       refusals.push(...results.filter((result) => result !== 'held'));
       writeFileSync(join(control, `done-${trial}`), '');
@@ -101,15 +104,7 @@ describe('run lock', () => {
       children.push(startChild(['--create', control, String(index), ...runDirs]));
     }
     for (let trial = 0; trial < runDirs.length; trial++) {
-      writeFileSync(join(control, `go-${trial}`), '');
-      const resultPath = (index: number) => join(control, `result-${trial}-${index}`);
-      await waitFor(
-        () => Array.from({ length: processes }, (_, index) => existsSync(resultPath(index))).every(Boolean),
-        `the results of trial ${trial}`,
-      );
-      const results = Array.from({ length: processes }, (_, index) =>
-        readFileSync(resultPath(index), 'utf8'),
-      );
+      const results = await runTrial(control, trial);
       const creators = results.flatMap((result, index) => (result === 'held' ? [index] : []));
       expect(creators).toHaveLength(1);
       for (const result of results.filter((result) => result !== 'held')) {
