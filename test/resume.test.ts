@@ -82,8 +82,9 @@ describe('train --resume after kill -9', () => {
   const dir = tempDir('resume');
   const tasks = [{ task: 'modular-chain', difficulties: [1] }];
   // Checkpoints at steps 0, 4 and 8 (latestEvery 4; the evaluations at 4 and 8 checkpoint too).
-  const trainConfig = (name: string) =>
+  const trainConfig = (name: string, extra: Record<string, unknown> = {}) =>
     writeYaml(dir, `${name}.yaml`, {
+      ...extra,
       name,
       runsDir: dir,
       seed: 5,
@@ -140,6 +141,33 @@ describe('train --resume after kill -9', () => {
     expect(metricsOf(crashed)).toEqual(reference);
     expect(sqliteOf(crashed)).toEqual(referenceSqlite);
   }, 180_000);
+
+  it('with 2 policy workers: killed between checkpoints, resumes bit-identical to an uninterrupted 2-worker run', async () => {
+    const workers = { policy: { workers: 2 } };
+    expect(runCli(['train', '--config', trainConfig('straight-2', workers), '--quiet']).status).toBe(0);
+    const reference2 = metricsOf(join(dir, 'straight-2'));
+    // The workers really ran: their per-prompt sampling streams give other samples than the in-process run.
+    expect(reference2.map((entry) => entry.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(reference2).not.toEqual(reference);
+    const crashed = join(dir, 'between-2');
+    const child = startCli(['train', '--config', trainConfig('between-2', workers), '--quiet']);
+    const metricsPath = join(crashed, 'metrics.jsonl');
+    await waitFor(
+      () => existsSync(metricsPath) && readFileSync(metricsPath, 'utf8').includes('"step":5,'),
+      90_000,
+    );
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const before = stepsPastLatest(crashed);
+    expect(before.latest, 'SIGKILL arrived after the next checkpoint; nothing left to replay').toBe(4);
+
+    const resumed = resume(crashed);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.status).toBe(0);
+    expect(replayEvents(crashed)).toEqual([{ step: 4, replayed: before.pastLatest }]);
+    expect(metricsOf(crashed)).toEqual(reference2);
+    expect(sqliteOf(crashed)).toEqual(sqliteOf(join(dir, 'straight-2')));
+  }, 240_000);
 
   it('killed inside checkpoint writes (staged, and renamed before LATEST moved), replays and matches', () => {
     const crashed = join(dir, 'inside');
