@@ -8,8 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Rng } from '../core/rng.ts';
-import { forwardLogits, TransformerModel } from './model.ts';
+import { randomArray, tinyModelLogitsAndGradients } from './kernel-test-helpers.ts';
 import {
   nativeAddonPath,
   nativeKernelStatus,
@@ -25,11 +24,6 @@ const inheritedOpenblasThreads = process.env.OPENBLAS_NUM_THREADS;
 await initRuntime('wasm');
 const available = nativeKernelsAvailable();
 const skipReason = available ? '' : ` (skipped: ${nativeKernelStatus().reason})`;
-
-function randomArray(size: number, seed: number): Float32Array {
-  const rng = new Rng(seed);
-  return Float32Array.from({ length: size }, () => rng.normal());
-}
 
 function randomTensor(shape: number[], seed: number): tf.Tensor {
   return tf.tensor(
@@ -359,25 +353,7 @@ describe.skipIf(!available)(`native matmul kernels${skipReason}`, () => {
   });
 
   it('gives the tiny model the same logits and parameter gradients as wasm (< 1e-4 relative)', () => {
-    const config = { vocabSize: 13, dModel: 16, layers: 2, heads: 4, contextLength: 8 };
-    const tokens = [
-      [1, 5, 12, 3, 3, 7, 0, 9],
-      [2, 2, 11, 4, 6, 8, 10, 1],
-    ];
-    const compute = () => {
-      const model = TransformerModel.create(config, new Rng(5));
-      const outputs = tf.tidy(() => {
-        const input = tf.tensor2d(tokens, [2, 8], 'int32');
-        const probe = tf.tensor(randomArray(2 * 8 * 13, 9), [2, 8, 13]);
-        const lossOf = () => tf.sum(tf.mul(tf.logSoftmax(forwardLogits(model, input)), probe)) as tf.Scalar;
-        const { grads } = tf.variableGrads(lossOf, [...model.params.values()]);
-        const logits = forwardLogits(model, input).dataSync() as Float32Array;
-        return [logits, ...[...model.params.values()].map((p) => grads[p.name].dataSync() as Float32Array)];
-      });
-      model.dispose();
-      return outputs;
-    };
-    const [native, wasm, calls] = onBothPaths(compute);
+    const [native, wasm, calls] = onBothPaths(tinyModelLogitsAndGradients);
     // 2 layers × (4 linear + 2 attention) + head, forward twice, plus two products per backward matmul.
     expect(calls).toBeGreaterThanOrEqual(2 * (2 * 6 + 1) + 2 * (2 * 6 + 1));
     expect(native).toHaveLength(1 + 2 + 12 * 2 + 3);

@@ -22,7 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { UserError } from '../core/errors.ts';
-import type { KernelArgs, WasmBackend } from './wasm-kernels.ts';
+import { type KernelArgs, replaceKernel, type WasmBackend } from './wasm-kernels.ts';
 
 /** The addon's exports (native/curricula_native.c documents the arguments). */
 interface NativeAddon {
@@ -192,28 +192,15 @@ export function installNativeKernels(): void {
   loadAddon();
   const native = addon;
   if (!native) return;
-  for (const name of ['BatchMatMul', '_FusedMatMul']) {
-    const fallback = tf.getKernel(name, 'wasm');
-    if (!fallback) throw new Error(`tfjs wasm backend lacks the ${name} kernel`);
-    tf.unregisterKernel(name, 'wasm');
-    tf.registerKernel({
-      kernelName: name,
-      backendName: 'wasm',
-      setupFunc: fallback.setupFunc,
-      kernelFunc: ((args: KernelArgs) =>
-        (enabled && nativeMatMul(native, args)) || fallback.kernelFunc(args as never)) as tf.KernelFunc,
-    });
-  }
-  const stockSum = tf.getKernel('Sum', 'wasm');
-  if (!stockSum) throw new Error('tfjs wasm backend lacks the Sum kernel');
-  tf.unregisterKernel('Sum', 'wasm');
-  tf.registerKernel({
-    kernelName: 'Sum',
-    backendName: 'wasm',
-    setupFunc: stockSum.setupFunc,
-    kernelFunc: ((args: KernelArgs) =>
-      (enabled && nativeSum(native, args)) || stockSum.kernelFunc(args as never)) as tf.KernelFunc,
-  });
+  for (const name of ['BatchMatMul', '_FusedMatMul'])
+    replaceKernel(
+      name,
+      (stock) => (args) => (enabled && nativeMatMul(native, args)) || stock.kernelFunc(args as never),
+    );
+  replaceKernel(
+    'Sum',
+    (stock) => (args) => (enabled && nativeSum(native, args)) || stock.kernelFunc(args as never),
+  );
 }
 
 /**

@@ -1,16 +1,10 @@
 // The patched wasm kernels against the cpu backend, and the model's forward values and gradients on
 // wasm against cpu (the reference's parity check, §3.1).
 import { afterAll, describe, expect, it } from 'vitest';
-import { Rng } from '../core/rng.ts';
-import { forwardLogits, TransformerModel } from './model.ts';
+import { randomArray, tinyModelLogitsAndGradients } from './kernel-test-helpers.ts';
 import { setNativeKernels } from './native-kernels.ts';
 import { initRuntime, setSlicedBatchMatMul, slicedBatchMatMulCount, tf } from './runtime.ts';
 import { maxAbsDifference } from './test-helpers.ts';
-
-function randomArray(size: number, seed: number): Float32Array {
-  const rng = new Rng(seed);
-  return Float32Array.from({ length: size }, () => rng.normal());
-}
 
 afterAll(async () => {
   setSlicedBatchMatMul(true);
@@ -112,26 +106,7 @@ describe('wasm runtime', () => {
   });
 
   it('gives the model the same logits and parameter gradients as the cpu backend (< 1e-4)', async () => {
-    const config = { vocabSize: 13, dModel: 16, layers: 2, heads: 4, contextLength: 8 };
-    const tokens = [
-      [1, 5, 12, 3, 3, 7, 0, 9],
-      [2, 2, 11, 4, 6, 8, 10, 1],
-    ];
-    const compute = () => {
-      const model = TransformerModel.create(config, new Rng(5));
-      const outputs = tf.tidy(() => {
-        const input = tf.tensor2d(tokens, [2, 8], 'int32');
-        // A loss that touches every logit with a different weight.
-        const probe = tf.tensor(randomArray(2 * 8 * 13, 9), [2, 8, 13]);
-        const lossOf = () => tf.sum(tf.mul(tf.logSoftmax(forwardLogits(model, input)), probe)) as tf.Scalar;
-        const { grads } = tf.variableGrads(lossOf, [...model.params.values()]);
-        const logits = forwardLogits(model, input).dataSync() as Float32Array;
-        return [logits, ...[...model.params.values()].map((v) => grads[v.name].dataSync() as Float32Array)];
-      });
-      model.dispose();
-      return outputs;
-    };
-    const [wasm, cpu] = await onBothBackends(compute);
+    const [wasm, cpu] = await onBothBackends(tinyModelLogitsAndGradients);
     expect(wasm).toHaveLength(1 + 2 + 12 * 2 + 3);
     for (let i = 0; i < wasm.length; i++) expect(maxAbsDifference(wasm[i], cpu[i])).toBeLessThan(1e-4);
     // Gradients reach the embeddings through the patched gather (non-zero rows for used tokens).

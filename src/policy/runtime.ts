@@ -23,6 +23,7 @@ import {
   makeGather,
   makeSlice,
   makeSplitV,
+  replaceKernel,
   sameBatch,
   unsortedSegmentSum,
   type WasmBackend,
@@ -149,21 +150,5 @@ function patchWasmKernels(): void {
       for (const t of temporaries) wasmBackend.disposeData(t.dataId);
       return out;
     }) as unknown as tf.KernelFunc,
-  });
-}
-
-/** Re-registers a wasm kernel with a replacement built from the original (kept for string inputs). */
-function replaceKernel(
-  name: string,
-  build: (original: tf.KernelConfig) => (args: KernelArgs) => unknown,
-): void {
-  const original = tf.getKernel(name, 'wasm');
-  if (!original) throw new Error(`tfjs wasm backend lacks the ${name} kernel`);
-  tf.unregisterKernel(name, 'wasm');
-  tf.registerKernel({
-    kernelName: name,
-    backendName: 'wasm',
-    setupFunc: original.setupFunc,
-    kernelFunc: build(original) as unknown as tf.KernelFunc,
   });
 }

@@ -35,6 +35,22 @@ export interface KernelArgs {
   attrs: tf.NamedAttrMap;
 }
 
+/** Re-registers a wasm kernel with a replacement built from the original (kept for string inputs). */
+export function replaceKernel(
+  name: string,
+  build: (original: tf.KernelConfig) => (args: KernelArgs) => unknown,
+): void {
+  const original = tf.getKernel(name, 'wasm');
+  if (!original) throw new Error(`tfjs wasm backend lacks the ${name} kernel`);
+  tf.unregisterKernel(name, 'wasm');
+  tf.registerKernel({
+    kernelName: name,
+    backendName: 'wasm',
+    setupFunc: original.setupFunc,
+    kernelFunc: build(original) as unknown as tf.KernelFunc,
+  });
+}
+
 export type WasmBatchMatMul = (...args: unknown[]) => void;
 
 /** Binds the wasm BatchMatMul entry point (the stock kernel keeps its own binding private). */
