@@ -41,6 +41,19 @@ enum { ActivationLinear = 0, ActivationRelu = 1, ActivationRelu6 = 2, Activation
     if ((call) != napi_ok) THROW((env), "curricula_native: bad argument (" #call ")");                 \
   } while (0)
 
+// The wasm heap argument: a Uint8Array over the WebAssembly memory. 0 (with a thrown error) if not.
+static int get_heap(napi_env env, napi_value value, const char *message, uint8_t **data, size_t *length) {
+  napi_typedarray_type type;
+  void *raw;
+  if (napi_get_typedarray_info(env, value, &type, length, &raw, NULL, NULL) != napi_ok ||
+      type != napi_uint8_array) {
+    napi_throw_error(env, NULL, message);
+    return 0;
+  }
+  *data = raw;
+  return 1;
+}
+
 static int get_int64(napi_env env, napi_value value, int64_t *out) {
   return napi_get_value_int64(env, value, out) == napi_ok;
 }
@@ -87,11 +100,10 @@ static napi_value matmul(napi_env env, napi_callback_info info) {
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc != 15) THROW(env, "curricula_native.matmul: expected 15 arguments");
 
-  napi_typedarray_type heap_type;
+  uint8_t *heap_data;
   size_t heap_length;
-  void *heap_data;
-  CHECK(env, napi_get_typedarray_info(env, argv[0], &heap_type, &heap_length, &heap_data, NULL, NULL));
-  if (heap_type != napi_uint8_array) THROW(env, "curricula_native.matmul: heap must be a Uint8Array");
+  if (!get_heap(env, argv[0], "curricula_native.matmul: heap must be a Uint8Array", &heap_data, &heap_length))
+    return NULL;
 
   bool transpose_a, transpose_b;
   CHECK(env, napi_get_value_bool(env, argv[1], &transpose_a));
@@ -164,11 +176,10 @@ static napi_value sum_leading(napi_env env, napi_callback_info info) {
   napi_value argv[5];
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc != 5) THROW(env, "curricula_native.sumLeading: expected 5 arguments");
-  napi_typedarray_type heap_type;
+  uint8_t *heap_data;
   size_t heap_length;
-  void *heap_data;
-  CHECK(env, napi_get_typedarray_info(env, argv[0], &heap_type, &heap_length, &heap_data, NULL, NULL));
-  if (heap_type != napi_uint8_array) THROW(env, "curricula_native.sumLeading: heap must be a Uint8Array");
+  if (!get_heap(env, argv[0], "curricula_native.sumLeading: heap must be a Uint8Array", &heap_data, &heap_length))
+    return NULL;
   int64_t v[4];
   for (int i = 0; i < 4; i++)
     if (!get_int64(env, argv[1 + i], &v[i])) THROW(env, "curricula_native.sumLeading: expected a number");
