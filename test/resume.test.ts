@@ -118,9 +118,10 @@ describe('train --resume after kill -9', () => {
     expect(reference.some((entry) => Number(entry['train/grad_norm']) > 0)).toBe(true);
   }, 180_000);
 
-  it('killed between checkpoints, replays the steps logged after the latest one', async () => {
-    const crashed = join(dir, 'between');
-    const child = startCli(['train', '--config', trainConfig('between'), '--quiet']);
+  /** Starts run `name`, SIGKILLs it once step 5 is logged (LATEST at 4), returns the steps to replay. */
+  async function killBetweenCheckpoints(name: string, extra: Record<string, unknown> = {}) {
+    const crashed = join(dir, name);
+    const child = startCli(['train', '--config', trainConfig(name, extra), '--quiet']);
     const metricsPath = join(crashed, 'metrics.jsonl');
     // Kill as soon as step 5 is logged: the next checkpoint (step 8) is three steps and an evaluation away.
     await waitFor(
@@ -133,6 +134,11 @@ describe('train --resume after kill -9', () => {
     // 4 unless the kill landed after the step-8 checkpoint (three steps later): a lost race, not a bug.
     expect(before.latest, 'SIGKILL arrived after the next checkpoint; nothing left to replay').toBe(4);
     expect(before.pastLatest[0]).toBe(5);
+    return { crashed, before };
+  }
+
+  it('killed between checkpoints, replays the steps logged after the latest one', async () => {
+    const { crashed, before } = await killBetweenCheckpoints('between');
 
     const resumed = resume(crashed);
     expect(resumed.stderr).toBe('');
@@ -149,17 +155,7 @@ describe('train --resume after kill -9', () => {
     // The workers really ran: their per-prompt sampling streams give other samples than the in-process run.
     expect(reference2.map((entry) => entry.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     expect(reference2).not.toEqual(reference);
-    const crashed = join(dir, 'between-2');
-    const child = startCli(['train', '--config', trainConfig('between-2', workers), '--quiet']);
-    const metricsPath = join(crashed, 'metrics.jsonl');
-    await waitFor(
-      () => existsSync(metricsPath) && readFileSync(metricsPath, 'utf8').includes('"step":5,'),
-      90_000,
-    );
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
-    const before = stepsPastLatest(crashed);
-    expect(before.latest, 'SIGKILL arrived after the next checkpoint; nothing left to replay').toBe(4);
+    const { crashed, before } = await killBetweenCheckpoints('between-2', workers);
 
     const resumed = resume(crashed);
     expect(resumed.stderr).toBe('');
