@@ -27,13 +27,13 @@ import {
   statSync,
   truncateSync,
 } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeFileAtomic } from '../core/durable-files.ts';
 import { UserError } from '../core/errors.ts';
-import { processAlive } from '../core/process-alive.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
 import { checkRunName } from './run-name.ts';
+import { removeAbandoned, removingPath, stagingPath } from './run-staging.ts';
 
 export interface SampleRecord {
   problemId: string;
@@ -132,7 +132,7 @@ export class RunStore {
     }
     mkdirSync(dirname(dir), { recursive: true });
     removeAbandoned(dir);
-    const staging = `${dir}.creating-${process.pid}`;
+    const staging = stagingPath(dir);
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(join(staging, 'checkpoints'), { recursive: true });
     writeFileAtomic(join(staging, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
@@ -169,7 +169,7 @@ export class RunStore {
       throw new UserError(`refusing to overwrite ${dir}: the working directory is inside it`);
     }
     const lock = acquireRunLock(dir); // refuses a run that is being written
-    const aside = join(dirname(dir), `.${basename(dir)}.removing-${process.pid}-${Date.now()}`);
+    const aside = removingPath(dir);
     try {
       onOverwrite?.(`overwriting run ${dir} (${describeRun(dir)}): removing it`);
       renameSync(dir, aside);
@@ -393,33 +393,6 @@ function unreadableStore(path: string, error: unknown): unknown {
   return new UserError(
     `run store ${path} cannot be opened: ${error.message} (${error.code}); restore it from a backup, or start a new run`,
   );
-}
-
-/**
- * What a create or an overwrite of this run name left when its process was killed: the staging directory
- * `<name>.creating-<pid>` (never a run: it has no run.sqlite yet, which also spares a user's run that
- * happens to have such a name) and `.<name>.removing-<pid>-<ms>` (a dot name, never a run's). Removed
- * only once that pid is gone; nothing else in the runs directory is touched.
- */
-function removeAbandoned(dir: string): void {
-  const parent = dirname(dir);
-  const name = basename(dir);
-  for (const entry of readdirSync(parent)) {
-    const stagingPid = pidAfter(entry, `${name}.creating-`, /^(\d+)$/);
-    const removingPid = pidAfter(entry, `.${name}.removing-`, /^(\d+)-\d+$/);
-    const pid = stagingPid ?? removingPid;
-    if (pid === undefined || pid === process.pid || processAlive(pid)) continue;
-    const path = join(parent, entry);
-    if (stagingPid !== undefined && existsSync(join(path, 'run.sqlite'))) continue;
-    rmSync(path, { recursive: true, force: true });
-  }
-}
-
-/** The pid in `<prefix><rest>` when rest matches `pattern` (its first group), else undefined. */
-function pidAfter(entry: string, prefix: string, pattern: RegExp): number | undefined {
-  if (!entry.startsWith(prefix)) return undefined;
-  const match = pattern.exec(entry.slice(prefix.length));
-  return match ? Number(match[1]) : undefined;
 }
 
 function isSameOrInside(path: string, dir: string): boolean {
