@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "heap.h"
+
 enum { CblasRowMajor = 101 };
 enum { CblasNoTrans = 111, CblasTrans = 112 };
 
@@ -29,40 +31,6 @@ extern char *openblas_get_config(void);
 // left to the stock kernel).
 enum { ActivationLinear = 0, ActivationRelu = 1, ActivationRelu6 = 2, ActivationLeakyRelu = 4,
        ActivationSigmoid = 5, ActivationElu = 6 };
-
-#define THROW(env, message)                                                                            \
-  do {                                                                                                 \
-    napi_throw_error((env), NULL, (message));                                                          \
-    return NULL;                                                                                       \
-  } while (0)
-
-#define CHECK(env, call)                                                                               \
-  do {                                                                                                 \
-    if ((call) != napi_ok) THROW((env), "curricula_native: bad argument (" #call ")");                 \
-  } while (0)
-
-// The wasm heap argument: a Uint8Array over the WebAssembly memory. 0 (with a thrown error) if not.
-static int get_heap(napi_env env, napi_value value, const char *message, uint8_t **data, size_t *length) {
-  napi_typedarray_type type;
-  void *raw;
-  if (napi_get_typedarray_info(env, value, &type, length, &raw, NULL, NULL) != napi_ok ||
-      type != napi_uint8_array) {
-    napi_throw_error(env, NULL, message);
-    return 0;
-  }
-  *data = raw;
-  return 1;
-}
-
-static int get_int64(napi_env env, napi_value value, int64_t *out) {
-  return napi_get_value_int64(env, value, out) == napi_ok;
-}
-
-// True when [offset, offset + 4 * count) lies inside a heap of `length` bytes and is 4-byte aligned.
-static int in_heap(int64_t offset, int64_t count, size_t length) {
-  if (offset < 0 || count < 0 || (offset & 3) != 0) return 0;
-  return (uint64_t)offset + 4 * (uint64_t)count <= (uint64_t)length;
-}
 
 static void activate(float *c, int64_t size, int activation, float alpha) {
   switch (activation) {
@@ -230,6 +198,7 @@ static napi_value init(napi_env env, napi_value exports) {
   if (napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]), properties) !=
       napi_ok)
     return NULL;
+  register_elementwise(env, exports);
   return exports;
 }
 
