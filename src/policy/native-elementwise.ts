@@ -91,24 +91,28 @@ export function broadcastPlan(aShape: readonly number[], bShape: readonly number
   const plan: BroadcastPlan = { shape: [], aStrides: [], bStrides: [] };
   let aStride = 1;
   let bStride = 1;
-  let previous = ''; // the broadcast pattern of the last kept axis
+  let previous = -1; // the broadcast pattern of the last kept axis: 2 · (a broadcast) + (b broadcast)
   for (let axis = rank - 1; axis >= 0; axis--) {
     const size = outShape[axis];
     if (size === 1) continue;
     const aBroadcast = aPadded[axis] === 1;
     const bBroadcast = bPadded[axis] === 1;
-    const pattern = `${aBroadcast}${bBroadcast}`;
+    const pattern = (aBroadcast ? 2 : 0) + (bBroadcast ? 1 : 0);
     if (pattern === previous) {
-      plan.shape[0] *= size;
+      plan.shape[plan.shape.length - 1] *= size;
     } else {
-      plan.shape.unshift(size);
-      plan.aStrides.unshift(aBroadcast ? 0 : aStride);
-      plan.bStrides.unshift(bBroadcast ? 0 : bStride);
+      plan.shape.push(size);
+      plan.aStrides.push(aBroadcast ? 0 : aStride);
+      plan.bStrides.push(bBroadcast ? 0 : bStride);
       previous = pattern;
     }
     if (!aBroadcast) aStride *= size;
     if (!bBroadcast) bStride *= size;
   }
+  // Built innermost first.
+  plan.shape.reverse();
+  plan.aStrides.reverse();
+  plan.bStrides.reverse();
   if (plan.shape.length === 0) return { shape: [1], aStrides: [0], bStrides: [0] };
   return plan;
 }
@@ -147,23 +151,36 @@ function heapOf(backend: tf.KernelBackend) {
 function nativeBinary(native: ElementwiseAddon, op: number, { inputs, backend }: KernelArgs) {
   const { a, b } = inputs;
   if (a.dtype !== 'float32' || b.dtype !== 'float32') return undefined;
-  const plan = broadcastPlan(a.shape, b.shape);
-  const rank = plan.shape.length;
-  if (rank > maxRank) return undefined;
-  const { wasmBackend, offsetOf } = heapOf(backend);
   const outShape = tf.backend_util.assertAndGetBroadcastShape(a.shape, b.shape);
-  const out = wasmBackend.makeOutput(outShape, 'float32');
-  if (sizeOf(outShape) === 0) return out;
-  dims[0] = rank;
-  for (let axis = 0; axis < rank; axis++) {
-    dims[1 + axis] = plan.shape[axis];
-    dims[1 + rank + axis] = plan.aStrides[axis];
-    dims[1 + 2 * rank + axis] = plan.bStrides[axis];
+  const size = sizeOf(outShape);
+  const aSize = sizeOf(a.shape);
+  const bSize = sizeOf(b.shape);
+  // The common cases without a plan: same shape, or a one-element operand.
+  if (aSize === size && bSize === size) setDims([size], [1], [1]);
+  else if (bSize === 1) setDims([size], [1], [0]);
+  else if (aSize === 1) setDims([size], [0], [1]);
+  else {
+    const plan = broadcastPlan(a.shape, b.shape);
+    if (plan.shape.length > maxRank) return undefined;
+    setDims(plan.shape, plan.aStrides, plan.bStrides);
   }
+  const { wasmBackend, offsetOf } = heapOf(backend);
+  const out = wasmBackend.makeOutput(outShape, 'float32');
+  if (size === 0) return out;
   // The heap only after makeOutput: an allocation may grow the wasm memory and replace its buffer.
   native.binary(wasmBackend.wasm.HEAPU8, op, offsetOf(a), offsetOf(b), offsetOf(out), dims);
   binaryCalls++;
   return out;
+}
+
+function setDims(shape: number[], aStrides: number[], bStrides: number[]): void {
+  const rank = shape.length;
+  dims[0] = rank;
+  for (let axis = 0; axis < rank; axis++) {
+    dims[1 + axis] = shape[axis];
+    dims[1 + rank + axis] = aStrides[axis];
+    dims[1 + 2 * rank + axis] = bStrides[axis];
+  }
 }
 
 /** Square as x · x through the same loop. */
@@ -174,10 +191,7 @@ function nativeSquare(native: ElementwiseAddon, { inputs, backend }: KernelArgs)
   const out = wasmBackend.makeOutput([...x.shape], 'float32');
   const size = sizeOf(x.shape);
   if (size === 0) return out;
-  dims[0] = 1;
-  dims[1] = size;
-  dims[2] = 1;
-  dims[3] = 1;
+  setDims([size], [1], [1]);
   native.binary(wasmBackend.wasm.HEAPU8, multiplyOp, offsetOf(x), offsetOf(x), offsetOf(out), dims);
   binaryCalls++;
   return out;
