@@ -219,6 +219,8 @@ static napi_value blas_config(napi_env env, napi_callback_info info) {
   return result;
 }
 
+void register_fused(napi_env env, napi_value exports);
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
       {"matmul", NULL, matmul, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -230,6 +232,7 @@ static napi_value init(napi_env env, napi_value exports) {
   if (napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]), properties) !=
       napi_ok)
     return NULL;
+  register_fused(env, exports);
   return exports;
 }
 

@@ -1,0 +1,334 @@
+// Fused native kernels for the policy's elementwise-heavy layers (src/policy/native-fused.ts): LayerNorm
+// forward and backward, tanh-GELU forward and backward, the attention softmax with its additive mask and
+// the softmax backward, and the Adam/AdamW update. tfjs composes each of these from 4-12 wasm kernels, one
+// pass over memory per kernel; here each is one pass (or two) over rows of the wasm heap.
+//
+// As in curricula_native.c: JavaScript passes the WebAssembly memory as a Uint8Array plus byte offsets of
+// the operands, after allocating the outputs (an allocation may grow the memory and replace its buffer).
+// Every range is checked against the heap before it is touched, so a wrong offset is a JavaScript error,
+// never memory corruption. Outputs are always fresh tensors, never inputs (tfjs tensors are immutable and
+// the wasm Identity kernel shares data between tensors), which is why the loops may use `restrict`.
+#include <math.h>
+#include <node_api.h>
+#include <stdint.h>
+#include <string.h>
+
+// The Adam update matches the JavaScript float64 loop it replaces operation for operation: GCC does not
+// contract a·b + c into an FMA under -std=c11 (-ffp-contract=off), and baseline x86-64 has no FMA anyway.
+
+#define FAIL(env, message)                                                                             \
+  do {                                                                                                 \
+    napi_throw_error((env), NULL, (message));                                                          \
+    return NULL;                                                                                       \
+  } while (0)
+
+// Reads exactly `count` arguments: argv[0] must be a Uint8Array (the wasm heap), the others numbers except
+// those whose bit is set in `not_numbers`. 0 (with a thrown error) if they are not.
+static int fused_args(napi_env env, napi_callback_info info, size_t count, napi_value *argv, uint8_t **heap,
+                      size_t *heap_length, double *numbers, uint32_t not_numbers) {
+  size_t argc = count;
+  napi_typedarray_type type;
+  void *raw;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != count) {
+    napi_throw_error(env, NULL, "curricula_native fused kernel: wrong number of arguments");
+    return 0;
+  }
+  if (napi_get_typedarray_info(env, argv[0], &type, heap_length, &raw, NULL, NULL) != napi_ok ||
+      type != napi_uint8_array) {
+    napi_throw_error(env, NULL, "curricula_native fused kernel: heap must be a Uint8Array");
+    return 0;
+  }
+  *heap = raw;
+  for (size_t i = 1; i < count; i++) {
+    if ((not_numbers >> i) & 1) continue;
+    if (napi_get_value_double(env, argv[i], &numbers[i]) != napi_ok) {
+      napi_throw_error(env, NULL, "curricula_native fused kernel: expected a number");
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// True for a non-negative integer below 2^53.
+static int is_count(double value) { return value >= 0 && value <= 9007199254740992.0 && value == floor(value); }
+
+// The float32 array of `count` elements at byte `offset` of the heap, or NULL when that range is not
+// inside the heap (or not 4-byte aligned, or the arguments are not integers).
+static float *heap_floats(uint8_t *heap, size_t length, double offset, double count) {
+  if (!is_count(offset) || !is_count(count)) return NULL;
+  const uint64_t start = (uint64_t)offset, n = (uint64_t)count;
+  if ((start & 3) != 0 || n > length / 4 || start > length - 4 * n) return NULL;
+  return (float *)(heap + start);
+}
+
+#define HEAP_FLOATS(name, offset, count)                                                               \
+  float *name = heap_floats(heap, heap_length, (offset), (count));                                     \
+  if (!name) FAIL(env, "curricula_native fused kernel: operand outside the wasm heap")
+
+// layerNorm(heap, xOffset, weightOffset, biasOffset, rows, width, epsilon, outOffset, xHatOffset, rOffset)
+// Per row of x [rows, width]: x̂ = (x − mean) · r with r = 1 / sqrt(var + epsilon) (biased variance),
+// out = x̂ · weight + bias. Saves x̂ [rows, width] and r [rows] for the backward pass. Sums in double.
+static napi_value layer_norm(napi_env env, napi_callback_info info) {
+  napi_value argv[10];
+  double a[10];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 10, argv, &heap, &heap_length, a, 0)) return NULL;
+  const double rows = a[4], width = a[5];
+  if (!is_count(rows) || !is_count(width) || width < 1) FAIL(env, "curricula_native.layerNorm: bad size");
+  HEAP_FLOATS(x, a[1], rows * width);
+  HEAP_FLOATS(weight, a[2], width);
+  HEAP_FLOATS(bias, a[3], width);
+  HEAP_FLOATS(out, a[7], rows * width);
+  HEAP_FLOATS(x_hat, a[8], rows * width);
+  HEAP_FLOATS(r_out, a[9], rows);
+  const float epsilon = (float)a[6];
+  const int64_t n = (int64_t)width;
+  for (int64_t row = 0; row < (int64_t)rows; row++) {
+    const float *restrict xr = x + row * n;
+    float *restrict yr = out + row * n;
+    float *restrict hr = x_hat + row * n;
+    double sum = 0;
+    for (int64_t j = 0; j < n; j++) sum += xr[j];
+    const float mean = (float)(sum / (double)n);
+    double squares = 0;
+    for (int64_t j = 0; j < n; j++) {
+      const float centred = xr[j] - mean;
+      squares += (double)centred * centred;
+    }
+    const float r = (float)(1.0 / sqrt(squares / (double)n + epsilon));
+    r_out[row] = r;
+    for (int64_t j = 0; j < n; j++) {
+      const float h = (xr[j] - mean) * r;
+      hr[j] = h;
+      yr[j] = h * weight[j] + bias[j];
+    }
+  }
+  return NULL;
+}
+
+// layerNormGrad(heap, dyOffset, xHatOffset, rOffset, weightOffset, rows, width, dxOffset, dWeightOffset,
+//               dBiasOffset)
+// With g = dy · weight per row: dx = r · (g − mean(g) − x̂ · mean(g · x̂)); dweight = Σ_rows dy · x̂;
+// dbias = Σ_rows dy (the standard LayerNorm backward, as layers.ts writes it with tfjs ops).
+static napi_value layer_norm_grad(napi_env env, napi_callback_info info) {
+  napi_value argv[10];
+  double a[10];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 10, argv, &heap, &heap_length, a, 0)) return NULL;
+  const double rows = a[5], width = a[6];
+  if (!is_count(rows) || !is_count(width) || width < 1) FAIL(env, "curricula_native.layerNormGrad: bad size");
+  HEAP_FLOATS(dy, a[1], rows * width);
+  HEAP_FLOATS(x_hat, a[2], rows * width);
+  HEAP_FLOATS(r, a[3], rows);
+  HEAP_FLOATS(weight, a[4], width);
+  HEAP_FLOATS(dx, a[7], rows * width);
+  HEAP_FLOATS(d_weight, a[8], width);
+  HEAP_FLOATS(d_bias, a[9], width);
+  const int64_t n = (int64_t)width;
+  memset(d_weight, 0, (size_t)n * sizeof(float));
+  memset(d_bias, 0, (size_t)n * sizeof(float));
+  for (int64_t row = 0; row < (int64_t)rows; row++) {
+    const float *restrict dyr = dy + row * n;
+    const float *restrict hr = x_hat + row * n;
+    float *restrict dxr = dx + row * n;
+    double g_sum = 0, gh_sum = 0;
+    for (int64_t j = 0; j < n; j++) {
+      const float g = dyr[j] * weight[j];
+      g_sum += g;
+      gh_sum += (double)g * hr[j];
+    }
+    const float g_mean = (float)(g_sum / (double)n), gh_mean = (float)(gh_sum / (double)n);
+    const float rr = r[row];
+    for (int64_t j = 0; j < n; j++) {
+      dxr[j] = (dyr[j] * weight[j] - g_mean - hr[j] * gh_mean) * rr;
+      d_weight[j] += dyr[j] * hr[j];
+      d_bias[j] += dyr[j];
+    }
+  }
+  return NULL;
+}
+
+// GELU, tanh approximation in the form of layers.ts: x · s with s = sigmoid(2·sqrt(2/π)·x·(1 + c·x²)).
+static const float gelu_scale = 1.5957691216057308f; // 2 · sqrt(2 / π)
+static const float gelu_cubic = 0.044715f;
+
+static inline float gelu_gate(float x) {
+  const float z = x * (x * x * gelu_cubic + 1.0f) * gelu_scale;
+  return 1.0f / (1.0f + expf(-z));
+}
+
+// gelu(heap, xOffset, count, outOffset)
+static napi_value gelu(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  double a[4];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 4, argv, &heap, &heap_length, a, 0)) return NULL;
+  HEAP_FLOATS(x, a[1], a[2]);
+  HEAP_FLOATS(out, a[3], a[2]);
+  const int64_t n = (int64_t)a[2];
+  for (int64_t i = 0; i < n; i++) out[i] = x[i] * gelu_gate(x[i]);
+  return NULL;
+}
+
+// geluGrad(heap, dyOffset, xOffset, count, dxOffset): dx = dy · (s + x·s·(1 − s)·2·sqrt(2/π)·(1 + 3c·x²)).
+static napi_value gelu_grad(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  double a[5];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 5, argv, &heap, &heap_length, a, 0)) return NULL;
+  HEAP_FLOATS(dy, a[1], a[3]);
+  HEAP_FLOATS(x, a[2], a[3]);
+  HEAP_FLOATS(dx, a[4], a[3]);
+  const int64_t n = (int64_t)a[3];
+  for (int64_t i = 0; i < n; i++) {
+    const float xi = x[i], s = gelu_gate(xi);
+    const float slope = (xi * xi * (3.0f * gelu_cubic) + 1.0f) * gelu_scale;
+    dx[i] = dy[i] * (s + xi * (s * (1.0f - s)) * slope);
+  }
+  return NULL;
+}
+
+// maskedSoftmax(heap, xOffset, maskOffset, outer, rows, width, outOffset)
+// x is [outer, rows, width], mask (additive) [rows, width], shared by every outer index:
+// out = softmax(x + mask) over the last axis, with the maximum subtracted first.
+static napi_value masked_softmax(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  double a[7];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 7, argv, &heap, &heap_length, a, 0)) return NULL;
+  const double outer = a[3], rows = a[4], width = a[5];
+  if (!is_count(outer) || !is_count(rows) || !is_count(width) || width < 1)
+    FAIL(env, "curricula_native.maskedSoftmax: bad size");
+  HEAP_FLOATS(x, a[1], outer * rows * width);
+  HEAP_FLOATS(mask, a[2], rows * width);
+  HEAP_FLOATS(out, a[6], outer * rows * width);
+  const int64_t n = (int64_t)width, t_rows = (int64_t)rows;
+  for (int64_t o = 0; o < (int64_t)outer; o++) {
+    for (int64_t t = 0; t < t_rows; t++) {
+      const float *restrict xr = x + (o * t_rows + t) * n;
+      const float *restrict mr = mask + t * n;
+      float *restrict yr = out + (o * t_rows + t) * n;
+      float max = -INFINITY;
+      for (int64_t j = 0; j < n; j++) {
+        const float z = xr[j] + mr[j];
+        yr[j] = z;
+        if (z > max) max = z;
+      }
+      float sum = 0;
+      for (int64_t j = 0; j < n; j++) {
+        const float e = expf(yr[j] - max);
+        yr[j] = e;
+        sum += e;
+      }
+      const float inverse = 1.0f / sum;
+      for (int64_t j = 0; j < n; j++) yr[j] *= inverse;
+    }
+  }
+  return NULL;
+}
+
+// softmaxGrad(heap, dyOffset, yOffset, rows, width, dxOffset): per row, dx = y · (dy − Σ dy·y), the
+// gradient of softmax over the last axis given its output y.
+static napi_value softmax_grad(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  double a[6];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 6, argv, &heap, &heap_length, a, 0)) return NULL;
+  const double rows = a[3], width = a[4];
+  if (!is_count(rows) || !is_count(width)) FAIL(env, "curricula_native.softmaxGrad: bad size");
+  HEAP_FLOATS(dy, a[1], rows * width);
+  HEAP_FLOATS(y, a[2], rows * width);
+  HEAP_FLOATS(dx, a[5], rows * width);
+  const int64_t n = (int64_t)width;
+  for (int64_t row = 0; row < (int64_t)rows; row++) {
+    const float *restrict dyr = dy + row * n;
+    const float *restrict yr = y + row * n;
+    float *restrict dxr = dx + row * n;
+    float dot = 0;
+    for (int64_t j = 0; j < n; j++) dot += dyr[j] * yr[j];
+    for (int64_t j = 0; j < n; j++) dxr[j] = (dyr[j] - dot) * yr[j];
+  }
+  return NULL;
+}
+
+// sumSquares(heap, offset, count, start) → start + Σ x² accumulated in double in index order (the squared
+// gradient norm, continued tensor after tensor exactly as optimizer.ts's loop does).
+static napi_value sum_squares(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  double a[4];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 4, argv, &heap, &heap_length, a, 0)) return NULL;
+  HEAP_FLOATS(x, a[1], a[2]);
+  double sum = a[3];
+  for (int64_t i = 0; i < (int64_t)a[2]; i++) sum += (double)x[i] * x[i];
+  napi_value result;
+  if (napi_create_double(env, sum, &result) != napi_ok) FAIL(env, "curricula_native.sumSquares: no result");
+  return result;
+}
+
+// A Float32Array argument of at least `count` elements (the optimizer's moments, in JavaScript memory).
+static float *moments(napi_env env, napi_value value, double count) {
+  napi_typedarray_type type;
+  size_t length;
+  void *raw;
+  if (napi_get_typedarray_info(env, value, &type, &length, &raw, NULL, NULL) != napi_ok ||
+      type != napi_float32_array || !is_count(count) || (double)length < count)
+    return NULL;
+  return raw;
+}
+
+// adam(heap, paramOffset, gradOffset, count, outOffset, m, v, beta1, beta2, clipScale, decay, stepSize,
+//      secondCorrection, eps)
+// One AdamW step of optimizer.ts for one parameter, float64 per element as there: g = grad · clipScale
+// (0 when gradOffset is −1), m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g², out = p·decay −
+// stepSize·m / (sqrt(v / secondCorrection) + eps). m and v (Float32Array) are updated in place; the
+// parameter itself is not touched: out is a new tensor.
+static napi_value adam(napi_env env, napi_callback_info info) {
+  napi_value argv[14];
+  double a[14];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 14, argv, &heap, &heap_length, a, (1u << 5) | (1u << 6))) return NULL;
+  const double count = a[3];
+  HEAP_FLOATS(param, a[1], count);
+  HEAP_FLOATS(out, a[4], count);
+  float *grad = NULL;
+  if (a[2] != -1) {
+    grad = heap_floats(heap, heap_length, a[2], count);
+    if (!grad) FAIL(env, "curricula_native fused kernel: operand outside the wasm heap");
+  }
+  float *m = moments(env, argv[5], count), *v = moments(env, argv[6], count);
+  if (!m || !v) FAIL(env, "curricula_native.adam: m and v must be Float32Arrays of the parameter's size");
+  const double beta1 = a[7], beta2 = a[8], clip_scale = a[9], decay = a[10], step_size = a[11];
+  const double second_correction = a[12], eps = a[13];
+  for (int64_t i = 0; i < (int64_t)count; i++) {
+    const double g = grad ? grad[i] * clip_scale : 0;
+    const double mi = beta1 * m[i] + (1 - beta1) * g;
+    const double vi = beta2 * v[i] + (1 - beta2) * g * g;
+    m[i] = (float)mi;
+    v[i] = (float)vi;
+    out[i] = (float)(param[i] * decay - (step_size * mi) / (sqrt(vi / second_correction) + eps));
+  }
+  return NULL;
+}
+
+void register_fused(napi_env env, napi_value exports) {
+  napi_property_descriptor properties[] = {
+      {"layerNorm", NULL, layer_norm, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"layerNormGrad", NULL, layer_norm_grad, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"gelu", NULL, gelu, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"geluGrad", NULL, gelu_grad, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"maskedSoftmax", NULL, masked_softmax, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"softmaxGrad", NULL, softmax_grad, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"sumSquares", NULL, sum_squares, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"adam", NULL, adam, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]), properties);
+}
