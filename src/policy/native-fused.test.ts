@@ -175,7 +175,11 @@ describe.skipIf(!available)(`fused native kernels${skipReason}`, () => {
   it('leaves a mask that is not [T, S] to tf.add + tf.softmax', () => {
     const before = nativeFusedCounts().maskedSoftmax;
     const q = randomTensor([1, 2, 4, 3], 1);
-    tf.tidy(() => attend(q, q, q, tf.reshape(causalMask(4), [1, 1, 4, 4])).dataSync());
+    const rowMask = tf.tensor2d([[0, 0, -1e9, 0]]); // [1, S]: broadcast over the queries
+    for (const mask of [tf.reshape(causalMask(4), [1, 1, 4, 4]), rowMask]) {
+      const [native, reference] = onBothPaths(() => [attend(q, q, q, mask).dataSync() as Float32Array]);
+      expectClose(native, reference);
+    }
     expect(nativeFusedCounts().maskedSoftmax).toBe(before);
   });
 
@@ -199,7 +203,14 @@ describe.skipIf(!available)(`fused native kernels${skipReason}`, () => {
   });
 
   it('gives the tiny model the same logits and parameter gradients as the tfjs compositions', () => {
-    const [native, reference, calls] = onBothPaths(tinyModelLogitsAndGradients);
+    const kept: number[] = []; // tensors left behind by each run (the helper keeps some on both paths)
+    const [native, reference, calls] = onBothPaths(() => {
+      const before = tf.memory().numTensors;
+      const outputs = tinyModelLogitsAndGradients();
+      kept.push(tf.memory().numTensors - before);
+      return outputs;
+    });
+    expect(kept[0]).toBe(kept[1]); // nothing the native path saves for the backward pass leaks
     expect(calls.layerNormGrad).toBe(5); // 2 layers × 2 + the final LayerNorm
     expect(calls.geluGrad).toBe(2);
     expect(calls.softmaxGrad).toBe(2);
