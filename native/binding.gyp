@@ -3,7 +3,7 @@
     {
       "target_name": "curricula_native",
       "sources": ["curricula_native.c", "fused.c"],
-      "cflags": ["-O3", "-std=c11", "-Wall", "-Wextra"],
+      "cflags": ["-O3", "-std=c11", "-fno-trapping-math", "-fno-math-errno", "-Wall", "-Wextra"],
       "libraries": ["-lopenblas", "-lm"]
     }
   ]
