@@ -356,8 +356,9 @@ static float *moments(napi_env env, napi_value value, double count) {
   return raw;
 }
 
-// One loop per case (with and without a gradient) so that each vectorises; always inlined, the `grad`
-// test is resolved at compile time in both copies.
+// One loop per case (with and without a gradient) so that each vectorises: always inlined into the two
+// callers below, the `grad` test is resolved at compile time. AVX2 without FMA: every operation is the
+// same correctly rounded double operation as in JavaScript, 4 at a time.
 static inline __attribute__((always_inline)) void adam_loop(
     const float *restrict param, const float *restrict grad, int64_t n, float *restrict out, float *restrict m,
     float *restrict v, double beta1, double beta2, double clip_scale, double decay, double step_size,
@@ -370,6 +371,20 @@ static inline __attribute__((always_inline)) void adam_loop(
     v[i] = (float)vi;
     out[i] = (float)(param[i] * decay - (step_size * mi) / (sqrt(vi / second_correction) + eps));
   }
+}
+
+WIDE_CLONES static void adam_with_gradient(const float *restrict param, const float *restrict grad, int64_t n,
+                                           float *restrict out, float *restrict m, float *restrict v, double beta1,
+                                           double beta2, double clip_scale, double decay, double step_size,
+                                           double second_correction, double eps) {
+  adam_loop(param, grad, n, out, m, v, beta1, beta2, clip_scale, decay, step_size, second_correction, eps);
+}
+
+WIDE_CLONES static void adam_without_gradient(const float *restrict param, int64_t n, float *restrict out,
+                                              float *restrict m, float *restrict v, double beta1, double beta2,
+                                              double clip_scale, double decay, double step_size,
+                                              double second_correction, double eps) {
+  adam_loop(param, NULL, n, out, m, v, beta1, beta2, clip_scale, decay, step_size, second_correction, eps);
 }
 
 // adam(heap, paramOffset, gradOffset, count, outOffset, m, v, beta1, beta2, clipScale, decay, stepSize,
@@ -398,9 +413,11 @@ static napi_value adam(napi_env env, napi_callback_info info) {
   const double second_correction = a[12], eps = a[13];
   const int64_t n = (int64_t)count;
   if (grad)
-    adam_loop(param, grad, n, out, m, v, beta1, beta2, clip_scale, decay, step_size, second_correction, eps);
+    adam_with_gradient(param, grad, n, out, m, v, beta1, beta2, clip_scale, decay, step_size, second_correction,
+                       eps);
   else
-    adam_loop(param, NULL, n, out, m, v, beta1, beta2, clip_scale, decay, step_size, second_correction, eps);
+    adam_without_gradient(param, n, out, m, v, beta1, beta2, clip_scale, decay, step_size, second_correction,
+                          eps);
   return NULL;
 }
 
