@@ -14,7 +14,8 @@
 #include <string.h>
 
 // The Adam update matches the JavaScript float64 loop it replaces operation for operation: GCC does not
-// contract a·b + c into an FMA under -std=c11 (-ffp-contract=off), and baseline x86-64 has no FMA anyway.
+// contract a·b + c into an FMA under -std=c11 (-ffp-contract=off), and neither baseline x86-64 nor the
+// "avx2" clones below (no "fma" target) have FMA instructions anyway.
 
 #define FAIL(env, message)                                                                             \
   do {                                                                                                 \
@@ -64,91 +65,6 @@ static float *heap_floats(uint8_t *heap, size_t length, double offset, double co
 #define HEAP_FLOATS(name, offset, count)                                                               \
   float *name = heap_floats(heap, heap_length, (offset), (count));                                     \
   if (!name) FAIL(env, "curricula_native fused kernel: operand outside the wasm heap")
-
-// layerNorm(heap, xOffset, weightOffset, biasOffset, rows, width, epsilon, outOffset, xHatOffset, rOffset)
-// Per row of x [rows, width]: x̂ = (x − mean) · r with r = 1 / sqrt(var + epsilon) (biased variance),
-// out = x̂ · weight + bias. Saves x̂ [rows, width] and r [rows] for the backward pass. Sums in double.
-static napi_value layer_norm(napi_env env, napi_callback_info info) {
-  napi_value argv[10];
-  double a[10];
-  uint8_t *heap;
-  size_t heap_length;
-  if (!fused_args(env, info, 10, argv, &heap, &heap_length, a, 0)) return NULL;
-  const double rows = a[4], width = a[5];
-  if (!is_count(rows) || !is_count(width) || width < 1) FAIL(env, "curricula_native.layerNorm: bad size");
-  HEAP_FLOATS(x, a[1], rows * width);
-  HEAP_FLOATS(weight, a[2], width);
-  HEAP_FLOATS(bias, a[3], width);
-  HEAP_FLOATS(out, a[7], rows * width);
-  HEAP_FLOATS(x_hat, a[8], rows * width);
-  HEAP_FLOATS(r_out, a[9], rows);
-  const float epsilon = (float)a[6];
-  const int64_t n = (int64_t)width;
-  for (int64_t row = 0; row < (int64_t)rows; row++) {
-    const float *restrict xr = x + row * n;
-    float *restrict yr = out + row * n;
-    float *restrict hr = x_hat + row * n;
-    double sum = 0;
-    for (int64_t j = 0; j < n; j++) sum += xr[j];
-    const float mean = (float)(sum / (double)n);
-    double squares = 0;
-    for (int64_t j = 0; j < n; j++) {
-      const float centred = xr[j] - mean;
-      squares += (double)centred * centred;
-    }
-    const float r = (float)(1.0 / sqrt(squares / (double)n + epsilon));
-    r_out[row] = r;
-    for (int64_t j = 0; j < n; j++) {
-      const float h = (xr[j] - mean) * r;
-      hr[j] = h;
-      yr[j] = h * weight[j] + bias[j];
-    }
-  }
-  return NULL;
-}
-
-// layerNormGrad(heap, dyOffset, xHatOffset, rOffset, weightOffset, rows, width, dxOffset, dWeightOffset,
-//               dBiasOffset)
-// With g = dy · weight per row: dx = r · (g − mean(g) − x̂ · mean(g · x̂)); dweight = Σ_rows dy · x̂;
-// dbias = Σ_rows dy (the standard LayerNorm backward, as layers.ts writes it with tfjs ops).
-static napi_value layer_norm_grad(napi_env env, napi_callback_info info) {
-  napi_value argv[10];
-  double a[10];
-  uint8_t *heap;
-  size_t heap_length;
-  if (!fused_args(env, info, 10, argv, &heap, &heap_length, a, 0)) return NULL;
-  const double rows = a[5], width = a[6];
-  if (!is_count(rows) || !is_count(width) || width < 1) FAIL(env, "curricula_native.layerNormGrad: bad size");
-  HEAP_FLOATS(dy, a[1], rows * width);
-  HEAP_FLOATS(x_hat, a[2], rows * width);
-  HEAP_FLOATS(r, a[3], rows);
-  HEAP_FLOATS(weight, a[4], width);
-  HEAP_FLOATS(dx, a[7], rows * width);
-  HEAP_FLOATS(d_weight, a[8], width);
-  HEAP_FLOATS(d_bias, a[9], width);
-  const int64_t n = (int64_t)width;
-  memset(d_weight, 0, (size_t)n * sizeof(float));
-  memset(d_bias, 0, (size_t)n * sizeof(float));
-  for (int64_t row = 0; row < (int64_t)rows; row++) {
-    const float *restrict dyr = dy + row * n;
-    const float *restrict hr = x_hat + row * n;
-    float *restrict dxr = dx + row * n;
-    double g_sum = 0, gh_sum = 0;
-    for (int64_t j = 0; j < n; j++) {
-      const float g = dyr[j] * weight[j];
-      g_sum += g;
-      gh_sum += (double)g * hr[j];
-    }
-    const float g_mean = (float)(g_sum / (double)n), gh_mean = (float)(gh_sum / (double)n);
-    const float rr = r[row];
-    for (int64_t j = 0; j < n; j++) {
-      dxr[j] = (dyr[j] * weight[j] - g_mean - hr[j] * gh_mean) * rr;
-      d_weight[j] += dyr[j] * hr[j];
-      d_bias[j] += dyr[j];
-    }
-  }
-  return NULL;
-}
 
 // e^x for x ≤ 0, vectorisable (libm's expf is a call per element, ~2× slower here): x = n·ln2 + r with
 // |r| ≤ ln2/2, e^r by its degree-6 Taylor polynomial, 2^n from the exponent bits. Relative error below
@@ -264,6 +180,91 @@ WIDE_CLONES static void softmax_grad_loop(const float *restrict dy, const float 
     const float dot = row_dot(dyr, yr, n);
     for (int64_t j = 0; j < n; j++) dxr[j] = (dyr[j] - dot) * yr[j];
   }
+}
+
+// LayerNorm per row: x̂ = (x − mean) · r, r = 1 / sqrt(var + epsilon), y = x̂ · weight + bias; r into r_out.
+WIDE_CLONES static void layer_norm_rows(const float *restrict x, const float *restrict weight,
+                                        const float *restrict bias, int64_t rows, int64_t n, float epsilon,
+                                        float *restrict out, float *restrict x_hat, float *restrict r_out) {
+  for (int64_t row = 0; row < rows; row++) {
+    const float *restrict xr = x + row * n;
+    float *restrict yr = out + row * n;
+    float *restrict hr = x_hat + row * n;
+    const float mean = row_sum(xr, n) / (float)n;
+    for (int64_t j = 0; j < n; j++) hr[j] = xr[j] - mean;
+    const float r = 1.0f / sqrtf(row_dot(hr, hr, n) / (float)n + epsilon);
+    r_out[row] = r;
+    for (int64_t j = 0; j < n; j++) {
+      hr[j] *= r;
+      yr[j] = hr[j] * weight[j] + bias[j];
+    }
+  }
+}
+
+// LayerNorm backward over rows; d_weight and d_bias are accumulated (the caller zeroes them).
+WIDE_CLONES static void layer_norm_grad_rows(const float *restrict dy, const float *restrict x_hat,
+                                             const float *restrict r, const float *restrict weight, int64_t rows,
+                                             int64_t n, float *restrict dx, float *restrict d_weight,
+                                             float *restrict d_bias) {
+  for (int64_t row = 0; row < rows; row++) {
+    const float *restrict dyr = dy + row * n;
+    const float *restrict hr = x_hat + row * n;
+    float *restrict dxr = dx + row * n;
+    for (int64_t j = 0; j < n; j++) dxr[j] = dyr[j] * weight[j]; // g
+    const float g_mean = row_sum(dxr, n) / (float)n, gh_mean = row_dot(dxr, hr, n) / (float)n;
+    const float rr = r[row];
+    for (int64_t j = 0; j < n; j++) {
+      dxr[j] = (dxr[j] - g_mean - hr[j] * gh_mean) * rr;
+      d_weight[j] += dyr[j] * hr[j];
+      d_bias[j] += dyr[j];
+    }
+  }
+}
+
+// layerNorm(heap, xOffset, weightOffset, biasOffset, rows, width, epsilon, outOffset, xHatOffset, rOffset)
+// Per row of x [rows, width]: x̂ = (x − mean) · r with r = 1 / sqrt(var + epsilon) (biased variance),
+// out = x̂ · weight + bias. Saves x̂ [rows, width] and r [rows] for the backward pass.
+static napi_value layer_norm(napi_env env, napi_callback_info info) {
+  napi_value argv[10];
+  double a[10];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 10, argv, &heap, &heap_length, a, 0)) return NULL;
+  const double rows = a[4], width = a[5];
+  if (!is_count(rows) || !is_count(width) || width < 1) FAIL(env, "curricula_native.layerNorm: bad size");
+  HEAP_FLOATS(x, a[1], rows * width);
+  HEAP_FLOATS(weight, a[2], width);
+  HEAP_FLOATS(bias, a[3], width);
+  HEAP_FLOATS(out, a[7], rows * width);
+  HEAP_FLOATS(x_hat, a[8], rows * width);
+  HEAP_FLOATS(r_out, a[9], rows);
+  layer_norm_rows(x, weight, bias, (int64_t)rows, (int64_t)width, (float)a[6], out, x_hat, r_out);
+  return NULL;
+}
+
+// layerNormGrad(heap, dyOffset, xHatOffset, rOffset, weightOffset, rows, width, dxOffset, dWeightOffset,
+//               dBiasOffset)
+// With g = dy · weight per row: dx = r · (g − mean(g) − x̂ · mean(g · x̂)); dweight = Σ_rows dy · x̂;
+// dbias = Σ_rows dy (the standard LayerNorm backward, as layers.ts writes it with tfjs ops).
+static napi_value layer_norm_grad(napi_env env, napi_callback_info info) {
+  napi_value argv[10];
+  double a[10];
+  uint8_t *heap;
+  size_t heap_length;
+  if (!fused_args(env, info, 10, argv, &heap, &heap_length, a, 0)) return NULL;
+  const double rows = a[5], width = a[6];
+  if (!is_count(rows) || !is_count(width) || width < 1) FAIL(env, "curricula_native.layerNormGrad: bad size");
+  HEAP_FLOATS(dy, a[1], rows * width);
+  HEAP_FLOATS(x_hat, a[2], rows * width);
+  HEAP_FLOATS(r, a[3], rows);
+  HEAP_FLOATS(weight, a[4], width);
+  HEAP_FLOATS(dx, a[7], rows * width);
+  HEAP_FLOATS(d_weight, a[8], width);
+  HEAP_FLOATS(d_bias, a[9], width);
+  memset(d_weight, 0, (size_t)width * sizeof(float));
+  memset(d_bias, 0, (size_t)width * sizeof(float));
+  layer_norm_grad_rows(dy, x_hat, r, weight, (int64_t)rows, (int64_t)width, dx, d_weight, d_bias);
+  return NULL;
 }
 
 // gelu(heap, xOffset, count, outOffset)
