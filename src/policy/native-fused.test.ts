@@ -275,6 +275,51 @@ describe.skipIf(!available)(`fused native kernels${skipReason}`, () => {
     expect(run(false, 2, native.optimizer).values).toEqual(run(true, 2, reference.optimizer).values);
   });
 
+  it('takes the heap only after allocating its outputs (an allocation may replace the memory)', () => {
+    // A stand-in backend whose every makeOutput grows the "heap": a new buffer, the old one detached (as
+    // when wasm memory grows). A kernel that took the heap before allocating would hand the addon an
+    // empty array and fail with "outside the wasm heap".
+    const x = Float32Array.from([-2, -0.5, 0, 0.5, 1, 1.5, 2, 3]);
+    let heap = new Uint8Array(x.buffer.slice(0));
+    const offsets = new Map<object, number>([[x, 0]]);
+    const backend = {
+      wasm: {
+        get HEAPU8() {
+          return heap;
+        },
+      },
+      dataIdMap: { get: (dataId: object) => ({ memoryOffset: offsets.get(dataId) }) },
+      makeOutput(shape: number[]) {
+        const size = shape.reduce((p, n) => p * n, 1);
+        const grown = new Uint8Array(heap.length + 4 * size);
+        grown.set(heap);
+        structuredClone(heap.buffer, { transfer: [heap.buffer] }); // detaches the old buffer
+        const dataId = {};
+        offsets.set(dataId, heap.length);
+        heap = grown;
+        return { dataId, shape, dtype: 'float32' };
+      },
+    };
+    const xInfo = { dataId: x, shape: [2, 4], dtype: 'float32' };
+    const run = (name: string, inputs: Record<string, unknown>, attrs = {}) =>
+      tf.getKernel(name, 'wasm')?.kernelFunc({ inputs, backend, attrs } as never) as never;
+    const floats = (info: { dataId: object }, count: number) =>
+      Array.from(new Float32Array(heap.buffer, offsets.get(info.dataId), count));
+    const geluOut: { dataId: object } = run('CurriculaGelu', { x: xInfo });
+    const expected = tf.tidy(() => {
+      setNativeFused(false);
+      return Array.from(gelu(tf.tensor(x, [2, 4])).dataSync());
+    });
+    setNativeFused(true);
+    expect(relativeError(floats(geluOut, 8), expected)).toBeLessThan(1e-5);
+    const [, , r]: { dataId: object }[] = run(
+      'CurriculaLayerNorm',
+      { x: xInfo, weight: { ...xInfo, shape: [4] }, bias: { ...xInfo, shape: [4] } },
+      { epsilon: 1e-5 },
+    );
+    expect(floats(r, 2).every((value) => value > 0 && Number.isFinite(value))).toBe(true);
+  });
+
   it('refuses operands outside the wasm heap instead of touching other memory', () => {
     const addon = createRequire(import.meta.url)(nativeAddonPath);
     const heap = new Uint8Array(64);
