@@ -12,7 +12,7 @@
 //
 // Where the native addon is active, the gradient norm and each parameter's update run in C on the wasm
 // heap (native-fused.ts), with the same float64 operations in the same order as the loop below: the
-// results are identical to the bit (optimizer-native.test.ts), without copying params and grads out.
+// results are identical to the bit (native-fused.test.ts), without copying params and grads out.
 import type { OptimOptions, OptimStepResult } from '../core/policy.ts';
 import { fusedAdam, fusedSumOfSquares } from './native-fused.ts';
 import { tf } from './runtime.ts';
