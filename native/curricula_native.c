@@ -187,6 +187,8 @@ static napi_value blas_config(napi_env env, napi_callback_info info) {
   return result;
 }
 
+void register_fused(napi_env env, napi_value exports);
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
       {"matmul", NULL, matmul, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -199,6 +201,7 @@ static napi_value init(napi_env env, napi_value exports) {
       napi_ok)
     return NULL;
   register_elementwise(env, exports);
+  register_fused(env, exports);
   return exports;
 }
 

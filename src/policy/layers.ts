@@ -3,6 +3,15 @@
 // its inputs, so callers wrap them in tf.tidy. Weights are stored [in, out] and applied as x @ W.
 //
 // Shapes: B batch, T query positions, S key positions, d model width, H heads, hd = d / H.
+import {
+  fusedGelu,
+  fusedGeluGrad,
+  fusedLayerNorm,
+  fusedLayerNormGrad,
+  fusedMaskedSoftmax,
+  fusedMaskedSoftmaxHandles,
+  fusedSoftmaxGrad,
+} from './native-fused.ts';
 import { tf } from './runtime.ts';
 
 export const layerNormEpsilon = 1e-5;
@@ -15,6 +24,8 @@ export const maskedScore = -1e9;
  * The gradient is written out (the standard LayerNorm backward) instead of traced through ~9 elementwise
  * ops: fewer kernels and fewer saved tensors per step. With x̂ the normalised input and r = 1/σ:
  *   dx = r · (g − mean(g) − x̂ · mean(g · x̂)),  g = dy · weight;  dweight = Σ dy · x̂;  dbias = Σ dy.
+ * Where the native addon is active, forward and backward are one fused kernel each (native-fused.ts); the
+ * tfjs composition below is the reference they are tested against.
  */
 export function layerNorm(x: tf.Tensor, weight: tf.Tensor, bias: tf.Tensor): tf.Tensor {
   return layerNormWithGradient(x, weight, bias);
@@ -23,6 +34,16 @@ export function layerNorm(x: tf.Tensor, weight: tf.Tensor, bias: tf.Tensor): tf.
 const layerNormWithGradient = tf.customGrad((...args: unknown[]) => {
   const [x, weight, bias] = args as [tf.Tensor, tf.Tensor, tf.Tensor];
   const save = args[3] as tf.GradSaveFunc;
+  const native = fusedLayerNorm(x, weight, bias, layerNormEpsilon);
+  if (native) {
+    const [value, xHat, r] = native;
+    save([xHat, r, weight]);
+    return {
+      value,
+      gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) =>
+        fusedLayerNormGrad(dy as tf.Tensor, saved[0], saved[1], saved[2]),
+    };
+  }
   const centred = tf.sub(x, tf.mean(x, -1, true));
   const reciprocalStd = tf.rsqrt(tf.add(tf.mean(tf.mul(centred, centred), -1, true), layerNormEpsilon)); // [.., 1]
   const normalised = tf.mul(centred, reciprocalStd);
@@ -49,6 +70,7 @@ const geluCubic = 0.044715;
  * form x·sigmoid(2·sqrt(2/π)·x·(1 + 0.044715·x²)), since 0.5·(1 + tanh z) = sigmoid(2z) and wasm's sigmoid
  * is vectorised where its tanh is not; x·x, not pow. The gradient is written out:
  *   d/dx = s + x·s·(1 − s)·2·sqrt(2/π)·(1 + 3·0.044715·x²),  s = sigmoid(…).
+ * Natively (native-fused.ts) both directions are one kernel each and only x is saved.
  */
 export function gelu(x: tf.Tensor): tf.Tensor {
   return geluWithGradient(x);
@@ -57,6 +79,16 @@ export function gelu(x: tf.Tensor): tf.Tensor {
 const geluWithGradient = tf.customGrad((...args: unknown[]) => {
   const x = args[0] as tf.Tensor;
   const save = args[1] as tf.GradSaveFunc;
+  const native = fusedGelu(x);
+  if (native) {
+    save([x]);
+    return {
+      value: native,
+      gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [
+        fusedGeluGrad(dy as tf.Tensor, saved[0]),
+      ],
+    };
+  }
   const squared = tf.mul(x, x);
   const gate = tf.sigmoid(tf.mul(tf.mul(x, tf.add(tf.mul(squared, geluCubic), 1)), geluScale));
   save([x, gate]);
@@ -154,8 +186,26 @@ export function queryKeyValue(
  */
 export function attend(query: tf.Tensor, key: tf.Tensor, value: tf.Tensor, mask?: tf.Tensor): tf.Tensor4D {
   const scores = tf.matMul(query as tf.Tensor4D, key as tf.Tensor4D, false, true); // [B, H, T, S]
-  const weights = tf.softmax(mask ? tf.add(scores, mask) : scores);
-  return tf.matMul(weights, value as tf.Tensor4D);
+  const weights = (mask && maskedSoftmax(scores, mask)) || tf.softmax(mask ? tf.add(scores, mask) : scores);
+  return tf.matMul(weights as tf.Tensor4D, value as tf.Tensor4D);
+}
+
+/**
+ * softmax(scores + mask) as one native kernel, its gradient (to scores only: the mask is a constant) as
+ * another; undefined where the native path is off or the mask is not [T, S] (then tf.add + tf.softmax).
+ */
+function maskedSoftmax(scores: tf.Tensor, mask: tf.Tensor): tf.Tensor | undefined {
+  if (!fusedMaskedSoftmaxHandles(scores, mask)) return undefined;
+  return tf.customGrad((...args: unknown[]) => {
+    const save = args[1] as tf.GradSaveFunc;
+    const weights = fusedMaskedSoftmax(args[0] as tf.Tensor, mask);
+    save([weights]);
+    return {
+      value: weights,
+      gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) =>
+        fusedSoftmaxGrad(dy as tf.Tensor, saved[0]),
+    };
+  })(scores);
 }
 
 /** Output projection of attention heads [B, H, T, hd] → [B, T, d]. */

@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { UserError } from '../core/errors.ts';
 import { installElementwiseKernels } from './native-elementwise.ts';
+import { type FusedAddon, installFusedKernels } from './native-fused.ts';
 import { type KernelArgs, replaceKernel, type WasmBackend } from './wasm-kernels.ts';
 
 /** The addon's exports (native/curricula_native.c documents the arguments). */
@@ -203,6 +204,7 @@ export function installNativeKernels(): void {
     (stock) => (args) => (enabled && nativeSum(native, args)) || stock.kernelFunc(args as never),
   );
   installElementwiseKernels(native, () => enabled);
+  installFusedKernels(native as unknown as FusedAddon, () => enabled);
 }
 
 /**

@@ -9,7 +9,12 @@
 // embeddings), not to biases or LayerNorm weights, as in nanoGPT and GPT-2 training.
 //
 // The state (step t, m and v per parameter) round-trips exactly through `state()` / `loadState()`.
+//
+// Where the native addon is active, the gradient norm and each parameter's update run in C on the wasm
+// heap (native-fused.ts), with the same float64 operations in the same order as the loop below: the
+// results are identical to the bit (native-fused.test.ts), without copying params and grads out.
 import type { OptimOptions, OptimStepResult } from '../core/policy.ts';
+import { fusedAdam, fusedSumOfSquares } from './native-fused.ts';
 import { tf } from './runtime.ts';
 
 export const adamDefaults = {
@@ -70,11 +75,14 @@ export class AdamW {
     }
 
     const gradValues = new Map<string, Float32Array>();
-    let squaredNorm = 0;
-    for (const [name, grad] of grads) {
-      const values = grad.dataSync() as Float32Array;
-      for (let i = 0; i < values.length; i++) squaredNorm += values[i] * values[i];
-      gradValues.set(name, values);
+    let squaredNorm = fusedSumOfSquares(grads.values());
+    if (squaredNorm === undefined) {
+      squaredNorm = 0;
+      for (const [name, grad] of grads) {
+        const values = grad.dataSync() as Float32Array;
+        for (let i = 0; i < values.length; i++) squaredNorm += values[i] * values[i];
+        gradValues.set(name, values);
+      }
     }
     const gradNorm = Math.sqrt(squaredNorm);
     if (!Number.isFinite(gradNorm)) throw new Error(`gradient norm is ${gradNorm}; refusing to update`);
@@ -86,10 +94,17 @@ export class AdamW {
     for (const [name, param] of params) {
       const m = this.m.get(name)!;
       const v = this.v.get(name)!;
-      const grad = gradValues.get(name);
+      const decay = weightDecay > 0 && param.rank >= 2 ? 1 - learningRate * weightDecay : 1;
+      const scalars = { beta1, beta2, clipScale, decay, stepSize, secondCorrection, eps };
+      const native = fusedAdam(param, grads.get(name), m, v, scalars);
+      if (native) {
+        param.assign(native);
+        native.dispose();
+        continue;
+      }
+      const grad = gradValues.get(name) ?? (grads.get(name)?.dataSync() as Float32Array | undefined);
       const values = param.dataSync() as Float32Array;
       if (values.length !== m.length) throw new Error(`parameter '${name}' changed size`);
-      const decay = weightDecay > 0 && param.rank >= 2 ? 1 - learningRate * weightDecay : 1;
       const updated = new Float32Array(values.length);
       for (let i = 0; i < values.length; i++) {
         const g = grad ? grad[i] * clipScale : 0;
