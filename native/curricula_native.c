@@ -230,6 +230,7 @@ static napi_value init(napi_env env, napi_value exports) {
   if (napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]), properties) !=
       napi_ok)
     return NULL;
+  { void register_attention(napi_env, napi_value); register_attention(env, exports); } // attention.c
   return exports;
 }
 

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { UserError } from '../core/errors.ts';
+import { installSamplerKernels, type SamplerAddon } from './sampler-native.ts';
 import { type KernelArgs, replaceKernel, type WasmBackend } from './wasm-kernels.ts';
 
 /** The addon's exports (native/curricula_native.c documents the arguments). */
@@ -201,6 +202,7 @@ export function installNativeKernels(): void {
     'Sum',
     (stock) => (args) => (enabled && nativeSum(native, args)) || stock.kernelFunc(args as never),
   );
+  installSamplerKernels(native as unknown as SamplerAddon, () => enabled);
 }
 
 /**

@@ -19,6 +19,7 @@
 // Shapes: d = dModel, H = heads, hd = d / H, C = capacity, V = vocab.
 
 import { tf } from './runtime.ts';
+import { nativeDecodeAttention } from './sampler-native.ts';
 import { linear, mlpBlock, type SamplerWeights, standardise } from './sampler-weights.ts';
 
 export interface KvCache {
@@ -187,24 +188,32 @@ export function decodeStep(
   if (cache.length === cache.keys[0].shape[2]) growCache(cache);
   const column = cache.length;
   const capacity = cache.keys[0].shape[2];
+  const pads = Int32Array.from(cache.pads);
+  let bias: tf.Tensor4D | undefined; // the tfjs path's mask, made on first use
   try {
     return tf.tidy(() => {
-      const bias = attentionBias(cache.pads, column + 1, capacity);
       let x = tf
         .gather(weights.tokenEmbedding, tf.tensor1d(tokens, 'int32'))
         .add(tf.gather(weights.positionEmbedding, tf.tensor1d(positions, 'int32'))) as tf.Tensor2D;
       weights.layers.forEach((layer, i) => {
         const qkv = linear(standardise(x), layer.qkvWeight, layer.qkvBias); // [R, 3d]
-        writeColumn(cache.keys[i], cache.values[i], qkv.dataSync() as Float32Array, column);
-        const q = qkv.slice([0, 0], [rows, d]).reshape([rows, H, 1, d / H]); // pre-scaled by 1/sqrt(hd)
-        // Both products as broadcast multiply + sum over the last axis, which on wasm beats the batched
-        // matmul (about 0.6 vs 0.8-1.0 ms CPU at batch 64, d128, C 96); hence V is stored transposed.
-        const scores = q.mul(cache.keys[i]).sum(-1).reshape([rows, H, 1, capacity]).add(bias); // [R, H, 1, C]
-        const attended = tf
-          .softmax(scores)
-          .mul(cache.values[i]) // [R, H, hd, C]
-          .sum(-1)
-          .reshape([rows, d]) as tf.Tensor2D;
+        const keys = cache.keys[i];
+        const values = cache.values[i];
+        // The native kernel (sampler-native.ts) writes the column and attends in one call; else tfjs.
+        let attended = nativeDecodeAttention(qkv, keys, values, pads, column);
+        if (!attended) {
+          bias ??= attentionBias(cache.pads, column + 1, capacity);
+          writeColumn(keys, values, qkv.dataSync() as Float32Array, column);
+          const q = qkv.slice([0, 0], [rows, d]).reshape([rows, H, 1, d / H]); // pre-scaled by 1/sqrt(hd)
+          // Both products as broadcast multiply + sum over the last axis, which on wasm beats the batched
+          // matmul (about 0.6 vs 0.8-1.0 ms CPU at batch 64, d128, C 96); hence V is stored transposed.
+          const scores = q.mul(keys).sum(-1).reshape([rows, H, 1, capacity]).add(bias); // [R, H, 1, C]
+          attended = tf
+            .softmax(scores)
+            .mul(values) // [R, H, hd, C]
+            .sum(-1)
+            .reshape([rows, d]) as tf.Tensor2D;
+        }
         x = x.add(linear(attended, layer.projectionWeight, layer.projectionBias));
         x = mlpBlock(x, layer);
       });

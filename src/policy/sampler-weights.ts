@@ -6,6 +6,7 @@
 // Shapes: d = dModel, V = vocab, T = context length, N = rows of a [N, d] activation.
 
 import { tf } from './runtime.ts';
+import { nativeGelu, nativeStandardise } from './sampler-native.ts';
 
 export interface SamplerModelConfig {
   vocabSize: number;
@@ -113,8 +114,13 @@ export function samplerWeights(model: SamplerModel): SamplerWeights {
   };
 }
 
-/** (x - mean) / sqrt(variance + eps) over the last axis, without gain and bias (they are folded). */
+/**
+ * (x - mean) / sqrt(variance + eps) over the last axis, without gain and bias (they are folded). One
+ * native kernel where the native kernels run (sampler-native.ts), else these tfjs ops.
+ */
 export function standardise(x: tf.Tensor2D): tf.Tensor2D {
+  const native = nativeStandardise(x);
+  if (native) return native;
   const centred = x.sub(x.mean(-1, true));
   return centred.mul(centred.square().mean(-1, true).add(layerNormEpsilon).rsqrt()) as tf.Tensor2D;
 }
@@ -126,9 +132,12 @@ export function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias: tf.Tensor1D): 
 
 /**
  * GELU, tanh approximation: 0.5·x·(1 + tanh(u)) = x·sigmoid(2u), u = sqrt(2/π)·(x + 0.044715·x³).
- * Written with sigmoid because the wasm tanh kernel is about ten times slower than its sigmoid.
+ * Written with sigmoid because the wasm tanh kernel is about ten times slower than its sigmoid. One
+ * native kernel where the native kernels run.
  */
 function geluTanh(x: tf.Tensor2D): tf.Tensor2D {
+  const native = nativeGelu(x);
+  if (native) return native;
   const c = 2 * Math.sqrt(2 / Math.PI);
   return x.mul(
     x
