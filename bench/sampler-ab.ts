@@ -1,4 +1,5 @@
-// A/B of the KV-cached sampler with the native kernels on and off, interleaved in one process (the
+// A/B/C of the KV-cached sampler: all native kernels, native matmul with the tfjs sampler ops (the path
+// before sampler-native.ts), and plain wasm, interleaved in one process (the
 // `bench policy` sampling workload: base config, 8 prompts × 8 samples = batch 64, 8-token prompts,
 // decoding to the context length). Prints tokens/s per run and the medians; `--profile` prints the
 // per-kernel times of one native run (tf.profile).
@@ -10,6 +11,7 @@ import { EmbeddedBackend } from '../src/policy/embedded-backend.ts';
 import { setNativeKernels } from '../src/policy/native-kernels.ts';
 import { tf } from '../src/policy/runtime.ts';
 import { sampleWithKvCache } from '../src/policy/sampler.ts';
+import { setNativeSamplerKernels } from '../src/policy/sampler-native.ts';
 import { CharTokenizer } from '../src/policy/tokenizer.ts';
 
 const args = process.argv.slice(2);
@@ -38,27 +40,53 @@ function sampleOnce(seed: number): number {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const rates: Record<string, number[]> = { native: [], wasm: [] };
-for (const on of [true, false]) {
-  setNativeKernels(on);
+/** The three paths: everything native; native matmul with the tfjs sampler ops (before); plain wasm. */
+const modes = {
+  native: () => {
+    setNativeKernels(true);
+    setNativeSamplerKernels(true);
+  },
+  'matmul-only': () => {
+    setNativeKernels(true);
+    setNativeSamplerKernels(false);
+  },
+  wasm: () => {
+    setNativeKernels(false);
+    setNativeSamplerKernels(true);
+  },
+};
+type Mode = keyof typeof modes;
+const names = Object.keys(modes) as Mode[];
+const rates = new Map<Mode, number[]>(names.map((mode) => [mode, []]));
+// Per CPU-second too: steadier than wall time when other processes share the cores.
+const cpuRates = new Map<Mode, number[]>(names.map((mode) => [mode, []]));
+for (const mode of names) {
+  modes[mode]();
   sampleOnce(0); // warm-up
 }
 for (let run = 0; run < runs; run++) {
-  for (const on of [true, false]) {
-    setNativeKernels(on);
+  for (const mode of names) {
+    modes[mode]();
     const start = performance.now();
+    const cpuStart = process.cpuUsage();
     const tokens = sampleOnce(run + 1);
     const rate = tokens / ((performance.now() - start) / 1000);
-    rates[on ? 'native' : 'wasm'].push(rate);
-    console.log(`run ${run} ${on ? 'native' : 'wasm  '}: ${rate.toFixed(0)} tok/s (${tokens} tokens)`);
+    const cpu = process.cpuUsage(cpuStart);
+    const cpuRate = tokens / ((cpu.user + cpu.system) / 1e6);
+    rates.get(mode)?.push(rate);
+    cpuRates.get(mode)?.push(cpuRate);
+    console.log(
+      `run ${run} ${mode.padEnd(11)}: ${rate.toFixed(0)} tok/s, ${cpuRate.toFixed(0)} per CPU-s (${tokens} tokens)`,
+    );
   }
 }
-console.log(
-  `median native ${median(rates.native).toFixed(0)} tok/s, wasm ${median(rates.wasm).toFixed(0)} tok/s`,
-);
+for (const mode of names)
+  console.log(
+    `median ${mode.padEnd(11)}: ${median(rates.get(mode) ?? []).toFixed(0)} tok/s, ${median(cpuRates.get(mode) ?? []).toFixed(0)} per CPU-s`,
+  );
+modes.native();
 
 if (args.includes('--profile')) {
-  setNativeKernels(true);
   const profile = await tf.profile(() => {
     sampleOnce(99);
   });

@@ -20,7 +20,7 @@
 
 import { tf } from './runtime.ts';
 import { nativeDecodeAttention } from './sampler-native.ts';
-import { linear, mlpBlock, type SamplerWeights, standardise } from './sampler-weights.ts';
+import { headLogits, mlpBlock, normLinear, residualLinear, type SamplerWeights } from './sampler-weights.ts';
 
 export interface KvCache {
   keys: tf.Tensor4D[]; // per layer [R, H, C, hd]
@@ -90,14 +90,14 @@ export function prefill(
     const keys: tf.Tensor4D[] = [];
     const values: tf.Tensor4D[] = [];
     for (const layer of weights.layers) {
-      const qkv = linear(standardise(x), layer.qkvWeight, layer.qkvBias); // [P·W, 3d]
+      const qkv = normLinear(x, layer.qkvWeight, layer.qkvBias); // [P·W, 3d]
       const [q, k, v] = tf.split(qkv, 3, 1).map(toHeads); // each [P, H, W, hd]; q is pre-scaled
       const scores = tf.matMul(q, k, false, true).add(mask); // [P, H, W, W]
       const attended = tf
         .matMul(tf.softmax(scores), v)
         .transpose([0, 2, 1, 3])
         .reshape([rows * width, d]) as tf.Tensor2D;
-      x = x.add(linear(attended, layer.projectionWeight, layer.projectionBias));
+      x = residualLinear(x, attended, layer.projectionWeight, layer.projectionBias);
       x = mlpBlock(x, layer);
       keys.push(k);
       values.push(v);
@@ -107,7 +107,7 @@ export function prefill(
       .reshape([rows, width, d])
       .slice([0, width - 1, 0], [rows, 1, d])
       .reshape([rows, d]);
-    const logits = linear(standardise(last as tf.Tensor2D), weights.head, weights.headBias);
+    const logits = headLogits(weights, last as tf.Tensor2D);
     return { logits, keys, values };
   });
 }
@@ -196,7 +196,7 @@ export function decodeStep(
         .gather(weights.tokenEmbedding, tf.tensor1d(tokens, 'int32'))
         .add(tf.gather(weights.positionEmbedding, tf.tensor1d(positions, 'int32'))) as tf.Tensor2D;
       weights.layers.forEach((layer, i) => {
-        const qkv = linear(standardise(x), layer.qkvWeight, layer.qkvBias); // [R, 3d]
+        const qkv = normLinear(x, layer.qkvWeight, layer.qkvBias); // [R, 3d]
         const keys = cache.keys[i];
         const values = cache.values[i];
         // The native kernel (sampler-native.ts) writes the column and attends in one call; else tfjs.
@@ -214,10 +214,10 @@ export function decodeStep(
             .sum(-1)
             .reshape([rows, d]) as tf.Tensor2D;
         }
-        x = x.add(linear(attended, layer.projectionWeight, layer.projectionBias));
+        x = residualLinear(x, attended, layer.projectionWeight, layer.projectionBias);
         x = mlpBlock(x, layer);
       });
-      return linear(standardise(x), weights.head, weights.headBias);
+      return headLogits(weights, x);
     });
   } finally {
     cache.length++;

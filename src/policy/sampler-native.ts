@@ -5,8 +5,10 @@
 //   and value (read from the qkv output on the heap) into the cache column, then attends over the
 //   unmasked columns only. Replaces a dataSync copy of qkv, the column write in JavaScript, and six tfjs
 //   ops that ran over every column of the cache (at batch 64 on `base` they were most of a step).
-// - CurriculaStandardise: LayerNorm without gain and bias over the rows of [N, d] (seven tfjs ops).
-// - CurriculaGelu: GELU, tanh approximation (six tfjs ops).
+// - CurriculaSamplerLinear: x·W + b on OpenBLAS with the LayerNorm before it (gain and bias folded), the
+//   GELU after it, or the residual add fused: one kernel where tfjs ran a fused matmul, its three
+//   reshapes, and seven ops per LayerNorm, six per GELU or one add (at batch 64 the per-op overhead was
+//   a good part of a step).
 //
 // Each entry point returns undefined when the native path is off (setNativeKernels(false),
 // CURRICULA_NATIVE=0, no addon, a backend other than wasm) or the input is not float32; the caller then
@@ -30,27 +32,46 @@ export interface SamplerAddon {
     pads: Int32Array,
     outOffset: number,
   ): void;
-  standardiseRows(heap: Uint8Array, xOffset: number, rows: number, width: number, outOffset: number): void;
-  geluTanh(heap: Uint8Array, xOffset: number, count: number, outOffset: number): void;
+  samplerLinear(
+    heap: Uint8Array,
+    xOffset: number,
+    rows: number,
+    inner: number,
+    standardise: boolean,
+    weightOffset: number,
+    cols: number,
+    biasOffset: number,
+    residualOffset: number,
+    gelu: boolean,
+    outOffset: number,
+  ): void;
 }
 
 type HeapBackend = WasmBackend & { wasm: { HEAPU8: Uint8Array } };
 
 const attentionKernel = 'CurriculaDecodeAttention';
-const standardiseKernel = 'CurriculaStandardise';
-const geluKernel = 'CurriculaGelu';
+const linearKernel = 'CurriculaSamplerLinear';
 
 let isEnabled: () => boolean = () => false;
-const counts = { attention: 0, standardise: 0, gelu: 0 };
+let samplerKernelsOn = true;
+const counts = { attention: 0, linear: 0 };
 
 /** How many times each sampler kernel ran natively (tests prove the native path with these). */
-export function nativeSamplerCounts(): { attention: number; standardise: number; gelu: number } {
+export function nativeSamplerCounts(): { attention: number; linear: number } {
   return { ...counts };
+}
+
+/**
+ * Turns these kernels alone off (the native matmuls stay on): for A/B benchmarks of the sampler's own
+ * kernels. setNativeKernels(false) turns everything off.
+ */
+export function setNativeSamplerKernels(on: boolean): void {
+  samplerKernelsOn = on;
 }
 
 /** Whether the sampler's native kernels run now: installed, switched on, and the wasm backend active. */
 export function samplerNativeActive(): boolean {
-  return isEnabled() && tf.getBackend() === 'wasm';
+  return samplerKernelsOn && isEnabled() && tf.getBackend() === 'wasm';
 }
 
 function offsetOf(backend: HeapBackend, tensor: tf.TensorInfo): number {
@@ -89,22 +110,26 @@ export function installSamplerKernels(addon: SamplerAddon, enabled: () => boolea
     counts.attention++;
     return out;
   });
-  register(standardiseKernel, ({ inputs, backend }) => {
-    const { x } = inputs;
+  register(linearKernel, ({ inputs, backend, attrs }) => {
+    const { x, weight, bias, residual } = inputs;
+    const [rows, inner] = x.shape;
+    const cols = weight.shape[1];
     const wasm = backend as unknown as HeapBackend;
-    const out = wasm.makeOutput([...x.shape], 'float32');
-    const [rows, width] = x.shape;
-    addon.standardiseRows(wasm.wasm.HEAPU8, offsetOf(wasm, x), rows, width, offsetOf(wasm, out));
-    counts.standardise++;
-    return out;
-  });
-  register(geluKernel, ({ inputs, backend }) => {
-    const { x } = inputs;
-    const wasm = backend as unknown as HeapBackend;
-    const out = wasm.makeOutput([...x.shape], 'float32');
-    const size = x.shape.reduce((product, n) => product * n, 1);
-    addon.geluTanh(wasm.wasm.HEAPU8, offsetOf(wasm, x), size, offsetOf(wasm, out));
-    counts.gelu++;
+    const out = wasm.makeOutput([rows, cols], 'float32');
+    addon.samplerLinear(
+      wasm.wasm.HEAPU8,
+      offsetOf(wasm, x),
+      rows,
+      inner,
+      Boolean(attrs.standardise),
+      offsetOf(wasm, weight),
+      cols,
+      offsetOf(wasm, bias),
+      residual ? offsetOf(wasm, residual) : -1,
+      Boolean(attrs.gelu),
+      offsetOf(wasm, out),
+    );
+    counts.linear++;
     return out;
   });
 }
@@ -127,14 +152,29 @@ export function nativeDecodeAttention(
     .runKernel(attentionKernel, { qkv, keys, values }, { column, pads } as never) as tf.Tensor2D;
 }
 
-/** (x - mean) / sqrt(variance + 1e-5) over the rows of x [N, d]; undefined when the native path is off. */
-export function nativeStandardise(x: tf.Tensor2D): tf.Tensor2D | undefined {
-  if (!samplerNativeActive() || x.dtype !== 'float32' || x.rank !== 2) return undefined;
-  return tf.engine().runKernel(standardiseKernel, { x }) as tf.Tensor2D;
-}
-
-/** GELU (tanh approximation) of every element; undefined when the native path is off. */
-export function nativeGelu(x: tf.Tensor2D): tf.Tensor2D | undefined {
-  if (!samplerNativeActive() || x.dtype !== 'float32') return undefined;
-  return tf.engine().runKernel(geluKernel, { x }) as tf.Tensor2D;
+/**
+ * act(s(x) · weight + bias) + residual for x [N, k], weight [k, n], bias [n], residual [N, n]: s
+ * standardises the rows when `standardise`, act is GELU (tanh approximation) when `gelu` (not with a
+ * residual). Undefined when the native path is off or the operands are not float32 matrices.
+ */
+export function nativeLinear(
+  x: tf.Tensor2D,
+  weight: tf.Tensor2D,
+  bias: tf.Tensor1D,
+  options: { standardise?: boolean; gelu?: boolean; residual?: tf.Tensor2D },
+): tf.Tensor2D | undefined {
+  if (!samplerNativeActive()) return undefined;
+  const { residual, standardise = false, gelu = false } = options;
+  const operands = residual ? [x, weight, bias, residual] : [x, weight, bias];
+  if (operands.some((tensor) => tensor.dtype !== 'float32')) return undefined;
+  if (x.rank !== 2 || weight.rank !== 2 || bias.rank !== 1 || x.shape[1] !== weight.shape[0])
+    return undefined;
+  if (bias.shape[0] !== weight.shape[1] || (gelu && residual)) return undefined;
+  if (
+    residual &&
+    (residual.rank !== 2 || residual.shape[0] !== x.shape[0] || residual.shape[1] !== weight.shape[1])
+  )
+    return undefined;
+  const inputs: tf.NamedTensorMap = residual ? { x, weight, bias, residual } : { x, weight, bias };
+  return tf.engine().runKernel(linearKernel, inputs, { standardise, gelu }) as tf.Tensor2D;
 }
