@@ -3,7 +3,7 @@
 // `bench policy` sampling workload: base config, 8 prompts × 8 samples = batch 64, 8-token prompts,
 // decoding to the context length). Prints tokens/s per run and the medians; `--profile` prints the
 // per-kernel times of one native run (tf.profile).
-//   npx tsx bench/sampler-ab.ts [--runs 5] [--profile]
+//   npx tsx bench/sampler-ab.ts [--runs 5] [--profile] [--only native|matmul-only|wasm]
 
 import { policyBenchConfigs } from '../src/bench/policy-bench-configs.ts';
 import { Rng } from '../src/core/rng.ts';
@@ -56,7 +56,9 @@ const modes = {
   },
 };
 type Mode = keyof typeof modes;
-const names = Object.keys(modes) as Mode[];
+// --only native: one path (e.g. under node --cpu-prof).
+const only = args.includes('--only') ? (args[args.indexOf('--only') + 1] as Mode) : undefined;
+const names = only ? [only] : (Object.keys(modes) as Mode[]);
 const rates = new Map<Mode, number[]>(names.map((mode) => [mode, []]));
 // Per CPU-second too: steadier than wall time when other processes share the cores.
 const cpuRates = new Map<Mode, number[]>(names.map((mode) => [mode, []]));

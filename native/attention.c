@@ -14,6 +14,9 @@
 // throws a JavaScript error instead of corrupting memory. Self-contained: it shares no helper with
 // curricula_native.c (register_attention is its only entry point).
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <node_api.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,6 +55,50 @@ static int att_in_heap(int64_t offset, int64_t count, size_t length) {
 // Sizes of one dimension: at most 2^20, so that a product of two stays far from int64 overflow.
 static int att_size_ok(int64_t n) { return n > 0 && n <= (1 << 20); }
 
+// e^x for float32 in straight-line code that the compiler vectorises (a libm expf call per element cost
+// GELU most of its time): x = n·ln 2 + r with |r| ≤ ln 2 / 2, e^r by its degree-6 Taylor polynomial
+// (relative error < 3e-7), 2^n built in the exponent bits. x is clamped to [-87, 88], where float32 e^x
+// stays normal and finite.
+static inline float att_exp(float x) {
+  x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  const float shifter = 12582912.0f; // 1.5·2^23: adding and subtracting it rounds to an integer
+  const float n = (x * 1.44269504088896341f + shifter) - shifter;
+  const float r = (x - n * 0.693145751953125f) - n * 1.428606765330187e-06f; // ln 2 in two parts
+  float p = 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const int32_t bits = ((int32_t)n + 127) << 23;
+  float scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+#ifdef __SSE2__
+// att_exp on four lanes with SSE2 intrinsics (x86-64 always has SSE2): GCC does not vectorise att_exp's
+// loops by itself without -fno-trapping-math, and its vectorised form was slower. Measured: GELU over
+// 32k values 145 → 37 µs.
+static inline __m128 att_exp4(__m128 x) {
+  x = _mm_min_ps(_mm_max_ps(x, _mm_set1_ps(-87.0f)), _mm_set1_ps(88.0f));
+  const __m128 shifter = _mm_set1_ps(12582912.0f);
+  const __m128 n = _mm_sub_ps(_mm_add_ps(_mm_mul_ps(x, _mm_set1_ps(1.44269504088896341f)), shifter), shifter);
+  const __m128 r = _mm_sub_ps(_mm_sub_ps(x, _mm_mul_ps(n, _mm_set1_ps(0.693145751953125f))),
+                              _mm_mul_ps(n, _mm_set1_ps(1.428606765330187e-06f)));
+  __m128 p = _mm_set1_ps(1.0f / 720);
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.0f / 120));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.0f / 24));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.0f / 6));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(0.5f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.0f));
+  p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(1.0f));
+  const __m128i bits = _mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23);
+  return _mm_mul_ps(p, _mm_castsi128_ps(bits));
+}
+#endif
+
 // Σ a[i]·b[i] in eight interleaved partial sums, which the compiler turns into vector lanes (one running
 // sum would pin it to the scalar order).
 static inline float att_dot(const float *a, const float *b, int64_t n) {
@@ -82,11 +129,14 @@ static void attend_head(const float *row, int64_t d, int64_t h, int64_t head_siz
     scores[c] = s;
     if (s > max) max = s;
   }
+  int64_t c = first;
+#ifdef __SSE2__
+  for (; c + 4 <= column + 1; c += 4)
+    _mm_storeu_ps(scores + c, att_exp4(_mm_sub_ps(_mm_loadu_ps(scores + c), _mm_set1_ps(max))));
+#endif
+  for (; c <= column; c++) scores[c] = att_exp(scores[c] - max);
   float total = 0;
-  for (int64_t c = first; c <= column; c++) {
-    scores[c] = expf(scores[c] - max);
-    total += scores[c];
-  }
+  for (c = first; c <= column; c++) total += scores[c];
   const float scale = 1.0f / total;
   for (int64_t i = 0; i < head_size; i++)
     out[i] = att_dot(scores + first, value_block + i * capacity + first, column + 1 - first) * scale;
@@ -182,12 +232,22 @@ static void att_standardise(const float *x, int64_t rows, int64_t width, float *
   }
 }
 
-// GELU (tanh approximation) of `count` values (out may alias x): x·sigmoid(2u), u = sqrt(2/π)·(x + 0.044715·x³).
+// GELU (tanh approximation) of `count` values (out may alias x): x·sigmoid(2u) = x / (1 + e^(-2u)),
+// u = sqrt(2/π)·(x + 0.044715·x³).
 static void att_gelu(const float *x, int64_t count, float *out) {
   const float c = 2.0f * 0.7978845608028654f; // 2·sqrt(2/π)
-  for (int64_t i = 0; i < count; i++) {
+  int64_t i = 0;
+#ifdef __SSE2__
+  for (; i + 4 <= count; i += 4) {
+    const __m128 v = _mm_loadu_ps(x + i);
+    const __m128 cubic = _mm_add_ps(_mm_set1_ps(1.0f), _mm_mul_ps(_mm_set1_ps(0.044715f), _mm_mul_ps(v, v)));
+    const __m128 e = att_exp4(_mm_mul_ps(_mm_mul_ps(_mm_set1_ps(-c), v), cubic));
+    _mm_storeu_ps(out + i, _mm_div_ps(v, _mm_add_ps(_mm_set1_ps(1.0f), e)));
+  }
+#endif
+  for (; i < count; i++) {
     const float value = x[i];
-    out[i] = value / (1.0f + expf(-c * value * (1.0f + 0.044715f * value * value)));
+    out[i] = value / (1.0f + att_exp(-c * value * (1.0f + 0.044715f * value * value)));
   }
 }
 

@@ -14,12 +14,13 @@
 // never leave this module, and every tfjs backend that is supported here (wasm, cpu) runs kernels
 // synchronously, so an op has read a buffer before the next write. Attention then runs over all C
 // columns with the unwritten ones masked; C grows in chunks of `capacityChunk` columns so that the waste
-// stays small.
+// stays small. The native attention (sampler-native.ts) writes the column and reads only the unmasked
+// columns, on the same layout, so the cache grows once, to the context length, when it runs.
 //
 // Shapes: d = dModel, H = heads, hd = d / H, C = capacity, V = vocab.
 
 import { tf } from './runtime.ts';
-import { nativeDecodeAttention } from './sampler-native.ts';
+import { nativeDecodeAttention, samplerNativeActive } from './sampler-native.ts';
 import { headLogits, mlpBlock, normLinear, residualLinear, type SamplerWeights } from './sampler-weights.ts';
 
 export interface KvCache {
@@ -136,17 +137,17 @@ export function cacheFromPrefill(
   };
 }
 
-/** Padding spec that appends `capacityChunk` columns along `axis` of a 4-D tensor. */
-function padding(axis: number): [number, number][] {
-  return [0, 1, 2, 3].map((i) => [0, i === axis ? capacityChunk : 0]);
+/** Padding spec that appends `columns` columns along `axis` of a 4-D tensor. */
+function padding(axis: number, columns = capacityChunk): [number, number][] {
+  return [0, 1, 2, 3].map((i) => [0, i === axis ? columns : 0]);
 }
 
-/** Appends `capacityChunk` empty columns to every buffer (a copy, once per chunk of steps). */
-function growCache(cache: KvCache): void {
+/** Appends `columns` empty columns to every buffer (a copy). */
+function growCache(cache: KvCache, columns: number): void {
   const grow =
     (axis: number) =>
     (tensor: tf.Tensor4D): tf.Tensor4D => {
-      const grown: tf.Tensor4D = tensor.pad(padding(axis));
+      const grown: tf.Tensor4D = tensor.pad(padding(axis, columns));
       tensor.dispose();
       return grown;
     };
@@ -185,7 +186,12 @@ export function decodeStep(
 ): tf.Tensor2D {
   const { dModel: d, heads: H } = weights.config;
   const rows = tokens.length;
-  if (cache.length === cache.keys[0].shape[2]) growCache(cache);
+  if (cache.length === cache.keys[0].shape[2]) {
+    // The native attention reads only the written columns, so empty ones cost it nothing: grow once, to
+    // the context length. The tfjs path reads every column: grow by a chunk.
+    const toContext = weights.config.contextLength - cache.length;
+    growCache(cache, samplerNativeActive() && toContext > 0 ? toContext : capacityChunk);
+  }
   const column = cache.length;
   const capacity = cache.keys[0].shape[2];
   const pads = Int32Array.from(cache.pads);
