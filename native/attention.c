@@ -18,6 +18,7 @@
 #include <emmintrin.h>
 #endif
 #include <node_api.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,14 +116,19 @@ static inline float att_dot(const float *a, const float *b, int64_t n) {
 // One row and head of decodeAttention: writes the new column, then out = softmax(q·K) · V over the
 // columns [first, column]. Bound by memory at batch 64 (the cache of a layer is 8 MB at 128 columns and
 // every element is read once per step), so plain -O3 code is as fast as AVX2/AVX-512 clones (measured).
+// Values [C, hd] (not transposed) are read as one contiguous run: measured 30% faster than the 32 short
+// strided runs of the transposed [hd, C] layout at batch 64 (420 → 305 µs per layer at column 64).
 static void attend_head(const float *row, int64_t d, int64_t h, int64_t head_size, float *key_block,
-                        float *value_block, int64_t capacity, int64_t first, int64_t column, float *scores,
-                        float *out) {
+                        float *value_block, bool values_transposed, int64_t capacity, int64_t first,
+                        int64_t column, float *scores, float *restrict out) {
   const float *q = row + h * head_size;
   const float *k_new = row + d + h * head_size;
   const float *v_new = row + 2 * d + h * head_size;
   memcpy(key_block + column * head_size, k_new, (size_t)head_size * sizeof(float)); // [C, hd]
-  for (int64_t i = 0; i < head_size; i++) value_block[i * capacity + column] = v_new[i]; // [hd, C]
+  if (values_transposed)
+    for (int64_t i = 0; i < head_size; i++) value_block[i * capacity + column] = v_new[i]; // [hd, C]
+  else
+    memcpy(value_block + column * head_size, v_new, (size_t)head_size * sizeof(float)); // [C, hd]
   float max = -INFINITY;
   for (int64_t c = first; c <= column; c++) {
     const float s = att_dot(q, key_block + c * head_size, head_size);
@@ -138,23 +144,34 @@ static void attend_head(const float *row, int64_t d, int64_t h, int64_t head_siz
   float total = 0;
   for (c = first; c <= column; c++) total += scores[c];
   const float scale = 1.0f / total;
-  for (int64_t i = 0; i < head_size; i++)
-    out[i] = att_dot(scores + first, value_block + i * capacity + first, column + 1 - first) * scale;
+  if (values_transposed) {
+    for (int64_t i = 0; i < head_size; i++)
+      out[i] = att_dot(scores + first, value_block + i * capacity + first, column + 1 - first) * scale;
+    return;
+  }
+  for (int64_t i = 0; i < head_size; i++) out[i] = 0;
+  for (c = first; c <= column; c++) {
+    const float p = scores[c];
+    const float *value = value_block + c * head_size;
+    for (int64_t i = 0; i < head_size; i++) out[i] += p * value[i];
+  }
+  for (int64_t i = 0; i < head_size; i++) out[i] *= scale;
 }
 
 // decodeAttention(heap, qkvOffset, rows, heads, headSize, keysOffset, valuesOffset, capacity, column,
-//                 pads, outOffset)
+//                 pads, outOffset, valuesTransposed)
 //
-// qkv [R, 3d] (columns q | k | v, q pre-scaled by 1/sqrt(hd)), keys [R, H, C, hd], values transposed
-// [R, H, hd, C], out [R, d], all float32 in `heap`; pads an Int32Array of R entries. For every row r:
+// qkv [R, 3d] (columns q | k | v, q pre-scaled by 1/sqrt(hd)), keys [R, H, C, hd], values [R, H, C, hd]
+// or, when valuesTransposed, [R, H, hd, C], out [R, d], all float32 in `heap`; pads an Int32Array of R
+// entries. For every row r:
 // writes k and v of qkv into column `column` of the cache, then for every head h
 //   out[r, h·hd + i] = Σ_c softmax_c(q·K[c]) · V[i, c]   over c in [pads[r], column]
 // (the columns the tfjs path leaves unmasked; the masked ones contribute exactly 0 there too).
 static napi_value decode_attention(napi_env env, napi_callback_info info) {
-  size_t argc = 11;
-  napi_value argv[11];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 11)
-    ATT_THROW(env, "curricula_native.decodeAttention: expected 11 arguments");
+  size_t argc = 12;
+  napi_value argv[12];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 12)
+    ATT_THROW(env, "curricula_native.decodeAttention: expected 12 arguments");
   uint8_t *heap;
   size_t heap_length;
   if (!att_heap(env, argv[0], &heap, &heap_length))
@@ -162,8 +179,10 @@ static napi_value decode_attention(napi_env env, napi_callback_info info) {
   int64_t v[8];
   if (!att_ints(env, argv, 1, 8, v)) ATT_THROW(env, "curricula_native.decodeAttention: expected a number");
   int64_t out_offset;
-  if (napi_get_value_int64(env, argv[10], &out_offset) != napi_ok)
-    ATT_THROW(env, "curricula_native.decodeAttention: expected a number");
+  bool values_transposed;
+  if (napi_get_value_int64(env, argv[10], &out_offset) != napi_ok ||
+      napi_get_value_bool(env, argv[11], &values_transposed) != napi_ok)
+    ATT_THROW(env, "curricula_native.decodeAttention: bad argument");
   const int64_t qkv_offset = v[0], rows = v[1], heads = v[2], head_size = v[3];
   const int64_t keys_offset = v[4], values_offset = v[5], capacity = v[6], column = v[7];
   if (!att_size_ok(rows) || !att_size_ok(heads) || !att_size_ok(head_size) || !att_size_ok(capacity))
@@ -204,8 +223,8 @@ static napi_value decode_attention(napi_env env, napi_callback_info info) {
   for (int64_t r = 0; r < rows; r++)
     for (int64_t h = 0; h < heads; h++)
       attend_head(qkv + r * 3 * d, d, h, head_size, keys + (r * heads + h) * capacity * head_size,
-                  values + (r * heads + h) * head_size * capacity, capacity, pads[r], column, scores,
-                  out + r * d + h * head_size);
+                  values + (r * heads + h) * head_size * capacity, values_transposed, capacity, pads[r],
+                  column, scores, out + r * d + h * head_size);
   if (scores != stack_scores) free(scores);
   return NULL;
 }

@@ -6,8 +6,8 @@
 // j - pads[r]. Masked keys (padding, and columns not yet written) get an additive bias of -1e9: finite,
 // so that a fully masked padding query stays finite instead of becoming NaN.
 //
-// The cache is a preallocated buffer per layer (keys [R, H, C, hd], values transposed [R, H, hd, C],
-// capacity C ≥ length) that each step writes one column of in place. tfjs has no in-place update op,
+// The cache is a preallocated buffer per layer (keys [R, H, C, hd], values transposed [R, H, hd, C] for
+// the tfjs path or [R, H, C, hd] for the native one, capacity C ≥ length) that each step writes one column of in place. tfjs has no in-place update op,
 // and appending with tf.concat copies the whole cache every step and layer (measured: about a third of
 // a decoding step at batch 64, d128), so the sampler writes into the buffers' own storage
 // (`mutableValues`). This is safe because the buffers
@@ -15,7 +15,8 @@
 // synchronously, so an op has read a buffer before the next write. Attention then runs over all C
 // columns with the unwritten ones masked; C grows in chunks of `capacityChunk` columns so that the waste
 // stays small. The native attention (sampler-native.ts) writes the column and reads only the unmasked
-// columns, on the same layout, so the cache grows once, to the context length, when it runs.
+// columns, so the cache grows once, to the context length, when it runs. Either path runs on either
+// value layout (the layout is chosen when the cache is made; tests alternate the paths on one cache).
 //
 // Shapes: d = dModel, H = heads, hd = d / H, C = capacity, V = vocab.
 
@@ -25,7 +26,9 @@ import { headLogits, mlpBlock, normLinear, residualLinear, type SamplerWeights }
 
 export interface KvCache {
   keys: tf.Tensor4D[]; // per layer [R, H, C, hd]
-  values: tf.Tensor4D[]; // per layer [R, H, hd, C]: transposed, see decodeStep
+  values: tf.Tensor4D[]; // per layer [R, H, C, hd], or [R, H, hd, C] when valuesTransposed
+  /** The tfjs path's value layout (see decodeStep); the native attention reads [C, hd] blocks faster. */
+  valuesTransposed: boolean;
   /** Columns written so far (the same for every row). */
   length: number;
   /** Padding columns in front of each row. */
@@ -124,14 +127,20 @@ export function cacheFromPrefill(
   promptPads: readonly number[],
 ): KvCache {
   const width = keys[0].shape[2];
+  const valuesTransposed = !samplerNativeActive();
   const rows = () => tf.tensor1d(Int32Array.from(promptOfRow), 'int32');
   const expandKeys = (tensor: tf.Tensor4D): tf.Tensor4D =>
     tf.tidy(() => tf.gather(tensor, rows()).pad(padding(2)));
   const expandValues = (tensor: tf.Tensor4D): tf.Tensor4D =>
-    tf.tidy(() => tf.gather(tensor, rows()).transpose([0, 1, 3, 2]).pad(padding(3)));
+    tf.tidy(() =>
+      valuesTransposed
+        ? tf.gather(tensor, rows()).transpose([0, 1, 3, 2]).pad(padding(3))
+        : tf.gather(tensor, rows()).pad(padding(2)),
+    );
   return {
     keys: keys.map(expandKeys),
     values: values.map(expandValues),
+    valuesTransposed,
     length: width,
     pads: promptOfRow.map((prompt) => promptPads[prompt]),
   };
@@ -152,23 +161,24 @@ function growCache(cache: KvCache, columns: number): void {
       return grown;
     };
   cache.keys = cache.keys.map(grow(2));
-  cache.values = cache.values.map(grow(3));
+  cache.values = cache.values.map(grow(cache.valuesTransposed ? 3 : 2));
 }
 
 /** Writes k and v of every row, taken from qkv [R, 3d] (columns q | k | v), at column `column`. */
-function writeColumn(keys: tf.Tensor4D, values: tf.Tensor4D, qkv: Float32Array, column: number): void {
-  const [rows, heads, capacity, headSize] = keys.shape;
+function writeColumn(cache: KvCache, layer: number, qkv: Float32Array, column: number): void {
+  const [rows, heads, capacity, headSize] = cache.keys[layer].shape;
   const d = heads * headSize;
-  const keyStore = mutableValues(keys); // [R, H, C, hd]
-  const valueStore = mutableValues(values); // [R, H, hd, C]
+  const keyStore = mutableValues(cache.keys[layer]); // [R, H, C, hd]
+  const valueStore = mutableValues(cache.values[layer]); // [R, H, hd, C] or [R, H, C, hd]
+  const valueStride = cache.valuesTransposed ? capacity : 1;
   for (let r = 0; r < rows; r++) {
     for (let h = 0; h < heads; h++) {
       const source = r * 3 * d + h * headSize;
       const keyTarget = ((r * heads + h) * capacity + column) * headSize;
-      const valueTarget = (r * heads + h) * headSize * capacity + column;
+      const valueTarget = cache.valuesTransposed ? (r * heads + h) * headSize * capacity + column : keyTarget;
       for (let i = 0; i < headSize; i++) {
         keyStore[keyTarget + i] = qkv[source + d + i];
-        valueStore[valueTarget + i * capacity] = qkv[source + 2 * d + i];
+        valueStore[valueTarget + i * valueStride] = qkv[source + 2 * d + i];
       }
     }
   }
@@ -206,18 +216,21 @@ export function decodeStep(
         const keys = cache.keys[i];
         const values = cache.values[i];
         // The native kernel (sampler-native.ts) writes the column and attends in one call; else tfjs.
-        let attended = nativeDecodeAttention(qkv, keys, values, pads, column);
+        let attended = nativeDecodeAttention(qkv, keys, values, cache.valuesTransposed, pads, column);
         if (!attended) {
           bias ??= attentionBias(cache.pads, column + 1, capacity);
-          writeColumn(keys, values, qkv.dataSync() as Float32Array, column);
+          writeColumn(cache, i, qkv.dataSync() as Float32Array, column);
           const q = qkv.slice([0, 0], [rows, d]).reshape([rows, H, 1, d / H]); // pre-scaled by 1/sqrt(hd)
           // Both products as broadcast multiply + sum over the last axis, which on wasm beats the batched
           // matmul (about 0.6 vs 0.8-1.0 ms CPU at batch 64, d128, C 96); hence V is stored transposed.
+          // A cache made for the native attention (values [R, H, C, hd]) takes the matmul.
           const scores = q.mul(keys).sum(-1).reshape([rows, H, 1, capacity]).add(bias); // [R, H, 1, C]
-          attended = tf
-            .softmax(scores)
-            .mul(values) // [R, H, hd, C]
-            .sum(-1)
+          const probabilities = tf.softmax(scores);
+          attended = (
+            cache.valuesTransposed
+              ? probabilities.mul(values).sum(-1) // [R, H, hd, C] → [R, H, hd]
+              : tf.matMul(probabilities, values)
+          ) // [R, H, 1, C] · [R, H, C, hd]
             .reshape([rows, d]) as tf.Tensor2D;
         }
         x = residualLinear(x, attended, layer.projectionWeight, layer.projectionBias);

@@ -12,8 +12,8 @@
 //
 // Each entry point returns undefined when the native path is off (setNativeKernels(false),
 // CURRICULA_NATIVE=0, no addon, a backend other than wasm) or the input is not float32; the caller then
-// runs its tfjs ops, which stay the reference. The cache layout is the tfjs path's (keys [R, H, C, hd],
-// values transposed [R, H, hd, C]), so that the two paths can take turns on one cache.
+// runs its tfjs ops, which stay the reference. The attention takes both layouts of the value cache
+// (sampler-forward.ts), so that the two paths can take turns on one cache.
 import * as tf from '@tensorflow/tfjs';
 import type { KernelArgs, WasmBackend } from './wasm-kernels.ts';
 
@@ -31,6 +31,7 @@ export interface SamplerAddon {
     column: number,
     pads: Int32Array,
     outOffset: number,
+    valuesTransposed: boolean,
   ): void;
   samplerLinear(
     heap: Uint8Array,
@@ -106,6 +107,7 @@ export function installSamplerKernels(addon: SamplerAddon, enabled: () => boolea
       attrs.column as number,
       attrs.pads as unknown as Int32Array,
       offsetOf(wasm, out),
+      Boolean(attrs.valuesTransposed),
     );
     counts.attention++;
     return out;
@@ -136,20 +138,21 @@ export function installSamplerKernels(addon: SamplerAddon, enabled: () => boolea
 
 /**
  * Writes k and v of qkv [R, 3d] into column `column` of the cache (keys [R, H, C, hd], values
- * [R, H, hd, C], in place) and returns the attention output [R, d] over columns [pads[r], column] of
- * each row; undefined when the native path is off.
+ * [R, H, C, hd] or, when `valuesTransposed`, [R, H, hd, C]; in place) and returns the attention output
+ * [R, d] over columns [pads[r], column] of each row; undefined when the native path is off.
  */
 export function nativeDecodeAttention(
   qkv: tf.Tensor2D,
   keys: tf.Tensor4D,
   values: tf.Tensor4D,
+  valuesTransposed: boolean,
   pads: Int32Array,
   column: number,
 ): tf.Tensor2D | undefined {
-  if (!samplerNativeActive() || qkv.dtype !== 'float32' || keys.dtype !== 'float32') return undefined;
-  return tf
-    .engine()
-    .runKernel(attentionKernel, { qkv, keys, values }, { column, pads } as never) as tf.Tensor2D;
+  if (!samplerNativeActive() || [qkv, keys, values].some((tensor) => tensor.dtype !== 'float32'))
+    return undefined;
+  const attrs = { column, pads, valuesTransposed };
+  return tf.engine().runKernel(attentionKernel, { qkv, keys, values }, attrs as never) as tf.Tensor2D;
 }
 
 /**
