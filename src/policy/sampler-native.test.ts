@@ -8,7 +8,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
 import { parameterSpecs, TransformerModel } from './model.ts';
 import type { ModelConfig } from './model-config.ts';
-import { nativeAddonPath, nativeKernelStatus, nativeKernelsAvailable } from './native-kernels.ts';
+import {
+  nativeAddonPath,
+  nativeKernelStatus,
+  nativeKernelsAvailable,
+  setNativeKernels,
+} from './native-kernels.ts';
 import { initRuntime, tf } from './runtime.ts';
 import { sampleWithKvCache } from './sampler.ts';
 import { cacheFromPrefill, decodeStep, disposeCache, prefill, selectCacheRows } from './sampler-forward.ts';
@@ -140,15 +145,23 @@ describe.skipIf(!available)(`sampler native kernels${skipReason}`, () => {
     model.dispose();
   });
 
-  it('samples the same tokens for a fixed seed', () => {
+  it('samples the same tokens for a fixed seed as plain wasm (setNativeKernels(false))', () => {
     const model = randomModel(5);
     const prompts = promptTexts.map((text) => [tokenizer.bos, ...tokenizer.encode(text)]);
     const options = { n: 3, temperature: 1, topP: 0.9, maxTokens: 40, seed: 11 };
     const before = nativeSamplerCounts().attention;
     const native = sampleWithKvCache(model, tokenizer, prompts, options);
     expect(nativeSamplerCounts().attention).toBeGreaterThan(before);
-    setNativeSamplerKernels(false);
-    const reference = sampleWithKvCache(model, tokenizer, prompts, options);
+    // The reference: every native kernel off (setNativeKernels, as CURRICULA_NATIVE=0), so plain wasm.
+    setNativeKernels(false);
+    const offCount = nativeSamplerCounts().attention;
+    let reference: ReturnType<typeof sampleWithKvCache>;
+    try {
+      reference = sampleWithKvCache(model, tokenizer, prompts, options);
+    } finally {
+      setNativeKernels(true);
+    }
+    expect(nativeSamplerCounts().attention).toBe(offCount);
     native.flat().forEach((sample, i) => {
       const expected = reference.flat()[i];
       expect(sample.tokens).toEqual(expected.tokens);
