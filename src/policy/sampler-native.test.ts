@@ -33,12 +33,14 @@ const config: ModelConfig = {
   heads: 4,
   contextLength: 64,
 };
+/** Head size 32, which the attention kernel runs with SSE code of its own (the other config has 8). */
+const head32: ModelConfig = { ...config, dModel: 64, heads: 2 };
 
 /** Random weights large enough for sharp attention, so that a wrong column or mask shows in the logits. */
-function randomModel(seed: number): TransformerModel {
+function randomModel(seed: number, modelConfig = config): TransformerModel {
   const rng = new Rng(seed);
   const values = new Map<string, Float32Array>();
-  for (const spec of parameterSpecs(config)) {
+  for (const spec of parameterSpecs(modelConfig)) {
     const size = spec.shape.reduce((a, b) => a * b, 1);
     const isNorm = spec.name.includes('ln_');
     const std = isNorm ? 0.2 : spec.name.endsWith('bias') ? 0.1 : 0.4;
@@ -48,7 +50,7 @@ function randomModel(seed: number): TransformerModel {
       Float32Array.from({ length: size }, () => rng.normal(mean, std)),
     );
   }
-  return new TransformerModel(config, values);
+  return new TransformerModel(modelConfig, values);
 }
 
 /** max |x − y| / max |y|. */
@@ -112,26 +114,32 @@ function decodeLogits(model: TransformerModel, nativeAt: (step: number) => boole
 describe.skipIf(!available)(`sampler native kernels${skipReason}`, () => {
   afterEach(() => setNativeSamplerKernels(true));
 
-  it('gives the prefill and every decoding step the logits of the tfjs path (< 1e-4 relative)', () => {
-    const model = randomModel(3);
-    const before = nativeSamplerCounts();
-    const tensorsBefore = tf.memory().numTensors;
-    const native = decodeLogits(model, () => true);
-    const after = nativeSamplerCounts();
-    const reference = decodeLogits(model, () => false);
-    expect(nativeSamplerCounts()).toEqual(after); // the reference ran no native sampler kernel
-    expect(tf.memory().numTensors).toBe(tensorsBefore);
-    // One attention per layer and step; per layer qkv, projection, two MLP layers, plus the head.
-    expect(after.attention - before.attention).toBe(config.layers * steps);
-    expect(after.linear - before.linear).toBe((steps + 1) * (4 * config.layers + 1));
-    expect(native).toHaveLength(steps + 1);
-    native.forEach((logits, step) => {
-      expect(relativeError(logits, reference[step]), `step ${step - 1}`).toBeLessThan(1e-4);
-    });
-    // The fixed tokens are not what the model predicts: the logits must differ from step to step.
-    expect(relativeError(reference[steps], reference[steps - 1])).toBeGreaterThan(1e-2);
-    model.dispose();
-  });
+  it.each([
+    ['8', config],
+    ['32', head32],
+  ])(
+    'gives the prefill and every decoding step the logits of the tfjs path (< 1e-4 relative), head size %s',
+    (_, modelConfig) => {
+      const model = randomModel(3, modelConfig);
+      const before = nativeSamplerCounts();
+      const tensorsBefore = tf.memory().numTensors;
+      const native = decodeLogits(model, () => true);
+      const after = nativeSamplerCounts();
+      const reference = decodeLogits(model, () => false);
+      expect(nativeSamplerCounts()).toEqual(after); // the reference ran no native sampler kernel
+      expect(tf.memory().numTensors).toBe(tensorsBefore);
+      // One attention per layer and step; per layer qkv, projection, two MLP layers, plus the head.
+      expect(after.attention - before.attention).toBe(modelConfig.layers * steps);
+      expect(after.linear - before.linear).toBe((steps + 1) * (4 * modelConfig.layers + 1));
+      expect(native).toHaveLength(steps + 1);
+      native.forEach((logits, step) => {
+        expect(relativeError(logits, reference[step]), `step ${step - 1}`).toBeLessThan(1e-4);
+      });
+      // The fixed tokens are not what the model predicts: the logits must differ from step to step.
+      expect(relativeError(reference[steps], reference[steps - 1])).toBeGreaterThan(1e-2);
+      model.dispose();
+    },
+  );
 
   it('shares either cache layout with the tfjs path: alternating steps give the same logits', () => {
     const model = randomModel(4);
