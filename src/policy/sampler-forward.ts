@@ -205,7 +205,7 @@ export function decodeStep(
   const column = cache.length;
   const capacity = cache.keys[0].shape[2];
   const pads = Int32Array.from(cache.pads);
-  let bias: tf.Tensor4D | undefined; // the tfjs path's mask, made on first use
+  let bias: tf.Tensor4D | undefined; // the tfjs path's mask, made on first use (inside the tidy)
   try {
     return tf.tidy(() => {
       let x = tf
@@ -226,12 +226,10 @@ export function decodeStep(
           // A cache made for the native attention (values [R, H, C, hd]) takes the matmul.
           const scores = q.mul(keys).sum(-1).reshape([rows, H, 1, capacity]).add(bias); // [R, H, 1, C]
           const probabilities = tf.softmax(scores);
+          // Transposed: [R, H, hd, C] summed over C; else [R, H, 1, C] · [R, H, C, hd].
           attended = (
-            cache.valuesTransposed
-              ? probabilities.mul(values).sum(-1) // [R, H, hd, C] → [R, H, hd]
-              : tf.matMul(probabilities, values)
-          ) // [R, H, 1, C] · [R, H, C, hd]
-            .reshape([rows, d]) as tf.Tensor2D;
+            cache.valuesTransposed ? probabilities.mul(values).sum(-1) : tf.matMul(probabilities, values)
+          ).reshape([rows, d]) as tf.Tensor2D;
         }
         x = residualLinear(x, attended, layer.projectionWeight, layer.projectionBias);
         x = mlpBlock(x, layer);
