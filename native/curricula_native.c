@@ -188,6 +188,7 @@ static napi_value blas_config(napi_env env, napi_callback_info info) {
 }
 
 void register_fused(napi_env env, napi_value exports);
+void register_attention(napi_env env, napi_value exports);
 
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
@@ -202,6 +203,7 @@ static napi_value init(napi_env env, napi_value exports) {
     return NULL;
   register_elementwise(env, exports);
   register_fused(env, exports);
+  register_attention(env, exports);
   return exports;
 }
 

@@ -24,6 +24,7 @@ import * as tf from '@tensorflow/tfjs';
 import { UserError } from '../core/errors.ts';
 import { installElementwiseKernels } from './native-elementwise.ts';
 import { type FusedAddon, installFusedKernels } from './native-fused.ts';
+import { installSamplerKernels, type SamplerAddon } from './sampler-native.ts';
 import { type KernelArgs, replaceKernel, type WasmBackend } from './wasm-kernels.ts';
 
 /** The addon's exports (native/curricula_native.c documents the arguments). */
@@ -205,6 +206,7 @@ export function installNativeKernels(): void {
   );
   installElementwiseKernels(native, () => enabled);
   installFusedKernels(native as unknown as FusedAddon, () => enabled);
+  installSamplerKernels(native as unknown as SamplerAddon, () => enabled);
 }
 
 /**

@@ -6,6 +6,7 @@
 // Shapes: d = dModel, V = vocab, T = context length, N = rows of a [N, d] activation.
 
 import { tf } from './runtime.ts';
+import { nativeLinear } from './sampler-native.ts';
 
 export interface SamplerModelConfig {
   vocabSize: number;
@@ -124,6 +125,32 @@ export function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias: tf.Tensor1D): 
   return tf.fused.matMul({ a: x, b: weight, bias }) as tf.Tensor2D;
 }
 
+// The three shapes of linear layer in the forward pass. Each is one native kernel where the native
+// kernels run (sampler-native.ts: the LayerNorm, GELU or residual fused into the matmul), else tfjs ops.
+
+/** standardise(x) @ W + b: a linear layer after a LayerNorm (folded into W and b). */
+export function normLinear(x: tf.Tensor2D, weight: tf.Tensor2D, bias: tf.Tensor1D): tf.Tensor2D {
+  return nativeLinear(x, weight, bias, { standardise: true }) ?? linear(standardise(x), weight, bias);
+}
+
+/** GELU(standardise(x) @ W + b): the MLP's first layer. */
+function normLinearGelu(x: tf.Tensor2D, weight: tf.Tensor2D, bias: tf.Tensor1D): tf.Tensor2D {
+  return (
+    nativeLinear(x, weight, bias, { standardise: true, gelu: true }) ??
+    geluTanh(linear(standardise(x), weight, bias))
+  );
+}
+
+/** residual + x @ W + b: a block's output projection. */
+export function residualLinear(
+  residual: tf.Tensor2D,
+  x: tf.Tensor2D,
+  weight: tf.Tensor2D,
+  bias: tf.Tensor1D,
+): tf.Tensor2D {
+  return nativeLinear(x, weight, bias, { residual }) ?? residual.add(linear(x, weight, bias));
+}
+
 /**
  * GELU, tanh approximation: 0.5·x·(1 + tanh(u)) = x·sigmoid(2u), u = sqrt(2/π)·(x + 0.044715·x³).
  * Written with sigmoid because the wasm tanh kernel is about ten times slower than its sigmoid.
@@ -142,11 +169,11 @@ function geluTanh(x: tf.Tensor2D): tf.Tensor2D {
 
 /** Pre-LN MLP block with residual: x [N, d] → [N, d]. */
 export function mlpBlock(x: tf.Tensor2D, layer: FoldedLayer): tf.Tensor2D {
-  const hidden = geluTanh(linear(standardise(x), layer.fcWeight, layer.fcBias));
-  return x.add(linear(hidden, layer.fcProjectionWeight, layer.fcProjectionBias));
+  const hidden = normLinearGelu(x, layer.fcWeight, layer.fcBias);
+  return residualLinear(x, hidden, layer.fcProjectionWeight, layer.fcProjectionBias);
 }
 
 /** Logits of the next token from final hidden states x [N, d] → [N, V]. */
 export function headLogits(weights: SamplerWeights, x: tf.Tensor2D): tf.Tensor2D {
-  return linear(standardise(x), weights.head, weights.headBias);
+  return normLinear(x, weights.head, weights.headBias);
 }
