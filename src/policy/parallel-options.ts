@@ -33,3 +33,22 @@ export function parseWorkersOption(value: string): WorkerCount {
   }
   return number;
 }
+
+/**
+ * `--workers <list>` of `bench policy`: comma-separated positive counts or 'auto' (resolved here),
+ * duplicates dropped, in the order given; a bad entry is a UserError naming the option (exit 2).
+ */
+export function parseWorkersList(list: string): number[] {
+  const parts = list.split(',').map((part) => part.trim());
+  const counts = parts.map((part) => {
+    if (part === 'auto') return availableParallelism();
+    const number = Number(part);
+    if (part === '' || !Number.isInteger(number) || number < 1) {
+      throw new UserError(
+        `--workers must be a comma-separated list of positive integers or 'auto', got '${list}'`,
+      );
+    }
+    return number;
+  });
+  return [...new Set(counts)];
+}
