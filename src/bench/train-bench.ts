@@ -26,7 +26,7 @@ export interface TrainBenchOptions {
   /** Problems in the selector's pool (selection cost grows with it for some selectors). */
   poolSize: number;
   selector: string;
-  /** policy.workers (default 1: in process). */
+  /** policy.workers (default auto: one per core; 1 = in process). */
   workers?: WorkerCount;
   onProgress?: (line: string) => void;
 }
@@ -55,9 +55,7 @@ export async function runTrainBench(options: TrainBenchOptions): Promise<TrainBe
       tasks: [{ task: 'addition', difficulties: [1, 2, 3] }],
       poolSize: options.poolSize,
       selector: { name: options.selector },
-      ...(options.workers !== undefined && options.workers !== 1
-        ? { policy: { workers: options.workers } }
-        : {}),
+      ...(options.workers !== undefined ? { policy: { workers: options.workers } } : {}),
       rollout: { groupSize: options.groupSize, maxTokens: 48 },
       train: { steps: options.steps + options.warmup, batchSize: options.batchSize, learningRate: 1e-4 },
     },

@@ -101,9 +101,9 @@ function registerTrainBench(bench: Command): void {
     .option('--selector <name>', 'task selector', 'uniform')
     .option(
       '--workers <n|auto>',
-      'policy.workers: replicas of the policy in worker threads (default 1 = in process)',
+      'policy.workers: replicas of the policy in worker threads (default auto = one per core; 1 = in process)',
       parseWorkersOption,
-      1,
+      'auto',
     )
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
     .action(async (options) => {
