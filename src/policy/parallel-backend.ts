@@ -47,6 +47,7 @@ import {
 } from './embedded-backend.ts';
 import type { ModelConfig } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
+import { printNativeWarning } from './native-kernels.ts';
 import { splitByCost } from './parallel-split.ts';
 import { validateSampleRequest } from './sampler.ts';
 import {
@@ -187,6 +188,9 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
           `policy workers started with different weights (hashes ${hashes.join(', ')})`,
         );
       }
+      // The replicas keep their native-kernel fallback warning (all the same line): print it once.
+      const warning = await links[0].call<string | null>('nativeWarning');
+      if (warning) printNativeWarning(warning);
     } catch (error) {
       await backend.close();
       throw error;

@@ -10,6 +10,7 @@ import type { Datum, LossKind, OptimOptions, SampleOptions } from '../core/polic
 import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import type { ModelConfig } from './model.ts';
+import { nativeKernelWarning, relayNativeWarning } from './native-kernels.ts';
 import type { AdamState } from './optimizer.ts';
 import type { RuntimeBackend } from './runtime.ts';
 import { tf } from './runtime.ts';
@@ -108,6 +109,8 @@ function methods(backend: EmbeddedBackend) {
     weightHash: () => weightHash(backend),
     save: (dir: string) => backend.save(dir),
     parameterValues: () => backend.model.parameterValues(),
+    /** The native-kernel fallback warning this replica kept for the main thread, or null. */
+    nativeWarning: () => nativeKernelWarning() ?? null,
   };
 }
 
@@ -115,6 +118,8 @@ async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('worker-replica.ts must run in a worker thread');
   const init = workerData as ReplicaInit;
+  // N replicas would print N copies of the native-kernel fallback warning: the main thread prints one.
+  relayNativeWarning();
   const backend = await build(init);
   const table = methods(backend) as Record<string, (...args: unknown[]) => unknown>;
   // Calls run strictly one after another, in arrival order.
