@@ -54,14 +54,16 @@ function rooflineLines(result: PolicyBenchResult): string[] {
   }
   if (!blasPeaks?.oneThread) lines.push('  OpenBLAS sgemm: not measured (needs PyTorch)');
   const blas = blasPeaks ? bestBlasPeak(blasPeaks) : null;
+  // tf.matMul runs the native OpenBLAS kernel when the addon is active, the wasm one otherwise.
+  const runtime = result.machine.kernels.active ? 'tf.matMul (native)' : 'tfjs-wasm';
   for (const c of result.configs) {
     if (!c.wasm) continue;
     for (const rate of c.wasm.rates)
-      lines.push(`  ${c.name} tfjs-wasm ${rate.label}`.padEnd(60) + rate.gflops.toFixed(1).padStart(8));
+      lines.push(`  ${c.name} ${runtime} ${rate.label}`.padEnd(60) + rate.gflops.toFixed(1).padStart(8));
   }
   lines.push(
     '',
-    "achieved: analytic FLOPs / median time; % of the size's tfjs-wasm peak on one thread" +
+    `achieved: analytic FLOPs / median time; % of the size's ${runtime} peak on one thread` +
       (blas
         ? `; % of the best OpenBLAS rate, ${blas.gflops.toFixed(1)} GFLOP/s on ${blas.torchThreads} thread(s)`
         : ''),

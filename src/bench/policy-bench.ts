@@ -112,7 +112,7 @@ export interface PolicyBenchConfigResult {
   torchTrain: TorchSweep | null;
   /** PyTorch KV-cached sampling (same batch, prompt and lengths), or null when skipped. */
   torchSample: TorchSweep | null;
-  /** tfjs-wasm matrix-product rates at this size's shapes, one thread (--roofline), or null. */
+  /** tf.matMul rates at this size's shapes, one thread (--roofline): the native kernel when active. */
   wasm: { rates: MatmulRate[]; peakGflops: number } | null;
 }
 
@@ -181,7 +181,7 @@ async function benchConfig(
       modelMatmulShapes(config, options.trainBatch, options.sampleBatch),
       options.repeats,
     );
-    for (const rate of rates) progress(`${name}: tfjs-wasm ${rate.label}: ${rate.gflops.toFixed(1)} GFLOP/s`);
+    for (const rate of rates) progress(`${name}: tf.matMul ${rate.label}: ${rate.gflops.toFixed(1)} GFLOP/s`);
     wasm = { rates, peakGflops: Math.max(...rates.map((rate) => rate.gflops)) };
   }
   const measured = [];
@@ -208,7 +208,7 @@ async function benchConfig(
     const rooflines = phases && wasm ? phaseRooflines(phases, wasm.peakGflops, blasPeak) : null;
     for (const phase of rooflines ?? [])
       progress(
-        `${name}, ${workers} worker(s): ${phase.phase.padEnd(10)} ${phase.gflops.toFixed(1)} GFLOP/s (${(100 * phase.fractionOfWasmPeak).toFixed(0)}% of one thread's tfjs-wasm peak)`,
+        `${name}, ${workers} worker${workers === 1 ? '' : 's'}: ${phase.phase.padEnd(10)} ${phase.gflops.toFixed(1)} GFLOP/s (${(100 * phase.fractionOfWasmPeak).toFixed(0)}% of one thread's tf.matMul peak)`,
       );
     return {
       workers,
