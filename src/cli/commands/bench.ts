@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-configs.ts';
 import { parseThreadList } from '../../bench/torch-sweep.ts';
 import { UserError } from '../../core/errors.ts';
-import { parseWorkersList, parseWorkersOption } from '../../policy/parallel-options.ts';
+import { parseWorkersList } from '../../policy/parallel-options.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
 
 function describeConfigs(): string {
@@ -100,9 +100,8 @@ function registerTrainBench(bench: Command): void {
     .option('--pool-size <n>', 'problems in the selector pool', positiveInteger('--pool-size'), 2000)
     .option('--selector <name>', 'task selector', 'uniform')
     .option(
-      '--workers <n|auto>',
-      'policy.workers: replicas of the policy in worker threads (default auto = one per core; 1 = in process)',
-      parseWorkersOption,
+      '--workers <list>',
+      "comma-separated policy.workers counts, measured side by side with alternating steps (e.g. 1,2: the speed-up of 2 workers); 'auto' = one per core, 1 = in process",
       'auto',
     )
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
@@ -110,6 +109,7 @@ function registerTrainBench(bench: Command): void {
       if (!['tiny', 'small', 'base'].includes(options.preset)) {
         throw new UserError(`unknown --preset '${options.preset}'; known: tiny, small, base`);
       }
+      const workers = parseWorkersList(options.workers);
       const { formatTrainBench, runTrainBench } = await import('../../bench/train-bench.ts');
       const result = await runTrainBench({
         preset: options.preset,
@@ -119,7 +119,7 @@ function registerTrainBench(bench: Command): void {
         groupSize: options.groupSize,
         poolSize: options.poolSize,
         selector: options.selector,
-        workers: options.workers,
+        workers,
         onProgress: (line) => console.error(line),
       });
       console.log(options.json ? JSON.stringify(result, null, 2) : formatTrainBench(result));
