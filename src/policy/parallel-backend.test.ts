@@ -248,6 +248,19 @@ describe('ParallelEmbeddedBackend determinism and failures', () => {
     expect(backend.liveWorkers).toBe(0);
   });
 
+  it('a worker that runs out of memory fails the call naming it, and closes the backend', async () => {
+    const backend = await start(2, 1, { fault: { worker: 1, method: 'forward', kind: 'oom' } });
+    try {
+      const call = backend.forward(data().map((datum) => datum.tokens));
+      await expect(call).rejects.toThrow(PolicyWorkerError);
+      await expect(call).rejects.toThrow(/^policy worker 1 of 2 crashed: .*out of memory/);
+      await expect(backend.forward([[1, 3, 4]])).rejects.toThrow(/^policy worker 1 of 2 crashed/);
+    } finally {
+      await backend.close();
+    }
+    expect(backend.liveWorkers).toBe(0);
+  });
+
   it('warns, and still works, with more workers than cores', async () => {
     const warnings: string[] = [];
     const cores = (await import('node:os')).availableParallelism();

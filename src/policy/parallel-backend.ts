@@ -70,8 +70,11 @@ export interface ParallelBackendOptions extends EmbeddedBackendOptions {
   tokenizerFactory?: TokenizerFactory;
   /** Where the "more workers than cores" warning goes (default: stderr). */
   onWarning?: (message: string) => void;
-  /** Test support: make worker `worker` throw or exit inside `method`. */
-  fault?: { worker: number; method: string; kind: 'throw' | 'exit' };
+  /**
+   * Test support: make worker `worker` throw, exit, or run out of memory (its JS heap then capped at
+   * 256 MB, so that it dies quickly) inside `method`.
+   */
+  fault?: { worker: number; method: string; kind: 'throw' | 'exit' | 'oom' };
 }
 
 const replicaUrl = new URL('./worker-replica.ts', import.meta.url);
@@ -164,6 +167,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
     let backend: ParallelEmbeddedBackend | null = null;
     const links: WorkerLink[] = [];
     for (let index = 0; index < count; index++) {
+      const fault = options.fault?.worker === index ? options.fault : null;
       const init: ReplicaInit = {
         index,
         count,
@@ -171,11 +175,15 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
         maxTokensPerMicroBatch: options.maxTokensPerMicroBatch ?? Math.ceil(defaultTokenBudget / count),
         tokenizer: { ...factory, json },
         model,
-        fault: options.fault?.worker === index ? options.fault : null,
+        fault,
       };
       links.push(
-        new WorkerLink(replicaUrl, init, `policy worker ${index} of ${count}`, (error) =>
-          backend?.onWorkerDeath(error),
+        new WorkerLink(
+          replicaUrl,
+          init,
+          `policy worker ${index} of ${count}`,
+          (error) => backend?.onWorkerDeath(error),
+          fault?.kind === 'oom' ? { maxOldGenerationSizeMb: 256 } : undefined,
         ),
       );
     }

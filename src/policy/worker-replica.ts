@@ -38,7 +38,7 @@ export interface ReplicaInit {
         optimizer: AdamState | null;
       };
   /** Test support: make this replica fail inside `method`, by throwing or by exiting the thread. */
-  fault?: { method: string; kind: 'throw' | 'exit' } | null;
+  fault?: { method: string; kind: 'throw' | 'exit' | 'oom' } | null;
 }
 
 /** Gradients by parameter name, as parallel arrays so the buffers can be transferred. */
@@ -132,6 +132,11 @@ async function main(): Promise<void> {
       try {
         if (init.fault?.method === request.method) {
           if (init.fault.kind === 'exit') process.exit(3);
+          if (init.fault.kind === 'oom') {
+            // Grows the JS heap until the worker's resource limit ends the thread.
+            const hoard: number[][] = [];
+            for (;;) hoard.push(new Array(1 << 20).fill(hoard.length));
+          }
           throw new Error(`injected fault in ${request.method}`);
         }
         const run = table[request.method];
