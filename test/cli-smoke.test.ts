@@ -13,6 +13,9 @@ describe('curricula CLI', () => {
       name: 'cold',
       runsDir: dir,
       model: { preset: 'small' },
+      // pretrain and train in process (worker start-up costs seconds per command); eval runs with the
+      // default, policy.workers auto (one replica per core).
+      policy: { workers: 1 },
       tasks,
       train: { steps: 4, batchSize: 8, learningRate: 0.003 },
       eval: { every: 2, problemsPerDifficulty: 4 },
@@ -27,6 +30,7 @@ describe('curricula CLI', () => {
       name: 'rl',
       runsDir: dir,
       init: { checkpoint: join(dir, 'cold') },
+      policy: { workers: 1 },
       tasks,
       poolSize: 32,
       rollout: { groupSize: 4, maxTokens: 24 },

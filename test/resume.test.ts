@@ -82,8 +82,11 @@ describe('train --resume after kill -9', () => {
   const dir = tempDir('resume');
   const tasks = [{ task: 'modular-chain', difficulties: [1] }];
   // Checkpoints at steps 0, 4 and 8 (latestEvery 4; the evaluations at 4 and 8 checkpoint too).
+  // policy.workers 1 (the in-process path) unless `extra` says otherwise: the 2-worker test compares
+  // against it, and the default (auto) would make the reference depend on the machine's cores.
   const trainConfig = (name: string, extra: Record<string, unknown> = {}) =>
     writeYaml(dir, `${name}.yaml`, {
+      policy: { workers: 1 },
       ...extra,
       name,
       runsDir: dir,
@@ -105,6 +108,7 @@ describe('train --resume after kill -9', () => {
       runsDir: dir,
       seed: 3,
       model: { preset: 'tiny' },
+      policy: { workers: 1 },
       tasks,
       train: { steps: 30, batchSize: 16, learningRate: 0.01 },
       eval: { every: 0, problemsPerDifficulty: 4 },

@@ -44,6 +44,9 @@ describe('run safety', () => {
       name: 'cold',
       runsDir: runs,
       model: { preset: 'tiny' },
+      // In process: these runs test run safety, and worker start-up (policy.workers auto) would cost
+      // seconds per command.
+      policy: { workers: 1 },
       tasks,
       train: { steps: 2, batchSize: 4, learningRate: 0.003 },
       eval: { every: 0, problemsPerDifficulty: 2 },
@@ -53,6 +56,7 @@ describe('run safety', () => {
       name: 'rl',
       runsDir: runs,
       init: { checkpoint: join(runs, 'cold') },
+      policy: { workers: 1 },
       tasks,
       poolSize: 8,
       rollout: { groupSize: 2, maxTokens: 16 },

@@ -1,5 +1,10 @@
 // Human-readable report of `curricula bench policy` (the --json output is the PolicyBenchResult itself).
-import { fmt, type PolicyBenchConfigResult, type PolicyBenchResult } from './policy-bench.ts';
+import {
+  fmt,
+  type PolicyBenchConfigResult,
+  type PolicyBenchResult,
+  type PolicyBenchWorkersResult,
+} from './policy-bench.ts';
 import { bestBlasPeak } from './roofline.ts';
 import type { TorchSweep } from './torch-sweep.ts';
 
@@ -7,17 +12,21 @@ const ratio = (value: number | null) => (value === null ? '—' : `${value.toFix
 const best = (sweep: TorchSweep | null, key: 'tokensPerSecond' | 'tokensPerCpuSecond') =>
   sweep?.best ? fmt(sweep.best.measurement[key]) : '—';
 
+const workersLabel = (run: PolicyBenchWorkersResult) =>
+  `${run.workers} worker${run.workers === 1 ? '' : 's'}`;
+
 function throughputRow(
   c: PolicyBenchConfigResult,
+  run: PolicyBenchWorkersResult,
   key: 'tokensPerSecond' | 'tokensPerCpuSecond',
   label: string,
 ) {
   const cpu = key === 'tokensPerCpuSecond';
-  const sample = cpu ? fmt(c.sample[key]) : `${fmt(c.sample[key])} (${c.sample.batch})`;
+  const sample = cpu ? fmt(run.sample[key]) : `${fmt(run.sample[key])} (${run.sample.batch})`;
   return (
-    label.padEnd(24) +
-    `${fmt(c.train[key]).padStart(10)} ${best(c.torchTrain, key).padStart(12)} ${ratio(cpu ? c.trainCpuRatioToTorch : c.trainRatioToTorch).padStart(8)}` +
-    `   ${sample.padStart(14)} ${best(c.torchSample, key).padStart(12)} ${ratio(cpu ? c.sampleCpuRatioToTorch : c.sampleRatioToTorch).padStart(8)}`
+    label.padEnd(32) +
+    `${fmt(run.train[key]).padStart(10)} ${best(c.torchTrain, key).padStart(12)} ${ratio(cpu ? run.trainCpuRatioToTorch : run.trainRatioToTorch).padStart(8)}` +
+    `   ${sample.padStart(14)} ${best(c.torchSample, key).padStart(12)} ${ratio(cpu ? run.sampleCpuRatioToTorch : run.sampleRatioToTorch).padStart(8)}`
   );
 }
 
@@ -35,7 +44,7 @@ function sweepLine(sweep: TorchSweep): string {
 }
 
 function rooflineLines(result: PolicyBenchResult): string[] {
-  if (!result.configs.some((c) => c.roofline)) return [];
+  if (!result.configs.some((c) => c.wasm)) return [];
   const lines = ['', 'roofline: peak float32 matrix products on this machine (GFLOP/s, median)'];
   const { blasPeaks } = result;
   for (const peak of [blasPeaks?.oneThread, blasPeaks?.allCores]) {
@@ -45,28 +54,32 @@ function rooflineLines(result: PolicyBenchResult): string[] {
   }
   if (!blasPeaks?.oneThread) lines.push('  OpenBLAS sgemm: not measured (needs PyTorch)');
   const blas = blasPeaks ? bestBlasPeak(blasPeaks) : null;
+  // tf.matMul runs the native OpenBLAS kernel when the addon is active, the wasm one otherwise.
+  const runtime = result.machine.kernels.active ? 'tf.matMul (native)' : 'tfjs-wasm';
   for (const c of result.configs) {
-    if (!c.roofline) continue;
-    for (const rate of c.roofline.wasm)
-      lines.push(`  ${c.name} tfjs-wasm ${rate.label}`.padEnd(60) + rate.gflops.toFixed(1).padStart(8));
+    if (!c.wasm) continue;
+    for (const rate of c.wasm.rates)
+      lines.push(`  ${c.name} ${runtime} ${rate.label}`.padEnd(60) + rate.gflops.toFixed(1).padStart(8));
   }
   lines.push(
     '',
-    "achieved: analytic FLOPs / median time; % of the size's tfjs-wasm peak" +
+    `achieved: analytic FLOPs / median time; % of the size's ${runtime} peak on one thread` +
       (blas
         ? `; % of the best OpenBLAS rate, ${blas.gflops.toFixed(1)} GFLOP/s on ${blas.torchThreads} thread(s)`
         : ''),
   );
   for (const c of result.configs) {
-    if (!c.roofline) continue;
-    for (const phase of c.roofline.phases) {
-      const ofBlas =
-        phase.fractionOfBlasPeak === null ? '' : `  ${(100 * phase.fractionOfBlasPeak).toFixed(1)}%`;
-      lines.push(
-        `  ${c.name} ${phase.phase}`.padEnd(20) +
-          `${(phase.flops / 1e9).toFixed(3)} GFLOP in ${fmt(phase.medianMs)} ms: ${phase.gflops.toFixed(1)} GFLOP/s  ` +
-          `${(100 * phase.fractionOfWasmPeak).toFixed(0)}% of ${c.roofline.wasmPeakGflops.toFixed(1)}${ofBlas}`,
-      );
+    if (!c.wasm) continue;
+    for (const run of c.runs) {
+      for (const phase of run.phases ?? []) {
+        const ofBlas =
+          phase.fractionOfBlasPeak === null ? '' : `  ${(100 * phase.fractionOfBlasPeak).toFixed(1)}%`;
+        lines.push(
+          `  ${c.name}, ${workersLabel(run)}: ${phase.phase}`.padEnd(32) +
+            `${(phase.flops / 1e9).toFixed(3)} GFLOP in ${fmt(phase.medianMs)} ms: ${phase.gflops.toFixed(1)} GFLOP/s  ` +
+            `${(100 * phase.fractionOfWasmPeak).toFixed(0)}% of ${c.wasm.peakGflops.toFixed(1)}${ofBlas}`,
+        );
+      }
     }
   }
   return lines;
@@ -88,14 +101,17 @@ export function formatPolicyBench(result: PolicyBenchResult): string {
     lines.push('  the machine was busy: wall-clock figures are pessimistic; per-CPU-second figures less so');
   lines.push(
     '',
-    'tokens/s (median)         train ours   torch best  ours/torch   sampling ours   torch best  ours/torch',
+    'tokens/s (median)               train ours   torch best  ours/torch   sampling ours   torch best  ours/torch',
   );
-  for (const c of result.configs)
-    lines.push(
-      throughputRow(c, 'tokensPerSecond', `  ${c.name} (${(c.parameters / 1e3).toFixed(0)}k params)`),
-    );
+  for (const c of result.configs) {
+    lines.push(`  ${c.name} (${(c.parameters / 1e3).toFixed(0)}k params)`);
+    for (const run of c.runs)
+      lines.push(throughputRow(c, run, 'tokensPerSecond', `    ${workersLabel(run)}`));
+  }
   lines.push('per CPU-second');
-  for (const c of result.configs) lines.push(throughputRow(c, 'tokensPerCpuSecond', `  ${c.name}`));
+  for (const c of result.configs)
+    for (const run of c.runs)
+      lines.push(throughputRow(c, run, 'tokensPerCpuSecond', `  ${c.name}, ${workersLabel(run)}`));
 
   if (result.torch.used) {
     lines.push('', 'PyTorch cells (torch threads × OpenBLAS threads: tokens/s, * = best, the ratios use it)');
@@ -109,14 +125,16 @@ export function formatPolicyBench(result: PolicyBenchResult): string {
   lines.push('', `peak RSS: ${fmt(result.peakRssMB)} MB (this process)`);
   const base = result.configs.find((c) => c.name === 'base');
   const t = result.targets;
-  if (base) {
-    const check = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const check = (ok: boolean | null) => (ok === null ? 'not measured' : ok ? 'met' : 'NOT met');
+  const atLeast = (value: number | null, target: number) => (value === null ? null : value >= target);
+  for (const run of base?.runs ?? []) {
     lines.push(
-      `targets (base, wall clock): train ≥ ${fmt(t.baseTrainTokensPerSecond)} tokens/s ${check(base.train.tokensPerSecond >= t.baseTrainTokensPerSecond)}; ` +
-        `sampling ≥ ${fmt(t.sampleTokensPerSecond)} tokens/s ${check(base.sample.tokensPerSecond >= t.sampleTokensPerSecond)}; ` +
-        `peak RSS < ${fmt(t.peakRssMB)} MB ${check(result.peakRssMB < t.peakRssMB)}`,
+      `targets (base, ${workersLabel(run)}, wall clock): train ≥ ${t.baseTrainRatioToTorch}× the best PyTorch ${check(atLeast(run.trainRatioToTorch, t.baseTrainRatioToTorch))}; ` +
+        `sampling ≥ ${fmt(t.sampleTokensPerSecond)} tokens/s ${check(run.sample.tokensPerSecond >= t.sampleTokensPerSecond)} ` +
+        `and ≥ ${t.sampleRatioToTorch}× the best PyTorch ${check(atLeast(run.sampleRatioToTorch, t.sampleRatioToTorch))}`,
     );
   }
+  lines.push(`target: peak RSS < ${fmt(t.peakRssMB)} MB ${check(result.peakRssMB < t.peakRssMB)}`);
   const measured = result.configs.find((c) => c.torchTrain?.best)?.torchTrain?.best?.measurement;
   const env = Object.entries(result.torch.env)
     .filter(([, value]) => value !== null)

@@ -10,10 +10,15 @@ export const policyBenchConfigs = {
 
 export type PolicyBenchConfigName = keyof typeof policyBenchConfigs;
 
-/** The targets the project set for the `base` size on a 2-core laptop. */
+/**
+ * Issue 10's targets for the `base` size on a 2-core machine, checked for every worker count (the issue
+ * asks them of 2 workers with the native kernels): the training step ≥ 1.2× the best PyTorch cell at the
+ * same batch, sampling ≥ 10k tokens/s at batch 64 and at least as fast as PyTorch's KV-cache sampler.
+ */
 export const policyBenchTargets = {
-  baseTrainTokensPerSecond: 1200,
-  sampleTokensPerSecond: 5000,
+  baseTrainRatioToTorch: 1.2,
+  sampleTokensPerSecond: 10_000,
+  sampleRatioToTorch: 1,
   peakRssMB: 2048,
 };
 

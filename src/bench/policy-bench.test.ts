@@ -1,8 +1,10 @@
 // The benchmark's pure parts: medians, option parsing, torch detection, the roofline's phases and the
 // report's verdicts. The measurements themselves run in `curricula bench policy` (minutes), not in the
 // test suite.
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../core/errors.ts';
+import { parseWorkersList } from '../policy/parallel-options.ts';
 import { formatPolicyBench } from './format-policy-bench.ts';
 import {
   median,
@@ -51,20 +53,29 @@ function sweep(best: number) {
   return { cells, best: bestCell(cells) };
 }
 
+/** One worker count's figures; the 2-worker run of fakeResult is 1.6× (train) and 3× (sampling) faster. */
+function run(workers: number, train: number, sample: number, torch: number | null) {
+  return {
+    workers,
+    train: { ...measurement(train), batch: 8 },
+    sample: { ...measurement(sample), batch: 64, promptLength: 8 },
+    trainRatioToTorch: torch === null ? null : train / torch,
+    trainCpuRatioToTorch: torch === null ? null : (train * 2) / torch,
+    sampleRatioToTorch: torch === null ? null : sample / (torch * 4),
+    sampleCpuRatioToTorch: torch === null ? null : (sample * 2) / (torch * 4),
+    phases: null,
+  };
+}
+
 function fakeResult(train: number, sample: number, torch: number | null, rssMB: number): PolicyBenchResult {
   const base: PolicyBenchConfigResult = {
     name: 'base',
     config: policyBenchConfigs.base,
     parameters: 826_000,
-    train: { ...measurement(train), batch: 8 },
-    sample: { ...measurement(sample), batch: 64, promptLength: 8 },
+    runs: [run(1, train, sample, torch), run(2, train * 1.6, sample * 3, torch)],
     torchTrain: torch === null ? null : sweep(torch),
     torchSample: torch === null ? null : sweep(torch * 4),
-    trainRatioToTorch: torch === null ? null : train / torch,
-    trainCpuRatioToTorch: torch === null ? null : (train * 2) / torch,
-    sampleRatioToTorch: torch === null ? null : sample / (torch * 4),
-    sampleCpuRatioToTorch: torch === null ? null : (sample * 2) / (torch * 4),
-    roofline: null,
+    wasm: null,
   };
   return {
     configs: [base],
@@ -107,23 +118,43 @@ describe('policy bench helpers', () => {
     expect(result.note).toContain('/nonexistent/python3');
   });
 
-  it('states which targets are met, the ratio to PyTorch and a busy machine', () => {
-    const report = formatPolicyBench(fakeResult(1500, 4000, 750, 300));
-    expect(report).toContain('train ≥ 1,200 tokens/s met');
-    expect(report).toContain('sampling ≥ 5,000 tokens/s NOT met');
-    expect(report).toContain('peak RSS < 2,048 MB met');
-    expect(report).toContain('2.00×'); // 1500 / 750 on the wall clock
-    expect(report).toContain('4.00×'); // 3000 / 750 per CPU-second
+  it('states which targets are met for each worker count, the ratios to PyTorch and a busy machine', () => {
+    const report = formatPolicyBench(fakeResult(600, 4000, 750, 300));
+    // 1 worker: 600 / 750 = 0.8× the best PyTorch train cell; sampling 4,000 < 10k, but 1.33× PyTorch (3,000).
+    expect(report).toContain(
+      'targets (base, 1 worker, wall clock): train ≥ 1.2× the best PyTorch NOT met; sampling ≥ 10,000 tokens/s NOT met and ≥ 1× the best PyTorch met',
+    );
+    // 2 workers: 960 / 750 = 1.28×; sampling 12,000.
+    expect(report).toContain(
+      'targets (base, 2 workers, wall clock): train ≥ 1.2× the best PyTorch met; sampling ≥ 10,000 tokens/s met and ≥ 1× the best PyTorch met',
+    );
+    expect(report).toContain('target: peak RSS < 2,048 MB met');
+    expect(report).toMatch(/ {4}1 worker +600 +750 +0\.80× +4,000 \(64\) +3,000 +1\.33×/);
+    expect(report).toMatch(/ {4}2 workers +960 +750 +1\.28× +12,000 \(64\) +3,000 +4\.00×/);
+    expect(report).toMatch(/base, 1 worker +1,200 +750 +1\.60×/); // per CPU-second: 1200 / 750
     expect(report).toContain('the machine was busy');
     expect(report).toContain('kernels: tfjs-wasm only (CURRICULA_NATIVE=0)');
-    expect(report).toContain('1.33×'); // sampling 4000 / (4 · 750)
     // Every cell is listed, the best one marked, the failed one named.
     expect(report).toContain('base train:    1×1 375, 1×2 750*, 2×2 failed');
     expect(report).toContain('OPENBLAS_CORETYPE=Haswell');
     const withoutTorch = formatPolicyBench(fakeResult(1000, 6000, null, 3000));
-    expect(withoutTorch).toContain('train ≥ 1,200 tokens/s NOT met');
+    expect(withoutTorch).toContain(
+      'targets (base, 1 worker, wall clock): train ≥ 1.2× the best PyTorch not measured; sampling ≥ 10,000 tokens/s NOT met and ≥ 1× the best PyTorch not measured',
+    );
     expect(withoutTorch).toContain('peak RSS < 2,048 MB NOT met');
     expect(withoutTorch).toContain('PyTorch baseline: not run (torch is not importable)');
+  });
+
+  it('parses --workers lists: counts, auto, duplicates, and one clear error for a bad entry', () => {
+    expect(parseWorkersList('1,2')).toEqual([1, 2]);
+    expect(parseWorkersList(' 2 , 1,2')).toEqual([2, 1]);
+    expect(parseWorkersList('auto')).toEqual([availableParallelism()]);
+    for (const bad of ['0', '1,', 'two', '1.5', '-1', ''])
+      expect(() => parseWorkersList(bad)).toThrow(
+        new UserError(
+          `--workers must be a comma-separated list of positive integers or 'auto', got '${bad}'`,
+        ),
+      );
   });
 
   it('splits the train step into phases and divides FLOPs by time', () => {

@@ -1,38 +1,40 @@
 // `curricula bench policy`: throughput of the embedded policy on this machine.
 //
-// For each model size it measures, as medians over timed repetitions after untimed warm-ups:
-// - a full training step: EmbeddedBackend.forwardBackward('cross_entropy') + optimStep (Adam, lr 1e-3,
-//   no weight decay, no clipping) on B full-context sequences of random tokens; tokens/s = B·T / step;
-// - KV-cached sampling (sampleWithKvCache) of a batch of `sampleBatch` rows (8 prompts × n), temperature
-//   1, from an 8-token prompt to the full context; tokens/s = generated tokens / wall time, prefill
-//   included. EOS is disabled for the measurement so every row runs to the context limit and the batch
-//   stays full (a trained model's early stops would only make the batch smaller);
-// - optionally the same training step and the same KV-cached sampling in PyTorch (bench/torch_baseline.py,
-//   CPU), swept over torch threads × OpenBLAS threads (torch-sweep.ts); ratios are against the best cell;
-// - optionally (--roofline) peak matrix-product rates and achieved GFLOP/s per phase (roofline.ts).
-// Peak RSS is process.resourceUsage().maxRSS of this process (the PyTorch children are not included).
+// For each model size and each worker count N (--workers, policy.workers), as medians over timed
+// repetitions after untimed warm-ups (policy-bench-run.ts): a full training step (forward, backward,
+// Adam) on B full-context sequences and KV-cached sampling of a batch of `sampleBatch` rows, on the same
+// data and prompts for every N. Optionally the same training step and the same KV-cached sampling in
+// PyTorch (bench/torch_baseline.py, CPU), swept over torch threads × OpenBLAS threads (torch-sweep.ts),
+// once per size; every N gets its ratios against the best cell. Optionally (--roofline) peak
+// matrix-product rates and achieved GFLOP/s per phase and N (roofline.ts).
+// Peak RSS is process.resourceUsage().maxRSS of this process, worker threads included (the PyTorch
+// children are not).
 
 import os from 'node:os';
-import type { Datum } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
-import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { type ModelConfig, parameterCount } from '../policy/model-config.ts';
-import { samplingFlops, trainStepFlops } from './flops.ts';
-import { median } from './median.ts';
+import { fmt, type Measurement } from './bench-timing.ts';
 import {
   type PolicyBenchConfigName,
   policyBenchConfigs,
   policyBenchTargets,
 } from './policy-bench-configs.ts';
 import {
+  measureWorkers,
+  samplePromptCount,
+  samplePromptLength,
+  samplingPrompts,
+  trainingData,
+} from './policy-bench-run.ts';
+import {
   type BlasPeaks,
   bestBlasPeak,
-  type ConfigRoofline,
+  type MatmulRate,
   measureBlasPeaks,
   measureWasmMatmuls,
   modelMatmulShapes,
+  type PhaseRoofline,
   phaseRooflines,
-  rooflinePhases,
 } from './roofline.ts';
 import {
   runTorchSweep,
@@ -45,6 +47,7 @@ import {
   torchAvailability,
 } from './torch-sweep.ts';
 
+export { fmt, type Measurement } from './bench-timing.ts';
 export { median } from './median.ts';
 export {
   type PolicyBenchConfigName,
@@ -56,12 +59,11 @@ export { torchAvailability } from './torch-sweep.ts';
 
 import { type NativeKernelStatus, nativeKernelStatus } from '../policy/native-kernels.ts';
 import { initRuntime } from '../policy/runtime.ts';
-import { sampleWithKvCache } from '../policy/sampler.ts';
-import { CharTokenizer } from '../policy/tokenizer.ts';
 
-/** Model sizes of the benchmark (vocabulary 64, as the suite's character vocabulary). */
 export interface PolicyBenchOptions {
   configs: PolicyBenchConfigName[];
+  /** Worker counts measured (policy.workers; 1 = in process), in this order. */
+  workers: number[];
   /** Timed repetitions per measurement; the median is reported. */
   repeats: number;
   /** Untimed repetitions before the timed ones. */
@@ -84,36 +86,34 @@ export interface PolicyBenchOptions {
   onProgress?: (line: string) => void;
 }
 
-export interface Measurement {
-  /** Tokens per wall-clock second (median run). */
-  tokensPerSecond: number;
-  medianMs: number;
-  /** Tokens per second of this process's CPU time (median run): less sensitive to a busy machine. */
-  tokensPerCpuSecond: number;
-  cpuMedianMs: number;
-  tokensPerRun: number;
-  runsMs: number[];
+/** One worker count at one size: our measurements and their ratios to the best PyTorch cells. */
+export interface PolicyBenchWorkersResult {
+  workers: number;
+  train: Measurement & { batch: number };
+  sample: Measurement & { batch: number; promptLength: number };
+  /** Our tokens/s divided by the best PyTorch cell's (training step, wall clock), or null. */
+  trainRatioToTorch: number | null;
+  /** The same ratio per CPU-second (both sides count every thread of their process), or null. */
+  trainCpuRatioToTorch: number | null;
+  /** Our sampling tokens/s divided by the best PyTorch sampling cell's, or null. */
+  sampleRatioToTorch: number | null;
+  sampleCpuRatioToTorch: number | null;
+  /** Achieved GFLOP/s per phase (--roofline), or null. */
+  phases: PhaseRoofline[] | null;
 }
 
 export interface PolicyBenchConfigResult {
   name: PolicyBenchConfigName;
   config: ModelConfig;
   parameters: number;
-  train: Measurement & { batch: number };
-  sample: Measurement & { batch: number; promptLength: number };
+  /** One entry per worker count, in the order of options.workers. */
+  runs: PolicyBenchWorkersResult[];
   /** PyTorch training step, every cell of the sweep and the best, or null when skipped. */
   torchTrain: TorchSweep | null;
   /** PyTorch KV-cached sampling (same batch, prompt and lengths), or null when skipped. */
   torchSample: TorchSweep | null;
-  /** Our tokens/s divided by the best PyTorch cell's (training step, wall clock), or null. */
-  trainRatioToTorch: number | null;
-  /** The same ratio per CPU-second (PyTorch's CPU time counts all its threads), or null. */
-  trainCpuRatioToTorch: number | null;
-  /** Our sampling tokens/s divided by the best PyTorch sampling cell's, or null. */
-  sampleRatioToTorch: number | null;
-  sampleCpuRatioToTorch: number | null;
-  /** tfjs-wasm peak at this size's shapes and achieved GFLOP/s per phase (--roofline), or null. */
-  roofline: ConfigRoofline | null;
+  /** tf.matMul rates at this size's shapes, one thread (--roofline): the native kernel when active. */
+  wasm: { rates: MatmulRate[]; peakGflops: number } | null;
 }
 
 export interface PolicyBenchResult {
@@ -141,43 +141,6 @@ export interface PolicyBenchResult {
   targets: typeof policyBenchTargets;
 }
 
-interface Timings {
-  runsMs: number[];
-  cpuMs: number[];
-}
-
-/** Runs `body` warmup + repeats times; returns the timed wall and CPU durations in ms. */
-async function timeRuns(
-  warmup: number,
-  repeats: number,
-  body: () => Promise<unknown> | unknown,
-): Promise<Timings> {
-  for (let i = 0; i < warmup; i++) await body();
-  const timings: Timings = { runsMs: [], cpuMs: [] };
-  for (let i = 0; i < repeats; i++) {
-    const cpuStart = process.cpuUsage();
-    const start = performance.now();
-    await body();
-    timings.runsMs.push(performance.now() - start);
-    const cpu = process.cpuUsage(cpuStart);
-    timings.cpuMs.push((cpu.user + cpu.system) / 1000);
-  }
-  return timings;
-}
-
-function measurement(tokensPerRun: number, timings: Timings): Measurement {
-  const medianMs = median(timings.runsMs);
-  const cpuMedianMs = median(timings.cpuMs);
-  return {
-    tokensPerSecond: (tokensPerRun / medianMs) * 1000,
-    medianMs,
-    tokensPerCpuSecond: (tokensPerRun / cpuMedianMs) * 1000,
-    cpuMedianMs,
-    tokensPerRun,
-    runsMs: timings.runsMs,
-  };
-}
-
 /** The script's model-shape arguments for a config. */
 function modelArgs(config: ModelConfig, options: PolicyBenchOptions): string[] {
   return [
@@ -193,12 +156,9 @@ function describeCell(cell: TorchCellResult): string {
   return `${label}: ${fmt(cell.measurement.tokensPerSecond)} tokens/s (median ${fmt(cell.measurement.medianMs)} ms)`;
 }
 
-/** B random sequences of T tokens, every prediction weighted 1. */
-function trainingData(config: ModelConfig, batch: number, rng: Rng): Datum[] {
-  return Array.from({ length: batch }, () => ({
-    tokens: Array.from({ length: config.contextLength }, () => rng.int(0, config.vocabSize - 1)),
-    weights: new Array(config.contextLength - 1).fill(1),
-  }));
+/** `ours / best`, or null when PyTorch did not run. */
+function ratio(ours: number, best: number | undefined): number | null {
+  return best === undefined ? null : ours / best;
 }
 
 async function benchConfig(
@@ -209,115 +169,59 @@ async function benchConfig(
 ): Promise<PolicyBenchConfigResult> {
   const config = policyBenchConfigs[name];
   const progress = options.onProgress ?? (() => {});
-  const tokenizer = new CharTokenizer(
-    Array.from({ length: config.vocabSize - 3 }, (_, i) => String.fromCharCode(0x21 + i)),
-  );
-  const backend = await EmbeddedBackend.create(config, tokenizer, 1);
+  // The same data and prompts for every worker count.
   const rng = new Rng(7);
-  try {
-    const data = trainingData(config, options.trainBatch, rng);
-    // The two halves of each step are timed too, for the roofline (the last `repeats` are the timed runs).
-    const forwardBackwardMs: number[] = [];
-    const optimizerMs: number[] = [];
-    const trainRuns = await timeRuns(options.warmup, options.repeats, async () => {
-      const start = performance.now();
-      await backend.forwardBackward(data, 'cross_entropy');
-      const middle = performance.now();
-      await backend.optimStep({ learningRate: 1e-3, weightDecay: 0, gradClip: 0 });
-      forwardBackwardMs.push(middle - start);
-      optimizerMs.push(performance.now() - middle);
-    });
-    const train = {
-      ...measurement(options.trainBatch * config.contextLength, trainRuns),
-      batch: options.trainBatch,
-    };
-    progress(
-      `${name}: train step  ${fmt(train.tokensPerSecond)} tokens/s (median ${fmt(train.medianMs)} ms; ${fmt(train.tokensPerCpuSecond)} per CPU-second)`,
+  const input = {
+    data: trainingData(config, options.trainBatch, rng),
+    prompts: samplingPrompts(config, rng, 1),
+  };
+  let wasm: PolicyBenchConfigResult['wasm'] = null;
+  if (options.roofline) {
+    const rates = measureWasmMatmuls(
+      modelMatmulShapes(config, options.trainBatch, options.sampleBatch),
+      options.repeats,
     );
-
-    const promptLength = 8;
-    const promptCount = 8;
-    const n = Math.max(1, Math.round(options.sampleBatch / promptCount));
-    const prompts = Array.from({ length: promptCount }, () => [
-      tokenizer.bos,
-      ...Array.from({ length: promptLength - 1 }, () => rng.int(3, config.vocabSize - 1)),
-    ]);
-    const noEos = Object.assign(Object.create(tokenizer), { eos: -1 }) as CharTokenizer;
-    let seed = 0;
-    let generated = 0;
-    const sampleRuns = await timeRuns(options.warmup, options.repeats, () => {
-      const result = sampleWithKvCache(backend.model, noEos, prompts, {
-        n,
-        temperature: 1,
-        topP: 1,
-        maxTokens: config.contextLength,
-        seed: seed++,
-      });
-      generated = result.flat().reduce((total, sample) => total + sample.tokens.length, 0);
-    });
-    const sample = { ...measurement(generated, sampleRuns), batch: promptCount * n, promptLength };
-    progress(
-      `${name}: sampling    ${fmt(sample.tokensPerSecond)} tokens/s (batch ${sample.batch}; ${fmt(sample.tokensPerCpuSecond)} per CPU-second)`,
+    for (const rate of rates) progress(`${name}: tf.matMul ${rate.label}: ${rate.gflops.toFixed(1)} GFLOP/s`);
+    wasm = { rates, peakGflops: Math.max(...rates.map((rate) => rate.gflops)) };
+  }
+  const measured = [];
+  for (const workers of options.workers) {
+    measured.push(
+      await measureWorkers(
+        name,
+        config,
+        workers,
+        input,
+        { ...options, onWarning: (message) => progress(`warning: ${message}`) },
+        progress,
+      ),
     );
-
-    let roofline: ConfigRoofline | null = null;
-    if (options.roofline) {
-      const wasm = measureWasmMatmuls(
-        modelMatmulShapes(config, options.trainBatch, options.sampleBatch),
-        options.repeats,
+  }
+  const n = Math.max(1, Math.round(options.sampleBatch / samplePromptCount));
+  const { torchTrain, torchSample } = runner
+    ? torchBaselines(runner, name, options, { promptCount: samplePromptCount, samples: n }, progress)
+    : { torchTrain: null, torchSample: null };
+  const bestTrain = torchTrain?.best?.measurement;
+  const bestSample = torchSample?.best?.measurement;
+  const blasPeak = blasPeaks ? (bestBlasPeak(blasPeaks)?.gflops ?? null) : null;
+  const runs = measured.map(({ workers, train, sample, phases }) => {
+    const rooflines = phases && wasm ? phaseRooflines(phases, wasm.peakGflops, blasPeak) : null;
+    for (const phase of rooflines ?? [])
+      progress(
+        `${name}, ${workers} worker${workers === 1 ? '' : 's'}: ${phase.phase.padEnd(10)} ${phase.gflops.toFixed(1)} GFLOP/s (${(100 * phase.fractionOfWasmPeak).toFixed(0)}% of one thread's tf.matMul peak)`,
       );
-      for (const rate of wasm)
-        progress(`${name}: tfjs-wasm ${rate.label}: ${rate.gflops.toFixed(1)} GFLOP/s`);
-      const wasmPeakGflops = Math.max(...wasm.map((rate) => rate.gflops));
-      const sequences = data.map((datum) => datum.tokens);
-      const forwardRuns = await timeRuns(options.warmup, options.repeats, () => backend.forward(sequences));
-      const times = {
-        forward: median(forwardRuns.runsMs),
-        forwardBackward: median(forwardBackwardMs.slice(-options.repeats)),
-        optimizer: median(optimizerMs.slice(-options.repeats)),
-      };
-      const phases = phaseRooflines(
-        rooflinePhases(
-          trainStepFlops(config, options.trainBatch, config.contextLength),
-          times,
-          train.medianMs,
-          {
-            flops: samplingFlops(config, promptCount, promptLength, sample.batch, generated / sample.batch),
-            medianMs: sample.medianMs,
-          },
-        ),
-        wasmPeakGflops,
-        blasPeaks ? (bestBlasPeak(blasPeaks)?.gflops ?? null) : null,
-      );
-      for (const phase of phases)
-        progress(
-          `${name}: ${phase.phase.padEnd(10)} ${phase.gflops.toFixed(1)} GFLOP/s (${(100 * phase.fractionOfWasmPeak).toFixed(0)}% of the tfjs-wasm peak)`,
-        );
-      roofline = { wasm, wasmPeakGflops, phases };
-    }
-
-    const { torchTrain, torchSample } = runner
-      ? torchBaselines(runner, name, options, { promptCount, samples: n, promptLength }, progress)
-      : { torchTrain: null, torchSample: null };
-    const bestTrain = torchTrain?.best?.measurement ?? null;
-    const bestSample = torchSample?.best?.measurement ?? null;
     return {
-      name,
-      config,
-      parameters: parameterCount(config),
+      workers,
       train,
       sample,
-      torchTrain,
-      torchSample,
-      trainRatioToTorch: bestTrain ? train.tokensPerSecond / bestTrain.tokensPerSecond : null,
-      trainCpuRatioToTorch: bestTrain ? train.tokensPerCpuSecond / bestTrain.tokensPerCpuSecond : null,
-      sampleRatioToTorch: bestSample ? sample.tokensPerSecond / bestSample.tokensPerSecond : null,
-      sampleCpuRatioToTorch: bestSample ? sample.tokensPerCpuSecond / bestSample.tokensPerCpuSecond : null,
-      roofline,
+      trainRatioToTorch: ratio(train.tokensPerSecond, bestTrain?.tokensPerSecond),
+      trainCpuRatioToTorch: ratio(train.tokensPerCpuSecond, bestTrain?.tokensPerCpuSecond),
+      sampleRatioToTorch: ratio(sample.tokensPerSecond, bestSample?.tokensPerSecond),
+      sampleCpuRatioToTorch: ratio(sample.tokensPerCpuSecond, bestSample?.tokensPerCpuSecond),
+      phases: rooflines,
     };
-  } finally {
-    backend.dispose();
-  }
+  });
+  return { name, config, parameters: parameterCount(config), runs, torchTrain, torchSample, wasm };
 }
 
 /** The PyTorch training step and sampling at this size, every cell of the thread sweep. */
@@ -325,7 +229,7 @@ function torchBaselines(
   runner: TorchRunner,
   name: PolicyBenchConfigName,
   options: PolicyBenchOptions,
-  sampling: { promptCount: number; samples: number; promptLength: number },
+  sampling: { promptCount: number; samples: number },
   progress: (line: string) => void,
 ): { torchTrain: TorchSweep; torchSample: TorchSweep } {
   const cells = sweepCells(options.torchThreads, options.blasThreads);
@@ -336,7 +240,7 @@ function torchBaselines(
   const sampleArgs = [
     ...base,
     ...['--mode', 'sample', '--prompts', sampling.promptCount, '--samples', sampling.samples],
-    ...['--prompt-length', sampling.promptLength],
+    ...['--prompt-length', samplePromptLength],
   ].map(String);
   return {
     torchTrain: runTorchSweep(runner, trainArgs, cells, process.env, onCell('train')),
@@ -344,10 +248,7 @@ function torchBaselines(
   };
 }
 
-export const fmt = (value: number) =>
-  value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1);
-
-/** Runs every configured size; progress lines through options.onProgress. */
+/** Runs every configured size and worker count; progress lines through options.onProgress. */
 export async function runPolicyBench(options: PolicyBenchOptions): Promise<PolicyBenchResult> {
   await initRuntime('wasm');
   const loadAverageStart = os.loadavg();

@@ -190,14 +190,6 @@ export function phaseRooflines(
   });
 }
 
-/** The roofline of one model size: tfjs-wasm rates at its shapes and the achieved rate per phase. */
-export interface ConfigRoofline {
-  wasm: MatmulRate[];
-  /** The best of `wasm`. */
-  wasmPeakGflops: number;
-  phases: PhaseRoofline[];
-}
-
 /**
  * The phases from the measured medians (ms): backward is forward+backward minus the forward-only pass
  * (tfjs computes the forward again inside variableGrads); the train step is the whole step.

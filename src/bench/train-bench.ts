@@ -2,14 +2,17 @@
 // verifier reward, GRPO, PPO update, run-store logging) on a fresh embedded model and splits each step
 // into model compute (sampling, reference and policy forward/backward/optimizer) and everything else
 // (selection, guidance, rewards, advantages, selector updates, metric assembly, SQLite/JSONL logging).
-// Target: everything outside model compute < 5% of the step.
+// Target: everything outside model compute < 5% of the step. With several --workers counts (1,2), each
+// count runs the same config and seed in its own context, their steps alternating, and the report gives
+// each count's speed-up over the first (issue 10's target: ≥ 1.8× for 2 workers over 1).
 import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../core/config.ts';
 import type { WorkerCount } from '../policy/parallel-options.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { type RlConfig, rlConfigSchema } from '../training/rl/config.ts';
+import type { RlContext } from '../training/rl/context.ts';
 import { buildContext } from '../training/rl/setup.ts';
 import { rlStep } from '../training/rl/step.ts';
 import { median } from './policy-bench.ts';
@@ -26,13 +29,18 @@ export interface TrainBenchOptions {
   /** Problems in the selector's pool (selection cost grows with it for some selectors). */
   poolSize: number;
   selector: string;
-  /** policy.workers (default 1: in process). */
-  workers?: WorkerCount;
+  /**
+   * policy.workers counts measured side by side (default [auto]: one per core; 1 = in process). Each
+   * count has its own run of the same config and seed; their steps alternate, so that a busy machine
+   * slows every count alike.
+   */
+  workers?: WorkerCount[];
   onProgress?: (line: string) => void;
 }
 
-export interface TrainBenchResult {
-  options: Omit<TrainBenchOptions, 'onProgress'>;
+/** The medians of one worker count. */
+export interface TrainBenchRun {
+  workers: WorkerCount;
   /** Median seconds per step, including logging. */
   stepSeconds: number;
   /** Median tokens (prompt + completion) processed per second of whole step. */
@@ -41,12 +49,36 @@ export interface TrainBenchResult {
   outsideModelShare: number;
   /** Median share of each phase (plus 'logging' and 'other'). */
   phaseShares: Record<string, number>;
+  /** Step seconds of each timed step. */
+  stepsSeconds: number[];
+  /** The first count's median step time divided by this one's (1 for the first). */
+  speedup: number;
+}
+
+export interface TrainBenchResult {
+  options: Omit<TrainBenchOptions, 'onProgress'>;
+  /** One entry per worker count, in the order given. */
+  runs: TrainBenchRun[];
   targetOutsideModelShare: number;
+  /** Issue 10's target for the speed-up of 2 workers over 1. */
+  targetSpeedup: number;
   loadAverage: [number, number];
 }
 
-export async function runTrainBench(options: TrainBenchOptions): Promise<TrainBenchResult> {
-  const config: RlConfig = parseConfig(
+/** One worker count's run: its context, run store and the per-step figures. */
+interface Lane {
+  workers: WorkerCount;
+  ctx: RlContext;
+  store: RunStore;
+  dir: string;
+  stepSeconds: number[];
+  tokensPerSecond: number[];
+  outside: number[];
+  shares: Map<string, number[]>;
+}
+
+function benchConfig(options: TrainBenchOptions, workers: WorkerCount): RlConfig {
+  return parseConfig(
     rlConfigSchema,
     {
       name: 'bench-train',
@@ -55,78 +87,112 @@ export async function runTrainBench(options: TrainBenchOptions): Promise<TrainBe
       tasks: [{ task: 'addition', difficulties: [1, 2, 3] }],
       poolSize: options.poolSize,
       selector: { name: options.selector },
-      ...(options.workers !== undefined && options.workers !== 1
-        ? { policy: { workers: options.workers } }
-        : {}),
+      policy: { workers },
       rollout: { groupSize: options.groupSize, maxTokens: 48 },
       train: { steps: options.steps + options.warmup, batchSize: options.batchSize, learningRate: 1e-4 },
     },
     'bench train',
   );
-  const dir = join(tmpdir(), `curricula-bench-train-${process.pid}`);
-  rmSync(dir, { recursive: true, force: true });
-  const store = RunStore.create(dir, config);
-  const loadStart = (await import('node:os')).loadavg()[0];
+}
+
+/** Runs RL step `step` of one lane and records its figures unless it is a warm-up step. */
+async function timeStep(lane: Lane, step: number, options: TrainBenchOptions): Promise<void> {
+  const start = performance.now();
+  const report = await rlStep(lane.ctx, step, 1e-4);
+  const logStart = performance.now();
+  lane.store.logMetrics(step, report.metrics);
+  lane.store.logSamples(
+    step,
+    report.groups.slice(0, 2).map((group) => ({
+      problemId: group.attempt.problem.id,
+      prompt: group.attempt.prompt,
+      completion: group.completions[0],
+      reward: group.rewards[0],
+    })),
+  );
+  const total = (performance.now() - start) / 1000;
+  const logging = (performance.now() - logStart) / 1000;
+  if (step <= options.warmup) return;
+  const phaseSeconds: Record<string, number> = { logging };
+  for (const [key, value] of Object.entries(report.metrics)) {
+    if (key.startsWith('perf/time/')) phaseSeconds[key.slice('perf/time/'.length)] = value;
+  }
+  const accounted = Object.values(phaseSeconds).reduce((sum, value) => sum + value, 0);
+  phaseSeconds.other = Math.max(0, total - accounted);
+  const model = modelPhases.reduce((sum, phase) => sum + (phaseSeconds[phase] ?? 0), 0);
+  const tokens = report.groups.reduce(
+    (sum, group) =>
+      sum +
+      group.rollouts.reduce((inner, rollout) => inner + group.context.length + rollout.tokens.length, 0),
+    0,
+  );
+  lane.stepSeconds.push(total);
+  lane.tokensPerSecond.push(tokens / total);
+  lane.outside.push((total - model) / total);
+  for (const [phase, seconds] of Object.entries(phaseSeconds)) {
+    if (!lane.shares.has(phase)) lane.shares.set(phase, []);
+    lane.shares.get(phase)!.push(seconds / total);
+  }
+  options.onProgress?.(
+    `workers ${lane.workers}, step ${step - options.warmup}/${options.steps}: ${total.toFixed(2)} s, outside model ${(100 * lane.outside.at(-1)!).toFixed(2)}%`,
+  );
+}
+
+export async function runTrainBench(options: TrainBenchOptions): Promise<TrainBenchResult> {
+  const counts = options.workers ?? ['auto'];
+  const lanes: Lane[] = [];
+  const loadStart = loadavg()[0];
   try {
-    const ctx = await buildContext(config);
-    const stepSeconds: number[] = [];
-    const tokensPerSecond: number[] = [];
-    const outside: number[] = [];
-    const shares = new Map<string, number[]>();
-    for (let step = 1; step <= options.warmup + options.steps; step++) {
-      const start = performance.now();
-      const report = await rlStep(ctx, step, 1e-4);
-      const logStart = performance.now();
-      store.logMetrics(step, report.metrics);
-      store.logSamples(
-        step,
-        report.groups.slice(0, 2).map((group) => ({
-          problemId: group.attempt.problem.id,
-          prompt: group.attempt.prompt,
-          completion: group.completions[0],
-          reward: group.rewards[0],
-        })),
-      );
-      const total = (performance.now() - start) / 1000;
-      const logging = (performance.now() - logStart) / 1000;
-      if (step <= options.warmup) continue;
-      const phaseSeconds: Record<string, number> = { logging };
-      for (const [key, value] of Object.entries(report.metrics)) {
-        if (key.startsWith('perf/time/')) phaseSeconds[key.slice('perf/time/'.length)] = value;
+    for (const [index, workers] of counts.entries()) {
+      const config = benchConfig(options, workers);
+      const dir = join(tmpdir(), `curricula-bench-train-${process.pid}-${index}`);
+      rmSync(dir, { recursive: true, force: true });
+      const store = RunStore.create(dir, config);
+      let ctx: RlContext;
+      try {
+        ctx = await buildContext(config);
+      } catch (error) {
+        store.close();
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
       }
-      const accounted = Object.values(phaseSeconds).reduce((sum, value) => sum + value, 0);
-      phaseSeconds.other = Math.max(0, total - accounted);
-      const model = modelPhases.reduce((sum, phase) => sum + (phaseSeconds[phase] ?? 0), 0);
-      const tokens = report.groups.reduce(
-        (sum, group) =>
-          sum +
-          group.rollouts.reduce((inner, rollout) => inner + group.context.length + rollout.tokens.length, 0),
-        0,
-      );
-      stepSeconds.push(total);
-      tokensPerSecond.push(tokens / total);
-      outside.push((total - model) / total);
-      for (const [phase, seconds] of Object.entries(phaseSeconds)) {
-        if (!shares.has(phase)) shares.set(phase, []);
-        shares.get(phase)!.push(seconds / total);
-      }
-      options.onProgress?.(
-        `step ${step - options.warmup}/${options.steps}: ${total.toFixed(2)} s, outside model ${(100 * outside.at(-1)!).toFixed(2)}%`,
-      );
+      lanes.push({
+        workers,
+        ctx,
+        store,
+        dir,
+        stepSeconds: [],
+        tokensPerSecond: [],
+        outside: [],
+        shares: new Map(),
+      });
     }
+    for (let step = 1; step <= options.warmup + options.steps; step++)
+      for (const lane of lanes) await timeStep(lane, step, options);
     const { onProgress: _progress, ...rest } = options;
+    const first = median(lanes[0].stepSeconds);
     return {
-      options: rest,
-      stepSeconds: median(stepSeconds),
-      tokensPerSecond: median(tokensPerSecond),
-      outsideModelShare: median(outside),
-      phaseShares: Object.fromEntries([...shares].map(([phase, values]) => [phase, median(values)])),
+      options: { ...rest, workers: counts },
+      runs: lanes.map((lane) => ({
+        workers: lane.workers,
+        stepSeconds: median(lane.stepSeconds),
+        tokensPerSecond: median(lane.tokensPerSecond),
+        outsideModelShare: median(lane.outside),
+        phaseShares: Object.fromEntries([...lane.shares].map(([phase, values]) => [phase, median(values)])),
+        stepsSeconds: lane.stepSeconds,
+        speedup: first / median(lane.stepSeconds),
+      })),
       targetOutsideModelShare: 0.05,
-      loadAverage: [loadStart, (await import('node:os')).loadavg()[0]],
+      targetSpeedup: 1.8,
+      loadAverage: [loadStart, loadavg()[0]],
     };
   } finally {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
+    for (const lane of lanes) {
+      await lane.ctx.policy.close?.();
+      await lane.ctx.reference?.close?.();
+      lane.store.close();
+      rmSync(lane.dir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -134,16 +200,32 @@ export function formatTrainBench(result: TrainBenchResult): string {
   const { options } = result;
   const lines = [
     `RL step on the ${options.preset} model: ${options.batchSize} problems × ${options.groupSize} samples, pool ${options.poolSize}, selector ${options.selector}`,
-    `median step ${result.stepSeconds.toFixed(2)} s, ${Math.round(result.tokensPerSecond)} tokens/s`,
-    `outside model compute: ${(100 * result.outsideModelShare).toFixed(2)}% of the step (target < ${100 * result.targetOutsideModelShare}%)`,
-    'phase shares (median):',
-    ...Object.entries(result.phaseShares)
-      .sort((a, b) => b[1] - a[1])
-      .map(
-        ([phase, share]) =>
-          `  ${phase.padEnd(10)} ${(100 * share).toFixed(2)}%${modelPhases.includes(phase) ? '  (model)' : ''}`,
-      ),
-    `load average ${result.loadAverage.map((value) => value.toFixed(1)).join(' → ')} (2 cores)`,
   ];
+  for (const run of result.runs) {
+    const speedup =
+      run === result.runs[0] ? '' : `, ${run.speedup.toFixed(2)}× workers ${result.runs[0].workers}`;
+    lines.push(
+      `workers ${run.workers}: median step ${run.stepSeconds.toFixed(2)} s, ${Math.round(run.tokensPerSecond)} tokens/s${speedup}`,
+      `  outside model compute: ${(100 * run.outsideModelShare).toFixed(2)}% of the step (target < ${100 * result.targetOutsideModelShare}%)`,
+      '  phase shares (median):',
+      ...Object.entries(run.phaseShares)
+        .sort((a, b) => b[1] - a[1])
+        .map(
+          ([phase, share]) =>
+            `    ${phase.padEnd(10)} ${(100 * share).toFixed(2)}%${modelPhases.includes(phase) ? '  (model)' : ''}`,
+        ),
+    );
+  }
+  const one = result.runs.find((run) => run.workers === 1);
+  const two = result.runs.find((run) => run.workers === 2);
+  if (one && two) {
+    const speedup = one.stepSeconds / two.stepSeconds;
+    lines.push(
+      `speed-up of 2 workers over 1: ${speedup.toFixed(2)}× (target ≥ ${result.targetSpeedup}×: ${speedup >= result.targetSpeedup ? 'met' : 'NOT met'})`,
+    );
+  }
+  lines.push(
+    `load average ${result.loadAverage.map((value) => value.toFixed(1)).join(' → ')} (${cpus().length} cores)`,
+  );
   return lines.join('\n');
 }

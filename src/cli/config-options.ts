@@ -29,7 +29,7 @@ export function addConfigOverrideOptions(command: Command): Command {
     .option('--seed <n>', 'override the seed')
     .option(
       '--workers <n|auto>',
-      'override policy.workers: replicas of the embedded policy in worker threads (default 1 = in process)',
+      'override policy.workers: replicas of the embedded policy in worker threads (default auto = one per core; 1 = in process)',
       parseWorkersOption,
     )
     .option(

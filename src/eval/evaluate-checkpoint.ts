@@ -3,7 +3,7 @@
 import { UserError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
-import type { WorkerCount } from '../policy/parallel-options.ts';
+import { defaultWorkers, type WorkerCount } from '../policy/parallel-options.ts';
 import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { heldOutProblems, type MixEntry, validateMix } from '../training/problem-mix.ts';
@@ -14,7 +14,7 @@ export interface EvaluateCheckpointOptions {
   checkpoint: string;
   /** Default: the `tasks` mix of the run the checkpoint belongs to. */
   tasks?: MixEntry[];
-  /** Replicas of the policy in worker threads (default 1 = in process); see policy.workers. */
+  /** Replicas of the policy in worker threads (default auto = one per core; 1 = in process); see policy.workers. */
   workers?: WorkerCount;
   samples: number;
   problemsPerDifficulty: number;
@@ -51,7 +51,10 @@ export async function evaluateCheckpoint(
       `the held-out set of ${JSON.stringify(taskMix)} is empty; choose other tasks or levels`,
     );
   }
-  const backend: PolicyBackend = await loadEmbeddedPolicy(resolved.modelPath, options.workers ?? 1);
+  const backend: PolicyBackend = await loadEmbeddedPolicy(
+    resolved.modelPath,
+    options.workers ?? defaultWorkers,
+  );
   let outcomes: Awaited<ReturnType<typeof sampleAndVerify>>;
   try {
     outcomes = await sampleAndVerify(backend, problems, {

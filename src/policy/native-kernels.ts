@@ -13,7 +13,9 @@
 // stock _FusedMatMul) and fall back to those for what they do not handle: non-float32 dtypes, the prelu
 // activation, a bias that is not a vector of length n.
 //
-// Where the addon is missing or does not load, wasm runs as before and one warning line says why.
+// Where the addon is missing or does not load, wasm runs as before and one warning line says why: one
+// per process, also with N policy worker threads (each replica keeps its line for the main thread, which
+// prints replica 0's; printNativeWarning drops a repeat).
 // Environment: CURRICULA_NATIVE=0 forces wasm; CURRICULA_BLAS_THREADS (default 1) sets OpenBLAS's
 // threads per process (issue 10 measured no gain from two BLAS threads in one process).
 import { existsSync, readFileSync } from 'node:fs';
@@ -84,6 +86,26 @@ let status: NativeKernelStatus = { active: false, reason: 'not initialised', thr
 let enabled = true;
 let nativeCalls = 0;
 let nativeSumCalls = 0;
+let warning: string | undefined;
+let relayWarning = false;
+const printedWarnings = new Set<string>();
+
+/** In a policy replica thread: keep the fallback warning for the main thread instead of printing it. */
+export function relayNativeWarning(): void {
+  relayWarning = true;
+}
+
+/** This thread's fallback warning line (undefined when the addon loaded, is off, or was not tried). */
+export function nativeKernelWarning(): string | undefined {
+  return warning;
+}
+
+/** Prints a fallback warning line on stderr, once per thread (a relayed repeat of it is dropped). */
+export function printNativeWarning(line: string): void {
+  if (printedWarnings.has(line)) return;
+  printedWarnings.add(line);
+  console.warn(line);
+}
 
 /** What the matmul kernels run on: for `bench policy` and logs. */
 export function nativeKernelStatus(): NativeKernelStatus {
@@ -170,7 +192,8 @@ export function openNativeAddon(
       },
     };
   } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    // One line, all of it: Node's ABI-mismatch message puts the reason after its first line break.
+    const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
     return unusable(`the addon does not load (${message})`);
   } finally {
     if (inherited === undefined) delete process.env.OPENBLAS_NUM_THREADS;
@@ -184,7 +207,8 @@ function loadAddon(): void {
   const opened = openNativeAddon(process.env, process.env.CURRICULA_NATIVE_ADDON || nativeAddonPath);
   addon = opened.addon;
   status = opened.status;
-  if (opened.warning) console.warn(opened.warning);
+  warning = opened.warning;
+  if (warning && !relayWarning) printNativeWarning(warning);
 }
 
 /**

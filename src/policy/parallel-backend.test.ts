@@ -2,7 +2,7 @@
 // of the other policy tests. Worker threads take ~1-2 s each to start (tsx + tfjs + wasm), so one N = 2
 // backend is shared by the agreement tests and only a few others are started.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -248,6 +248,19 @@ describe('ParallelEmbeddedBackend determinism and failures', () => {
     expect(backend.liveWorkers).toBe(0);
   });
 
+  it('a worker that runs out of memory fails the call naming it, and closes the backend', async () => {
+    const backend = await start(2, 1, { fault: { worker: 1, method: 'forward', kind: 'oom' } });
+    try {
+      const call = backend.forward(data().map((datum) => datum.tokens));
+      await expect(call).rejects.toThrow(PolicyWorkerError);
+      await expect(call).rejects.toThrow(/^policy worker 1 of 2 crashed: .*out of memory/);
+      await expect(backend.forward([[1, 3, 4]])).rejects.toThrow(/^policy worker 1 of 2 crashed/);
+    } finally {
+      await backend.close();
+    }
+    expect(backend.liveWorkers).toBe(0);
+  });
+
   it('warns, and still works, with more workers than cores', async () => {
     const warnings: string[] = [];
     const cores = (await import('node:os')).availableParallelism();
@@ -269,19 +282,19 @@ describe('ParallelEmbeddedBackend determinism and failures', () => {
     await expect(backend.forward([[1, 3, 4]])).rejects.toThrow('backend is closed');
   });
 
-  it('a process exits after close(), and on SIGINT with live workers', async () => {
+  it('a process exits after close(), and on SIGINT or SIGTERM with live workers, leaving no thread', async () => {
     const script = (close: boolean) => `
       import { ParallelEmbeddedBackend } from ${JSON.stringify(new URL('./parallel-backend.ts', import.meta.url).href)};
       import { stubTokenizer } from ${JSON.stringify(new URL('./test-helpers.ts', import.meta.url).href)};
+      import { readdirSync } from 'node:fs';
       const backend = await ParallelEmbeddedBackend.create(${JSON.stringify(config)}, stubTokenizer(12), 1, {
         workers: 2, tokenizerFactory: ${JSON.stringify(tokenizerFactory)}, onWarning: () => {} });
       await backend.forward([[1, 3, 4], [1, 5, 6]]);
-      console.log('ready');
+      console.log('ready ' + readdirSync('/proc/self/task').length);
       ${close ? 'await backend.close(); console.log("closed");' : 'setInterval(() => {}, 1000);'}
     `;
-    const child = (close: boolean) =>
-      new Promise<{ code: number | null; signal: string | null; output: string; ms: number }>((resolve) => {
-        const started = Date.now();
+    const child = (close: boolean, signal: 'SIGINT' | 'SIGTERM' = 'SIGINT') =>
+      new Promise<{ code: number | null; signal: string | null; output: string; pid: number }>((resolve) => {
         const process = spawn('node', ['--import', 'tsx', '--input-type=module', '-e', script(close)], {
           env: { PATH: globalThis.process.env.PATH ?? '' },
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -289,18 +302,24 @@ describe('ParallelEmbeddedBackend determinism and failures', () => {
         let output = '';
         process.stdout.on('data', (chunk) => {
           output += chunk;
-          if (!close && output.includes('ready')) process.kill('SIGINT');
+          if (!close && output.includes('ready')) process.kill(signal);
         });
         process.stderr.on('data', (chunk) => {
           output += chunk;
         });
-        process.on('exit', (code, signal) => resolve({ code, signal, output, ms: Date.now() - started }));
+        process.on('exit', (code, signal) => resolve({ code, signal, output, pid: process.pid! }));
       });
     const closed = await child(true);
     expect(closed.output).toContain('closed');
     expect(closed.code).toBe(0);
-    const interrupted = await child(false);
-    expect(interrupted.output).toContain('ready');
-    expect(interrupted.signal).toBe('SIGINT');
-  }, 60_000);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const interrupted = await child(false, signal);
+      // The two replicas were live threads of the process when the signal came.
+      const threads = Number(/ready (\d+)/.exec(interrupted.output)?.[1]);
+      expect(threads, interrupted.output).toBeGreaterThan(2);
+      expect(interrupted.signal).toBe(signal);
+      // Reaped, with every thread: nothing of the process is left.
+      expect(existsSync(`/proc/${interrupted.pid}`)).toBe(false);
+    }
+  }, 90_000);
 });

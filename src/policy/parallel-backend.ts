@@ -47,6 +47,7 @@ import {
 } from './embedded-backend.ts';
 import type { ModelConfig } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
+import { printNativeWarning } from './native-kernels.ts';
 import { splitByCost } from './parallel-split.ts';
 import { validateSampleRequest } from './sampler.ts';
 import {
@@ -69,8 +70,11 @@ export interface ParallelBackendOptions extends EmbeddedBackendOptions {
   tokenizerFactory?: TokenizerFactory;
   /** Where the "more workers than cores" warning goes (default: stderr). */
   onWarning?: (message: string) => void;
-  /** Test support: make worker `worker` throw or exit inside `method`. */
-  fault?: { worker: number; method: string; kind: 'throw' | 'exit' };
+  /**
+   * Test support: make worker `worker` throw, exit, or run out of memory (its JS heap then capped at
+   * 256 MB, so that it dies quickly) inside `method`.
+   */
+  fault?: { worker: number; method: string; kind: 'throw' | 'exit' | 'oom' };
 }
 
 const replicaUrl = new URL('./worker-replica.ts', import.meta.url);
@@ -163,6 +167,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
     let backend: ParallelEmbeddedBackend | null = null;
     const links: WorkerLink[] = [];
     for (let index = 0; index < count; index++) {
+      const fault = options.fault?.worker === index ? options.fault : null;
       const init: ReplicaInit = {
         index,
         count,
@@ -170,11 +175,15 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
         maxTokensPerMicroBatch: options.maxTokensPerMicroBatch ?? Math.ceil(defaultTokenBudget / count),
         tokenizer: { ...factory, json },
         model,
-        fault: options.fault?.worker === index ? options.fault : null,
+        fault,
       };
       links.push(
-        new WorkerLink(replicaUrl, init, `policy worker ${index} of ${count}`, (error) =>
-          backend?.onWorkerDeath(error),
+        new WorkerLink(
+          replicaUrl,
+          init,
+          `policy worker ${index} of ${count}`,
+          (error) => backend?.onWorkerDeath(error),
+          fault?.kind === 'oom' ? { maxOldGenerationSizeMb: 256 } : undefined,
         ),
       );
     }
@@ -187,6 +196,9 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
           `policy workers started with different weights (hashes ${hashes.join(', ')})`,
         );
       }
+      // The replicas keep their native-kernel fallback warning (all the same line): print it once.
+      const warning = await links[0].call<string | null>('nativeWarning');
+      if (warning) printNativeWarning(warning);
     } catch (error) {
       await backend.close();
       throw error;

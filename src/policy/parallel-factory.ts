@@ -1,17 +1,18 @@
-// The embedded policy for a `policy.workers` setting: the in-process EmbeddedBackend for 1 worker (no
-// threads: exactly the path that existed before workers), the worker-parallel backend for more.
+// The embedded policy for a `policy.workers` setting (default auto, one per core): the in-process
+// EmbeddedBackend for 1 worker (no threads: exactly the path that existed before workers), the
+// worker-parallel backend for more.
 
 import { EmbeddedBackend, type SerializableTokenizer } from './embedded-backend.ts';
 import type { ModelConfig } from './model.ts';
 import { ParallelEmbeddedBackend } from './parallel-backend.ts';
-import { resolveWorkerCount, type WorkerCount } from './parallel-options.ts';
+import { defaultWorkers, resolveWorkerCount, type WorkerCount } from './parallel-options.ts';
 
 /** A fresh embedded policy: the in-process EmbeddedBackend for 1 worker, the parallel one for more. */
 export async function createEmbeddedPolicy(
   config: ModelConfig,
   tokenizer: SerializableTokenizer,
   seed: number,
-  workers: WorkerCount = 1,
+  workers: WorkerCount = defaultWorkers,
 ): Promise<EmbeddedBackend | ParallelEmbeddedBackend> {
   const count = resolveWorkerCount(workers);
   if (count === 1) return EmbeddedBackend.create(config, tokenizer, seed);
@@ -21,7 +22,7 @@ export async function createEmbeddedPolicy(
 /** Loads a checkpoint: the in-process EmbeddedBackend for 1 worker, the parallel one for more. */
 export async function loadEmbeddedPolicy(
   dir: string,
-  workers: WorkerCount = 1,
+  workers: WorkerCount = defaultWorkers,
 ): Promise<EmbeddedBackend | ParallelEmbeddedBackend> {
   const count = resolveWorkerCount(workers);
   if (count === 1) return EmbeddedBackend.load(dir);

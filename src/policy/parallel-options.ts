@@ -1,7 +1,7 @@
 // `policy.workers` (config) and `--workers` (command line): how many replicas of the embedded policy run
 // in worker threads (parallel-backend.ts). Kept apart from the backend so that parsing a config does not
-// load tfjs. The default is 1 — the in-process backend, exactly as before workers existed; `auto` (one
-// worker per core) is the intended default once the parallel backend has been used more widely.
+// load tfjs. The default is `auto`, one worker per core (os.availableParallelism(), issue 10): on a
+// one-core machine that is 1, the in-process backend; `workers: 1` pins the in-process path anywhere.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
@@ -11,16 +11,19 @@ export const workerCountSchema = z.union([z.literal('auto'), z.number().int().po
 
 export type WorkerCount = z.output<typeof workerCountSchema>;
 
+/** policy.workers when a config has no `policy` block and a command no --workers: one per core. */
+export const defaultWorkers: WorkerCount = 'auto';
+
 /** The `policy` block of the train and pretrain configs. */
 export const policyBlockSchema = z.strictObject({
-  /** Replicas of the embedded policy in worker threads; 1 = in process (no threads). */
-  workers: workerCountSchema.default(1),
+  /** Replicas of the embedded policy in worker threads; 1 = in process (no threads); auto = one per core. */
+  workers: workerCountSchema.default(defaultWorkers),
 });
 
 export type PolicyBlock = z.output<typeof policyBlockSchema>;
 
-/** Resolves 'auto' to one worker per core. */
-export function resolveWorkerCount(workers: WorkerCount): number {
+/** Resolves 'auto' (and a missing setting, defaultWorkers) to one worker per core. */
+export function resolveWorkerCount(workers: WorkerCount = defaultWorkers): number {
   return workers === 'auto' ? availableParallelism() : workers;
 }
 
@@ -32,4 +35,23 @@ export function parseWorkersOption(value: string): WorkerCount {
     throw new UserError(`--workers must be a positive integer or 'auto', got '${value}'`);
   }
   return number;
+}
+
+/**
+ * `--workers <list>` of `bench policy`: comma-separated positive counts or 'auto' (resolved here),
+ * duplicates dropped, in the order given; a bad entry is a UserError naming the option (exit 2).
+ */
+export function parseWorkersList(list: string): number[] {
+  const parts = list.split(',').map((part) => part.trim());
+  const counts = parts.map((part) => {
+    if (part === 'auto') return availableParallelism();
+    const number = Number(part);
+    if (part === '' || !Number.isInteger(number) || number < 1) {
+      throw new UserError(
+        `--workers must be a comma-separated list of positive integers or 'auto', got '${list}'`,
+      );
+    }
+    return number;
+  });
+  return [...new Set(counts)];
 }

@@ -1,7 +1,9 @@
 // The worker-parallel backend through the product's own wiring: an RL config with policy.workers: 2 goes
 // through buildContext (setup.ts) to two replicas, and two runs of real RL steps (sampling, verifier
 // reward, GRPO, PPO update) with the same seed give bit-identical metrics and weights. policy.workers: 1
-// (and no policy block) keeps the in-process backend: no worker threads at all.
+// keeps the in-process backend: no worker threads at all. No policy block (or an empty one) is the
+// default, auto: one replica per core (the in-process backend on a one-core machine).
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../core/config.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
@@ -10,7 +12,7 @@ import { rlStep } from '../training/rl/step.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { ParallelEmbeddedBackend } from './parallel-backend.ts';
 
-function config(policy?: { workers: number | 'auto' }) {
+function config(policy?: { workers?: number | 'auto' }) {
   return parseConfig(
     rlConfigSchema,
     {
@@ -49,15 +51,27 @@ async function twoSteps(workers: number) {
 }
 
 describe('policy.workers in an RL run', () => {
-  it('workers 1 (or no policy block) is the in-process backend', async () => {
-    for (const policy of [undefined, { workers: 1 }]) {
-      const ctx = await buildContext(config(policy));
-      expect(ctx.policy).toBeInstanceOf(EmbeddedBackend);
-      expect(ctx.policy.close).toBeUndefined();
-    }
+  it('workers 1 is the in-process backend', async () => {
+    const ctx = await buildContext(config({ workers: 1 }));
+    expect(ctx.policy).toBeInstanceOf(EmbeddedBackend);
+    expect(ctx.policy.close).toBeUndefined();
     expect(() => config({ workers: 0 })).toThrow(/policy\.workers/);
     expect(config({ workers: 'auto' }).policy).toEqual({ workers: 'auto' });
   });
+
+  it('the default (no policy block, or one without workers) is auto: one replica per core', async () => {
+    expect(config({}).policy).toEqual({ workers: 'auto' });
+    const cores = availableParallelism();
+    for (const policy of [undefined, {}]) {
+      const ctx = await buildContext(config(policy));
+      try {
+        if (cores === 1) expect(ctx.policy).toBeInstanceOf(EmbeddedBackend);
+        else expect((ctx.policy as ParallelEmbeddedBackend).workers).toBe(cores);
+      } finally {
+        await ctx.policy.close?.();
+      }
+    }
+  }, 120_000);
 
   it('two RL runs with 2 workers and the same seed are bit-identical', async () => {
     const first = await twoSteps(2);

@@ -6,7 +6,12 @@
 //   later one, with PolicyWorkerError naming it; the owner (parallel-backend.ts) then closes the others.
 // Like WorkerPool, the thread is unref'd while idle, so a backend nobody closed does not keep the process
 // alive, and ref'd while a call is pending. The TypeScript entry is started through tsx's bootstrap.
-import { type Worker as NodeWorker, type TransferListItem, Worker } from 'node:worker_threads';
+import {
+  type Worker as NodeWorker,
+  type ResourceLimits,
+  type TransferListItem,
+  Worker,
+} from 'node:worker_threads';
 import { CheckpointError, ConfigError, CurriculaError, DataError, UserError } from '../core/errors.ts';
 import { tsxBootstrap } from '../core/worker-pool.ts';
 import type { SerializableTokenizer } from './embedded-backend.ts';
@@ -70,9 +75,10 @@ export class WorkerLink {
     workerData: unknown,
     label: string,
     private readonly onDeath: (error: PolicyWorkerError) => void,
+    resourceLimits?: ResourceLimits,
   ) {
     this.label = label;
-    this.worker = new Worker(tsxBootstrap(url), { eval: true, workerData, execArgv: [] });
+    this.worker = new Worker(tsxBootstrap(url), { eval: true, workerData, execArgv: [], resourceLimits });
     let markReady: () => void = () => undefined;
     let failStart: (error: Error) => void = () => undefined;
     this.ready = new Promise<void>((resolve, reject) => {

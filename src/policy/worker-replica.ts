@@ -10,6 +10,7 @@ import type { Datum, LossKind, OptimOptions, SampleOptions } from '../core/polic
 import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import type { ModelConfig } from './model.ts';
+import { nativeKernelWarning, relayNativeWarning } from './native-kernels.ts';
 import type { AdamState } from './optimizer.ts';
 import type { RuntimeBackend } from './runtime.ts';
 import { tf } from './runtime.ts';
@@ -37,7 +38,7 @@ export interface ReplicaInit {
         optimizer: AdamState | null;
       };
   /** Test support: make this replica fail inside `method`, by throwing or by exiting the thread. */
-  fault?: { method: string; kind: 'throw' | 'exit' } | null;
+  fault?: { method: string; kind: 'throw' | 'exit' | 'oom' } | null;
 }
 
 /** Gradients by parameter name, as parallel arrays so the buffers can be transferred. */
@@ -108,6 +109,8 @@ function methods(backend: EmbeddedBackend) {
     weightHash: () => weightHash(backend),
     save: (dir: string) => backend.save(dir),
     parameterValues: () => backend.model.parameterValues(),
+    /** The native-kernel fallback warning this replica kept for the main thread, or null. */
+    nativeWarning: () => nativeKernelWarning() ?? null,
   };
 }
 
@@ -115,6 +118,8 @@ async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('worker-replica.ts must run in a worker thread');
   const init = workerData as ReplicaInit;
+  // N replicas would print N copies of the native-kernel fallback warning: the main thread prints one.
+  relayNativeWarning();
   const backend = await build(init);
   const table = methods(backend) as Record<string, (...args: unknown[]) => unknown>;
   // Calls run strictly one after another, in arrival order.
@@ -127,6 +132,11 @@ async function main(): Promise<void> {
       try {
         if (init.fault?.method === request.method) {
           if (init.fault.kind === 'exit') process.exit(3);
+          if (init.fault.kind === 'oom') {
+            // Grows the JS heap until the worker's resource limit ends the thread.
+            const hoard: number[][] = [];
+            for (;;) hoard.push(new Array(1 << 20).fill(hoard.length));
+          }
           throw new Error(`injected fault in ${request.method}`);
         }
         const run = table[request.method];

@@ -30,7 +30,7 @@ export interface DemoOptions extends TrainHooks {
   seed?: number;
   /** Override the number of RL steps. */
   steps?: number;
-  /** policy.workers of both stages (default: the example configs', i.e. 1 = in process). */
+  /** policy.workers of both stages (default: the example configs', i.e. auto = one per core). */
   workers?: WorkerCount;
   overwrite?: boolean;
   /** Told what is removed when `overwrite` replaces an existing run. */

@@ -7,6 +7,7 @@ import { Rng } from '../core/rng.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
 import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
+import { defaultWorkers } from '../policy/parallel-options.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
 import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
 import { runDirectory } from '../runs/run-name.ts';
@@ -76,7 +77,7 @@ export async function pretrain(
   try {
     let step = 0;
     let rng = new Rng(config.seed);
-    const workers = config.policy?.workers ?? 1;
+    const workers = config.policy?.workers ?? defaultWorkers;
     let backend: PolicyBackend;
     let bestScore = Number.NEGATIVE_INFINITY;
     const latest = options.resume ? readCheckpoint(store.checkpointsDir) : null;

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-configs.ts';
 import { parseThreadList } from '../../bench/torch-sweep.ts';
 import { UserError } from '../../core/errors.ts';
-import { parseWorkersOption } from '../../policy/parallel-options.ts';
+import { parseWorkersList } from '../../policy/parallel-options.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
 
 function describeConfigs(): string {
@@ -21,10 +21,15 @@ function registerPolicyBench(bench: Command): void {
     .command('policy')
     .description(
       'embedded policy throughput: training step (forward + backward + Adam) and KV-cached sampling ' +
-        'tokens/s (medians), peak RSS, and the same two in PyTorch when torch is installed, swept over torch × ' +
+        'tokens/s (medians) for each --workers count, peak RSS, and the same two in PyTorch when torch is installed, swept over torch × ' +
         'OpenBLAS threads with ratios against the best cell; --roofline adds peak and achieved GFLOP/s per phase',
     )
     .option('--configs <list>', `comma-separated model sizes: ${describeConfigs()}`, 'small,base')
+    .option(
+      '--workers <list>',
+      "comma-separated worker counts to measure (policy.workers: 1 = in process, N ≥ 2 = N worker threads, 'auto' = one per core)",
+      '1',
+    )
     .option(
       '--repeats <n>',
       'timed repetitions per measurement (median reported)',
@@ -59,12 +64,14 @@ function registerPolicyBench(bench: Command): void {
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
     .action(async (options) => {
       const configs = parseBenchConfigs(options.configs);
+      const workers = parseWorkersList(options.workers);
       const torchThreads = parseThreadList(options.torchThreads, '--torch-threads');
       const blasThreads = parseThreadList(options.blasThreads, '--blas-threads');
       const { runPolicyBench } = await import('../../bench/policy-bench.ts');
       const { formatPolicyBench } = await import('../../bench/format-policy-bench.ts');
       const result = await runPolicyBench({
         configs,
+        workers,
         repeats: options.repeats,
         warmup: options.warmup,
         trainBatch: options.trainBatch,
@@ -93,16 +100,16 @@ function registerTrainBench(bench: Command): void {
     .option('--pool-size <n>', 'problems in the selector pool', positiveInteger('--pool-size'), 2000)
     .option('--selector <name>', 'task selector', 'uniform')
     .option(
-      '--workers <n|auto>',
-      'policy.workers: replicas of the policy in worker threads (default 1 = in process)',
-      parseWorkersOption,
-      1,
+      '--workers <list>',
+      "comma-separated policy.workers counts, measured side by side with alternating steps (e.g. 1,2: the speed-up of 2 workers); 'auto' = one per core, 1 = in process",
+      'auto',
     )
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
     .action(async (options) => {
       if (!['tiny', 'small', 'base'].includes(options.preset)) {
         throw new UserError(`unknown --preset '${options.preset}'; known: tiny, small, base`);
       }
+      const workers = parseWorkersList(options.workers);
       const { formatTrainBench, runTrainBench } = await import('../../bench/train-bench.ts');
       const result = await runTrainBench({
         preset: options.preset,
@@ -112,7 +119,7 @@ function registerTrainBench(bench: Command): void {
         groupSize: options.groupSize,
         poolSize: options.poolSize,
         selector: options.selector,
-        workers: options.workers,
+        workers,
         onProgress: (line) => console.error(line),
       });
       console.log(options.json ? JSON.stringify(result, null, 2) : formatTrainBench(result));

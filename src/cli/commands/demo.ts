@@ -20,7 +20,7 @@ export function register(program: Command): void {
     )
     .option(
       '--workers <n|auto>',
-      'policy.workers for both stages: replicas of the policy in worker threads (default 1 = in process)',
+      'policy.workers for both stages: replicas of the policy in worker threads (default auto = one per core; 1 = in process)',
       parseWorkersOption,
     )
     .option('--json', 'print {runDir, before, after, wallSeconds, ...} as JSON on stdout')

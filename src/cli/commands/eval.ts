@@ -30,7 +30,7 @@ export function register(program: Command): void {
     .option('--seed <n>', 'seed of the held-out set and of sampling (default: the run seed)', Number.parseInt)
     .option(
       '--workers <n|auto>',
-      'replicas of the policy in worker threads (default 1 = in process); sampling splits prompts across them',
+      'replicas of the policy in worker threads (default auto = one per core; 1 = in process); sampling splits prompts across them',
       parseWorkersOption,
     )
     .option('--json', 'print the result as JSON on stdout')

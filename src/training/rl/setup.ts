@@ -11,6 +11,7 @@ import { Rng } from '../../core/rng.ts';
 import { selectors } from '../../curricula/index.ts';
 import { guidances } from '../../guidance/index.ts';
 import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
+import { defaultWorkers } from '../../policy/parallel-options.ts';
 import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
@@ -58,8 +59,9 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
   const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
-  // policy.workers > 1: the policy and the reference run in worker threads (parallel-backend.ts).
-  const workers = config.policy?.workers ?? 1;
+  // policy.workers > 1 (default auto: one per core): the policy and the reference run in worker threads
+  // (parallel-backend.ts).
+  const workers = config.policy?.workers ?? defaultWorkers;
   const policy = modelPath
     ? await loadEmbeddedPolicy(modelPath, workers)
     : initPath
@@ -124,6 +126,6 @@ async function createFresh(config: RlConfig): Promise<PolicyBackend> {
     { ...shape, vocabSize: tokenizer.vocabSize },
     tokenizer,
     config.seed,
-    config.policy?.workers ?? 1,
+    config.policy?.workers ?? defaultWorkers,
   );
 }

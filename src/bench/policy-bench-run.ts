@@ -1,0 +1,162 @@
+// One worker count of `curricula bench policy`: the embedded policy with N replicas (N = 1: the
+// in-process EmbeddedBackend; N ≥ 2: the worker-parallel backend, parallel-backend.ts), measured on the
+// same data for every N:
+// - a full training step: forwardBackward('cross_entropy') + optimStep (Adam, lr 1e-3, no weight decay,
+//   no clipping) on B full-context sequences; tokens/s = B·T / step. With N workers the sequences are
+//   split across the replicas and the gradients summed, exactly as in training;
+// - KV-cached sampling through PolicyBackend.sample of 8 prompts × n rows, temperature 1, from an
+//   8-token prompt to the full context (EOS disabled, bench-tokenizer.ts); tokens/s = generated tokens /
+//   wall time, prefill included. With N workers the prompts are split across the replicas;
+// - with --roofline, the forward pass alone as well, for the per-phase achieved GFLOP/s.
+import type { Datum, PolicyBackend } from '../core/policy.ts';
+import type { Rng } from '../core/rng.ts';
+import { EmbeddedBackend } from '../policy/embedded-backend.ts';
+import type { ModelConfig } from '../policy/model-config.ts';
+import { ParallelEmbeddedBackend } from '../policy/parallel-backend.ts';
+import { fmt, type Measurement, measurement, timeRuns } from './bench-timing.ts';
+import { benchTokenizer, noEosTokenizerFactory } from './bench-tokenizer.ts';
+import { samplingFlops, trainStepFlops } from './flops.ts';
+import { median } from './median.ts';
+import { type Phase, rooflinePhases } from './roofline.ts';
+
+export interface WorkersRunOptions {
+  repeats: number;
+  warmup: number;
+  trainBatch: number;
+  /** Rows decoded together (8 prompts × n). */
+  sampleBatch: number;
+  /** Also time the forward pass and return the phases' FLOPs and times. */
+  roofline: boolean;
+  /** Where the parallel backend's warnings go (more workers than cores). */
+  onWarning?: (message: string) => void;
+}
+
+/** The measurements of one worker count (before the ratios to PyTorch). */
+export interface WorkersRun {
+  workers: number;
+  train: Measurement & { batch: number };
+  sample: Measurement & { batch: number; promptLength: number };
+  /** Analytic FLOPs and median times of each phase (--roofline), or null. */
+  phases: { phase: Phase; flops: number; medianMs: number }[] | null;
+}
+
+export const samplePromptLength = 8;
+export const samplePromptCount = 8;
+
+/** B random sequences of T tokens, every prediction weighted 1. */
+export function trainingData(config: ModelConfig, batch: number, rng: Rng): Datum[] {
+  return Array.from({ length: batch }, () => ({
+    tokens: Array.from({ length: config.contextLength }, () => rng.int(0, config.vocabSize - 1)),
+    weights: new Array(config.contextLength - 1).fill(1),
+  }));
+}
+
+/** 8 prompts of 8 tokens (BOS first) from `rng`. */
+export function samplingPrompts(config: ModelConfig, rng: Rng, bos: number): number[][] {
+  return Array.from({ length: samplePromptCount }, () => [
+    bos,
+    ...Array.from({ length: samplePromptLength - 1 }, () => rng.int(3, config.vocabSize - 1)),
+  ]);
+}
+
+async function createBackend(
+  config: ModelConfig,
+  workers: number,
+  onWarning?: (message: string) => void,
+): Promise<EmbeddedBackend | ParallelEmbeddedBackend> {
+  const tokenizer = benchTokenizer(config.vocabSize);
+  if (workers === 1) return EmbeddedBackend.create(config, tokenizer, 1);
+  return ParallelEmbeddedBackend.create(config, tokenizer, 1, {
+    workers,
+    tokenizerFactory: noEosTokenizerFactory,
+    onWarning,
+  });
+}
+
+/** Measures the training step and sampling (and the forward pass, --roofline) with `workers` replicas. */
+export async function measureWorkers(
+  label: string,
+  config: ModelConfig,
+  workers: number,
+  input: { data: Datum[]; prompts: number[][] },
+  options: WorkersRunOptions,
+  progress: (line: string) => void,
+): Promise<WorkersRun> {
+  const backend: PolicyBackend & { close?: () => Promise<void>; dispose?: () => void } = await createBackend(
+    config,
+    workers,
+    options.onWarning,
+  );
+  const name = `${label}, ${workers} worker${workers === 1 ? '' : 's'}`;
+  try {
+    // The two halves of each step are timed too, for the roofline (the last `repeats` are the timed runs).
+    const forwardBackwardMs: number[] = [];
+    const optimizerMs: number[] = [];
+    const trainRuns = await timeRuns(options.warmup, options.repeats, async () => {
+      const start = performance.now();
+      await backend.forwardBackward(input.data, 'cross_entropy');
+      const middle = performance.now();
+      await backend.optimStep({ learningRate: 1e-3, weightDecay: 0, gradClip: 0 });
+      forwardBackwardMs.push(middle - start);
+      optimizerMs.push(performance.now() - middle);
+    });
+    const train = {
+      ...measurement(options.trainBatch * config.contextLength, trainRuns),
+      batch: options.trainBatch,
+    };
+    progress(
+      `${name}: train step  ${fmt(train.tokensPerSecond)} tokens/s (median ${fmt(train.medianMs)} ms; ${fmt(train.tokensPerCpuSecond)} per CPU-second)`,
+    );
+
+    const n = Math.max(1, Math.round(options.sampleBatch / samplePromptCount));
+    let seed = 0;
+    let generated = 0;
+    const sampleRuns = await timeRuns(options.warmup, options.repeats, async () => {
+      const result = await backend.sample(input.prompts, {
+        n,
+        temperature: 1,
+        topP: 1,
+        maxTokens: config.contextLength,
+        seed: seed++,
+      });
+      generated = result.flat().reduce((total, sample) => total + sample.tokens.length, 0);
+    });
+    const sample = {
+      ...measurement(generated, sampleRuns),
+      batch: samplePromptCount * n,
+      promptLength: samplePromptLength,
+    };
+    progress(
+      `${name}: sampling    ${fmt(sample.tokensPerSecond)} tokens/s (batch ${sample.batch}; ${fmt(sample.tokensPerCpuSecond)} per CPU-second)`,
+    );
+
+    let phases: WorkersRun['phases'] = null;
+    if (options.roofline) {
+      const sequences = input.data.map((datum) => datum.tokens);
+      const forwardRuns = await timeRuns(options.warmup, options.repeats, () => backend.forward(sequences));
+      phases = rooflinePhases(
+        trainStepFlops(config, options.trainBatch, config.contextLength),
+        {
+          forward: median(forwardRuns.runsMs),
+          forwardBackward: median(forwardBackwardMs.slice(-options.repeats)),
+          optimizer: median(optimizerMs.slice(-options.repeats)),
+        },
+        train.medianMs,
+        {
+          flops: samplingFlops(
+            config,
+            samplePromptCount,
+            samplePromptLength,
+            sample.batch,
+            generated / sample.batch,
+          ),
+          medianMs: sample.medianMs,
+        },
+      );
+    }
+    return { workers, train, sample, phases };
+  } finally {
+    backend.dispose?.();
+    await backend.close?.();
+  }
+}
