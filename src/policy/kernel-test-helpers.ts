@@ -1,5 +1,5 @@
-// Test support for the kernel tests (runtime.test.ts, native-kernels.test.ts): seeded random data and one
-// tiny-model computation whose logits and parameter gradients two kernel paths must agree on.
+// Test support for the kernel tests (runtime, native-kernels, native-elementwise, native-fused, sampler-native):
+// seeded random data, the relative error the comparisons use, and one tiny-model computation whose logits and parameter gradients two kernel paths must agree on.
 import { Rng } from '../core/rng.ts';
 import { forwardLogits, TransformerModel } from './model.ts';
 import { tf } from './runtime.ts';
@@ -8,6 +8,33 @@ import { tf } from './runtime.ts';
 export function randomArray(size: number, seed: number): Float32Array {
   const rng = new Rng(seed);
   return Float32Array.from({ length: size }, () => rng.normal());
+}
+
+/** A float32 tensor of `shape` holding randomArray's values, each passed through `map`. */
+export function randomTensor(
+  shape: number[],
+  seed: number,
+  map: (value: number) => number = (v) => v,
+): tf.Tensor {
+  return tf.tensor(
+    randomArray(
+      shape.reduce((p, n) => p * n, 1),
+      seed,
+    ).map(map),
+    shape,
+  );
+}
+
+/** max |x − y| / max |y|: the error relative to the reference's scale (the absolute error if y is all 0). */
+export function relativeError(x: ArrayLike<number>, y: ArrayLike<number>): number {
+  if (x.length !== y.length) throw new Error(`length ${x.length} vs ${y.length}`);
+  let difference = 0;
+  let scale = 0;
+  for (let i = 0; i < x.length; i++) {
+    difference = Math.max(difference, Math.abs(x[i] - y[i]));
+    scale = Math.max(scale, Math.abs(y[i]));
+  }
+  return scale === 0 ? difference : difference / scale;
 }
 
 /**

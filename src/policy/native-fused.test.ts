@@ -5,7 +5,12 @@
 // reason, where the addon is not built.
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
-import { randomArray, tinyModelLogitsAndGradients } from './kernel-test-helpers.ts';
+import {
+  randomArray,
+  randomTensor,
+  relativeError,
+  tinyModelLogitsAndGradients,
+} from './kernel-test-helpers.ts';
 import { attend, causalMask, gelu, layerNorm } from './layers.ts';
 import { nativeFusedActive, nativeFusedCounts, setNativeFused } from './native-fused.ts';
 import {
@@ -20,29 +25,6 @@ import { initRuntime, tf } from './runtime.ts';
 await initRuntime('wasm');
 const available = nativeKernelsAvailable();
 const skipReason = available ? '' : ` (skipped: ${nativeKernelStatus().reason})`;
-
-function randomTensor(shape: number[], seed: number, scale = 1): tf.Tensor {
-  const values = randomArray(
-    shape.reduce((p, n) => p * n, 1),
-    seed,
-  );
-  return tf.tensor(
-    values.map((x) => x * scale),
-    shape,
-  );
-}
-
-/** max |x − y| / max |y|. */
-function relativeError(x: ArrayLike<number>, y: ArrayLike<number>): number {
-  if (x.length !== y.length) throw new Error(`length ${x.length} vs ${y.length}`);
-  let difference = 0;
-  let scale = 0;
-  for (let i = 0; i < x.length; i++) {
-    difference = Math.max(difference, Math.abs(x[i] - y[i]));
-    scale = Math.max(scale, Math.abs(y[i]));
-  }
-  return scale === 0 ? difference : difference / scale;
-}
 
 type Counts = ReturnType<typeof nativeFusedCounts>;
 
@@ -148,7 +130,7 @@ describe.skipIf(!available)(`fused native kernels${skipReason}`, () => {
   });
 
   it('LayerNorm: values and gradients (x, weight, bias) like the tfjs composition, width 37', () => {
-    const inputs = [randomTensor([3, 5, 37], 1, 3), randomTensor([37], 2), randomTensor([37], 3)];
+    const inputs = [randomTensor([3, 5, 37], 1, (v) => 3 * v), randomTensor([37], 2), randomTensor([37], 3)];
     inputs[0] = tf.add(inputs[0], 1.5); // a non-zero mean
     const [native, reference, calls] = onBothPaths(() => valueAndGradients(layerNorm, inputs, 4));
     expect(calls.layerNorm).toBe(2); // the value, then the forward of tf.grads
@@ -157,7 +139,7 @@ describe.skipIf(!available)(`fused native kernels${skipReason}`, () => {
   });
 
   it('GELU: value and gradient like the tfjs composition, width 45', () => {
-    const x = randomTensor([7, 45], 5, 2);
+    const x = randomTensor([7, 45], 5, (v) => 2 * v);
     const [native, reference, calls] = onBothPaths(() => valueAndGradients(gelu, [x], 6));
     expect(calls.gelu).toBe(2);
     expect(calls.geluGrad).toBe(1);
@@ -165,7 +147,7 @@ describe.skipIf(!available)(`fused native kernels${skipReason}`, () => {
   });
 
   it('masked attention softmax: values and q/k/v gradients like tf.add + tf.softmax, T = 9, hd = 5', () => {
-    const inputs = [1, 2, 3].map((seed) => randomTensor([2, 3, 9, 5], seed, 2));
+    const inputs = [1, 2, 3].map((seed) => randomTensor([2, 3, 9, 5], seed, (v) => 2 * v));
     const [native, reference, calls] = onBothPaths(() => valueAndGradients(attendMasked, inputs, 7));
     expect(calls.maskedSoftmax).toBe(2);
     expect(calls.softmaxGrad).toBe(1);
@@ -252,7 +234,7 @@ describe.skipIf(!available)(`fused native kernels${skipReason}`, () => {
       const norms: number[] = [];
       for (let step = 0; step < steps; step++) {
         const grads = new Map([
-          ['w', randomTensor([5, 7], 30 + step, 4)],
+          ['w', randomTensor([5, 7], 30 + step, (v) => 4 * v)],
           ['b', randomTensor([7], 40 + step)],
         ]);
         norms.push(optimizer.apply(params, grads, options).gradNorm);

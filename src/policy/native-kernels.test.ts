@@ -5,7 +5,12 @@
 // the addon is not built (loading it: native-addon.test.ts; the elementwise kernels: native-elementwise.test.ts).
 import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
-import { randomArray, tinyModelLogitsAndGradients } from './kernel-test-helpers.ts';
+import {
+  randomArray,
+  randomTensor,
+  relativeError,
+  tinyModelLogitsAndGradients,
+} from './kernel-test-helpers.ts';
 import {
   nativeAddonPath,
   nativeKernelStatus,
@@ -20,28 +25,6 @@ const inheritedOpenblasThreads = process.env.OPENBLAS_NUM_THREADS;
 await initRuntime('wasm');
 const available = nativeKernelsAvailable();
 const skipReason = available ? '' : ` (skipped: ${nativeKernelStatus().reason})`;
-
-function randomTensor(shape: number[], seed: number): tf.Tensor {
-  return tf.tensor(
-    randomArray(
-      shape.reduce((p, n) => p * n, 1),
-      seed,
-    ),
-    shape,
-  );
-}
-
-/** max |x − y| / max |y|: the error relative to the reference's scale. */
-function relativeError(x: ArrayLike<number>, y: ArrayLike<number>): number {
-  if (x.length !== y.length) throw new Error(`length ${x.length} vs ${y.length}`);
-  let difference = 0;
-  let scale = 0;
-  for (let i = 0; i < x.length; i++) {
-    difference = Math.max(difference, Math.abs(x[i] - y[i]));
-    scale = Math.max(scale, Math.abs(y[i]));
-  }
-  return scale === 0 ? difference : difference / scale;
-}
 
 /** Runs `compute` with the native kernels, then with the wasm ones: [native, wasm, native calls]. */
 function onBothPaths(compute: () => Float32Array[]): [Float32Array[], Float32Array[], number] {

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
+import { relativeError } from './kernel-test-helpers.ts';
 import { parameterSpecs, TransformerModel } from './model.ts';
 import type { ModelConfig } from './model-config.ts';
 import {
@@ -51,18 +52,6 @@ function randomModel(seed: number, modelConfig = config): TransformerModel {
     );
   }
   return new TransformerModel(modelConfig, values);
-}
-
-/** max |x − y| / max |y|. */
-function relativeError(x: ArrayLike<number>, y: ArrayLike<number>): number {
-  if (x.length !== y.length) throw new Error(`length ${x.length} vs ${y.length}`);
-  let difference = 0;
-  let scale = 0;
-  for (let i = 0; i < x.length; i++) {
-    difference = Math.max(difference, Math.abs(x[i] - y[i]));
-    scale = Math.max(scale, Math.abs(y[i]));
-  }
-  return scale === 0 ? difference : difference / scale;
 }
 
 const promptTexts = ['ab', 'hg fed;cba', 'a;b;c;d;e;f;g;h;ab']; // with BOS: 3, 11, 19 tokens
