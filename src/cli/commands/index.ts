@@ -7,6 +7,7 @@ import { register as registerEval } from './eval.ts';
 import { register as registerPretrain } from './pretrain.ts';
 import { register as registerReport } from './report.ts';
 import { register as registerReward } from './reward.ts';
+import { register as registerServe } from './serve.ts';
 import { register as registerSimulate } from './simulate.ts';
 import { register as registerTrain } from './train.ts';
 
@@ -21,5 +22,6 @@ export const commands: RegisterCommand[] = [
   registerCompare,
   registerReward,
   registerSimulate,
+  registerServe,
   registerBench,
 ];

@@ -1,0 +1,77 @@
+// `curricula serve --checkpoint <dir> [--openai] [--tinker]`: the embedded model over HTTP (src/server).
+// Loopback by default; a non-loopback --host needs an API key (refused otherwise: an unauthenticated
+// trainer on the network lets anyone change the weights). The first stdout line is
+// `listening on http://HOST:PORT` (with --port 0 the OS picks the port; scripts read it there).
+import { mkdtempSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { UserError } from '../../core/errors.ts';
+import { parseWorkersOption } from '../../policy/parallel-options.ts';
+import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
+
+const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description(
+      'serve an embedded checkpoint over HTTP: OpenAI-compatible sampling (--openai) and Tinker-compatible training (--tinker)',
+    )
+    .requiredOption('--checkpoint <dir>', 'run directory (uses its best checkpoint), checkpoint or model directory')
+    .option('--openai', 'expose the OpenAI-compatible API under /v1')
+    .option('--tinker', 'expose the Tinker-compatible training API under /api/v1')
+    .option('--host <host>', 'interface to listen on (non-loopback needs --api-key)', '127.0.0.1')
+    .option('--port <n>', 'TCP port (0 = any free port)', nonNegativeInteger('--port'), 8000)
+    .option(
+      '--api-key <key>',
+      'require this key (Authorization: Bearer or X-API-Key) on every request; default $CURRICULA_API_KEY',
+    )
+    .option('--body-limit <bytes>', 'largest request body in bytes', positiveInteger('--body-limit'), 64 * 1024 * 1024)
+    .option('--model-name <name>', "the served model's id (default: the checkpoint directory's name)")
+    .option('--state-dir <dir>', 'where saved weights go (default: a new directory under the system temp dir)')
+    .option('--workers <n|auto>', 'replicas of each served policy in worker threads (default 1 = in process)', parseWorkersOption, 1)
+    .action(async (options) => {
+      const chosen = (['openai', 'tinker'] as const).filter((name) => options[name]);
+      if (chosen.length === 0) throw new UserError('serve: choose --openai, --tinker or both');
+      const apiKey: string | undefined = options.apiKey ?? process.env.CURRICULA_API_KEY ?? undefined;
+      const host: string = options.host;
+      if (!loopbackHosts.has(host) && !apiKey) {
+        throw new UserError(
+          `serve: --host ${host} is not loopback; set --api-key (or CURRICULA_API_KEY) so that strangers cannot drive the model`,
+        );
+      }
+      if (host !== 'localhost' && isIP(host) === 0) throw new UserError(`serve: --host must be an IP address or localhost, got '${host}'`);
+      const { resolveCheckpoint } = await import('../../runs/resolve-checkpoint.ts');
+      const { loadEmbeddedPolicy } = await import('../../policy/parallel-factory.ts');
+      const { buildServer } = await import('../../server/app.ts');
+      const { modelPath } = resolveCheckpoint(options.checkpoint);
+      const stateDir = options.stateDir
+        ? resolve(options.stateDir)
+        : mkdtempSync(join(tmpdir(), 'curricula-serve-'));
+      const app = await buildServer({
+        protocols: [...chosen],
+        apiKey,
+        bodyLimit: options.bodyLimit,
+        context: {
+          checkpoint: modelPath,
+          modelName: options.modelName ?? basename(resolve(options.checkpoint)),
+          loadPolicy: () => loadEmbeddedPolicy(modelPath, options.workers),
+          stateDir,
+        },
+      });
+      const address = await app.listen({ host, port: options.port });
+      console.log(`listening on ${address}`);
+      console.error(`serving ${modelPath} (${chosen.join(', ')}); state in ${stateDir}`);
+      await new Promise<void>((done) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void app.close().then(done, done);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

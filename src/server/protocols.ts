@@ -1,0 +1,26 @@
+// The protocols `curricula serve` can expose, by name: each registers its routes on the shared server
+// (app.ts) and serves the embedded model through the PolicyBackend contract.
+import type { FastifyInstance } from 'fastify';
+import type { PolicyBackend } from '../core/policy.ts';
+import { Registry } from '../core/registry.ts';
+import { registerOpenAi } from './openai/index.ts';
+import { registerTinker } from './tinker/index.ts';
+
+export interface ProtocolContext {
+  /** The checkpoint directory being served (its name is the served model's id). */
+  checkpoint: string;
+  /** The name clients use for the served model (default: the checkpoint directory's base name). */
+  modelName: string;
+  /** Loads a fresh policy from the checkpoint (each call its own copy of the weights). */
+  loadPolicy(): Promise<PolicyBackend>;
+  /** Where the server may write (saved weights, sampler checkpoints); never outside it. */
+  stateDir: string;
+}
+
+export type RegisterProtocol = (app: FastifyInstance, context: ProtocolContext) => Promise<void>;
+
+export const protocols = new Registry<RegisterProtocol>('serve protocol')
+  .register('openai', registerOpenAi)
+  .register('tinker', registerTinker);
+
+export type ProtocolName = 'openai' | 'tinker';
