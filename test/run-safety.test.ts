@@ -3,6 +3,7 @@
 // resume of the other command's run and options a resume would ignore are each one clear line, exit 2,
 // with everything on disk left as it was; --steps on a resume extends the run.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStore, readJsonlLines } from '../src/runs/run-store.ts';
@@ -194,4 +195,48 @@ describe('run safety', () => {
     expect(readdirSync(runs).sort()).toEqual(['cold', 'notes', 'rl']);
     expect(existsSync(join(root, 'precious.txt'))).toBe(true);
   });
+
+  it('stores policy.workers auto as the count it ran with, and a resume with the same --config matches it', () => {
+    const config = (name: string, extra: object) =>
+      writeYaml(root, `${name}.yaml`, { name, runsDir: runs, ...extra });
+    const autoPretrain = config('auto-cold', {
+      model: { preset: 'tiny' },
+      tasks,
+      train: { steps: 1, batchSize: 4, learningRate: 0.003 },
+      eval: { every: 0, problemsPerDifficulty: 2 },
+    });
+    const autoTrain = config('auto-rl', {
+      init: { checkpoint: join(runs, 'cold') },
+      tasks,
+      poolSize: 8,
+      rollout: { groupSize: 2, maxTokens: 8 },
+      train: { steps: 1, batchSize: 2, learningRate: 0.001 },
+      eval: { every: 0, problemsPerDifficulty: 2 },
+    });
+    const cores = availableParallelism();
+    for (const [command, file, dir] of [
+      ['pretrain', autoPretrain, 'auto-cold'],
+      ['train', autoTrain, 'auto-rl'],
+    ] as const) {
+      const extra = command === 'train' ? ['--no-report'] : [];
+      expect(runCli([command, '--config', file, '--quiet', ...extra]).status).toBe(0);
+      const stored = JSON.parse(readFileSync(join(runs, dir, 'config.json'), 'utf8'));
+      expect(stored.policy).toEqual({ workers: cores });
+      // The config file still says auto (no policy block): a resume with it is the same config.
+      const resumed = runCli([
+        command,
+        '--resume',
+        join(runs, dir),
+        '--config',
+        file,
+        '--steps',
+        '2',
+        '--quiet',
+        ...extra,
+      ]);
+      expect(resumed.stderr).toBe('');
+      expect(resumed.status).toBe(0);
+      expect(stepsOf(join(runs, dir)).at(-1)).toBe(2);
+    }
+  }, 120_000);
 });

@@ -27,6 +27,16 @@ export function resolveWorkerCount(workers: WorkerCount = defaultWorkers): numbe
   return workers === 'auto' ? availableParallelism() : workers;
 }
 
+/**
+ * A new run's config with `policy.workers` resolved to a number (`auto` and a missing block become
+ * one per core), as it is stored in the run: sampling depends on the worker count, so a resume on a
+ * machine with another number of cores must continue with the count the run started with to stay
+ * bit-identical (it warns when that count exceeds the cores there).
+ */
+export function pinWorkerCount<Config extends { policy?: PolicyBlock }>(config: Config): Config {
+  return { ...config, policy: { ...config.policy, workers: resolveWorkerCount(config.policy?.workers) } };
+}
+
 /** Commander parser for `--workers <n|auto>`: a bad value is a UserError naming the option (exit 2). */
 export function parseWorkersOption(value: string): WorkerCount {
   if (value === 'auto') return 'auto';

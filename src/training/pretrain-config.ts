@@ -47,7 +47,7 @@ export const pretrainConfigSchema = z.strictObject({
       latestEvery: z.number().int().positive().default(50),
     })
     .default({ every: 0, latestEvery: 50 }),
-  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. Last, so that
+  /** How the embedded policy runs (worker threads); absent = auto (one per core), stored as a number. Last, so that
    * the allowed-keys list of an error message keeps its order. */
   policy: policyBlockSchema.optional(),
 });

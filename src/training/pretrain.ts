@@ -7,7 +7,7 @@ import { Rng } from '../core/rng.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
 import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
-import { defaultWorkers } from '../policy/parallel-options.ts';
+import { defaultWorkers, pinWorkerCount } from '../policy/parallel-options.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
 import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
 import { runDirectory } from '../runs/run-name.ts';
@@ -58,7 +58,8 @@ export async function pretrain(
   const resumed = options.resume
     ? resumedPretrainConfig({ dir: options.resume, given, steps: options.steps })
     : null;
-  const config = resumed?.config ?? (given as PretrainConfig);
+  // A new run stores policy.workers as a number (auto resolved here), so that a resume elsewhere matches.
+  const config = resumed?.config ?? pinWorkerCount(given as PretrainConfig);
   validateMix(config.tasks, 'tasks');
   const shape = resolveModelShape(config.model);
   const tokenizer = suiteTokenizer();

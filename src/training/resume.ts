@@ -62,7 +62,7 @@ function resumed<Config extends { train: { steps: number } }>(
   }
   const config = parse(stored);
   if (given) {
-    const differences = differingPaths(withSteps(given, 0), withSteps(config, 0));
+    const differences = differingPaths(withSteps(sameAutoWorkers(given, config), 0), withSteps(config, 0));
     if (differences.length > 0) {
       throw new UserError(
         `${kind} --resume ${dir}: the given --config differs from the run's stored config at ${differences.slice(0, 5).join(', ')}${differences.length > 5 ? ', …' : ''}; a resume uses the stored config (only train.steps may change): drop --config, or start a new run`,
@@ -87,6 +87,17 @@ export function recordNewSteps(
     );
   }
   store.updateConfig(config, { 'train.steps': { from: previousSteps, to: config.train.steps } });
+}
+
+/**
+ * A given config whose policy.workers is `auto` (or absent) matches any stored worker count: a new run
+ * stores `auto` resolved to a number (pinWorkerCount), so the config file that made it still matches.
+ */
+function sameAutoWorkers<Config>(given: Config, stored: Config): Config {
+  const policy = (given as { policy?: { workers?: unknown } }).policy;
+  if (policy?.workers !== undefined && policy.workers !== 'auto') return given;
+  const storedPolicy = (stored as { policy?: unknown }).policy;
+  return { ...given, policy: storedPolicy };
 }
 
 function withSteps<Config extends { train: { steps: number } }>(config: Config, steps: number): Config {

@@ -129,7 +129,7 @@ export const rlConfigSchema = z.strictObject({
       samplesPerStep: z.number().int().nonnegative().default(8),
     })
     .default({ samplesPerStep: 8 }),
-  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. Last, so that
+  /** How the embedded policy runs (worker threads); absent = auto (one per core), stored as a number. Last, so that
    * the allowed-keys list of an error message keeps its order. */
   policy: policyBlockSchema.optional(),
 });

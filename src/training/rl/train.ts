@@ -7,6 +7,7 @@ import { Rng } from '../../core/rng.ts';
 import type { EvalSummary } from '../../eval/aggregate.ts';
 import { summarizeOutcomes } from '../../eval/aggregate.ts';
 import { sampleAndVerify } from '../../eval/evaluate.ts';
+import { pinWorkerCount } from '../../policy/parallel-options.ts';
 import { type CheckpointRef, readCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
 import { runDirectory } from '../../runs/run-name.ts';
 import { RunStore, type SampleRecord } from '../../runs/run-store.ts';
@@ -177,8 +178,8 @@ async function openRun(
     throw new ConfigError('steps is for resume (extending a run); set train.steps in the config instead');
   }
   validateRlConfig(config);
-  // The fully resolved config is stored: resume and reports read it back.
-  const resolved = rlConfigSchema.parse(config);
+  // The fully resolved config is stored (policy.workers as a number): resume and reports read it back.
+  const resolved = pinWorkerCount(rlConfigSchema.parse(config));
   const ctx = await buildContext(resolved);
   const store = RunStore.create(runDirectory(config.runsDir, config.name), resolved, {
     overwrite: options.overwrite,
