@@ -18,6 +18,9 @@ protocols.register('test-echo', async (app) => {
   });
 });
 
+type ErrorBody = { error: { message: string; type: string; code?: string } };
+const errorOf = async (response: Response) => ((await response.json()) as ErrorBody).error;
+
 const context = {
   checkpoint: '/nonexistent',
   modelName: 'test',
@@ -51,7 +54,11 @@ describe('serve: the shared server', () => {
     });
 
   it('accepts the key as Bearer or X-API-Key, and refuses a missing or wrong one with 401 JSON', async () => {
-    for (const headers of [{ authorization: 'Bearer tml-secret' }, { 'x-api-key': 'tml-secret' }]) {
+    const accepted: Record<string, string>[] = [
+      { authorization: 'Bearer tml-secret' },
+      { 'x-api-key': 'tml-secret' },
+    ];
+    for (const headers of accepted) {
       const response = await post(headers, '{"a":1}');
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ body: { a: 1 } });
@@ -73,19 +80,19 @@ describe('serve: the shared server', () => {
     const auth = { 'x-api-key': 'tml-secret' };
     const tooBig = await post(auth, JSON.stringify({ pad: 'x'.repeat(2000) }));
     expect(tooBig.status).toBe(413);
-    expect((await tooBig.json()).error.message).toMatch(/body/i);
+    expect((await errorOf(tooBig)).message).toMatch(/body/i);
     const malformed = await post(auth, '{"a":');
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error.type).toBe('invalid_request_error');
+    expect((await errorOf(malformed)).type).toBe('invalid_request_error');
     const mistake = await fetch(`${keyed.url}/user-mistake`, { headers: auth });
     expect(mistake.status).toBe(400);
-    expect((await mistake.json()).error.message).toBe('bad field x');
+    expect((await errorOf(mistake)).message).toBe('bad field x');
     const bug = await fetch(`${keyed.url}/bug`, { headers: auth });
     expect(bug.status).toBe(500);
-    expect((await bug.json()).error).toEqual({ message: 'internal bug', type: 'server_error' });
+    expect(await errorOf(bug)).toEqual({ message: 'internal bug', type: 'server_error' });
     const missing = await fetch(`${keyed.url}/nowhere`, { headers: auth });
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error.type).toBe('not_found_error');
+    expect((await errorOf(missing)).type).toBe('not_found_error');
     const still = await post(auth, '{"ok":true}');
     expect(await still.json()).toEqual({ body: { ok: true } });
   });
