@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../core/errors.ts';
-import type { Datum, SampleOptions } from '../core/policy.ts';
+import type { Datum, SampledSequence, SampleOptions } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { ParallelEmbeddedBackend, PolicyWorkerError } from './parallel-backend.ts';
@@ -64,6 +64,19 @@ function relativeDifference(a: Map<string, Float32Array>, b: Map<string, Float32
   return Math.sqrt(difference / norm);
 }
 
+/**
+ * Log-probs equal up to float32 rounding (1e-5 absolute, ~40 ulp at |logp| ≈ 2.5): a chunk of the batch
+ * is a matrix product with fewer rows, and OpenBLAS's blocking may then sum in another order (it does with
+ * OPENBLAS_CORETYPE=Haswell), so across worker counts the values are not bit-identical. A wrong split or
+ * order would be off by far more.
+ */
+function expectCloseLogprobs(actual: number[][], expected: number[][]): void {
+  expect(actual.map((row) => row.length)).toEqual(expected.map((row) => row.length));
+  actual.forEach((row, i) =>
+    row.forEach((value, t) => expect(Math.abs(value - expected[i][t])).toBeLessThan(1e-5)),
+  );
+}
+
 /** One short "training run": sample, forwardBackward, optimStep twice; everything it produced. */
 async function run(backend: ParallelEmbeddedBackend) {
   const samples = [];
@@ -95,9 +108,9 @@ describe('ParallelEmbeddedBackend (2 workers) against EmbeddedBackend', () => {
     expect(await parallel.parameterValues()).toEqual(single.model.parameterValues());
   });
 
-  it('forward gives exactly the log-probs of one worker', async () => {
+  it('forward gives the log-probs of one worker (up to float32 rounding)', async () => {
     const sequences = data().map((datum) => datum.tokens);
-    expect(await parallel.forward(sequences)).toEqual(await single.forward(sequences));
+    expectCloseLogprobs(await parallel.forward(sequences), await single.forward(sequences));
   });
 
   it('forwardBackward splits by tokens and sums gradients to those of one worker (1e-5 relative)', async () => {
@@ -105,7 +118,7 @@ describe('ParallelEmbeddedBackend (2 workers) against EmbeddedBackend', () => {
       await parallel.forwardBackward(data(), 'linear'),
       await single.forwardBackward(data(), 'linear'),
     ];
-    expect(many.logprobs).toEqual(one.logprobs);
+    expectCloseLogprobs(many.logprobs, one.logprobs);
     expect(many.tokens).toBe(one.tokens);
     expect(many.loss).toBeCloseTo(one.loss, 5);
     const gradients = await parallel.gradientValues();
@@ -143,7 +156,18 @@ describe('ParallelEmbeddedBackend (2 workers) against EmbeddedBackend', () => {
         sampleWithKvCache(copy.model, tokenizer, [prompt], sampling, [new Rng(promptSeeds[p])])[0],
     );
     copy.dispose();
-    expect(result).toEqual(alone);
+    // Tokens, text and stop reasons exactly; log-probs up to float32 rounding (expectCloseLogprobs).
+    const exact = (groups: SampledSequence[][]) =>
+      groups.map((group) => group.map(({ tokens, text, stopReason }) => ({ tokens, text, stopReason })));
+    expect(exact(result)).toEqual(exact(alone));
+    expectCloseLogprobs(
+      result.flat().map((s) => s.logprobs),
+      alone.flat().map((s) => s.logprobs),
+    );
+    expectCloseLogprobs(
+      result.flat().map((s) => s.samplingLogprobs),
+      alone.flat().map((s) => s.samplingLogprobs),
+    );
   });
 
   it('saves weights and Adam state that load back, in process and into workers', async () => {

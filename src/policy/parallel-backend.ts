@@ -49,6 +49,7 @@ import type { ModelConfig } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
 import { printNativeWarning } from './native-kernels.ts';
 import { splitByCost } from './parallel-split.ts';
+import { scatter, sumGradients } from './replica-calls.ts';
 import { validateSampleRequest } from './sampler.ts';
 import {
   importTokenizerFactory,
@@ -223,7 +224,8 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
     // One seed per prompt, from one stream: prompt p's randomness does not depend on the split.
     const seeds = new Rng(options.seed);
     const promptSeeds = prompts.map(() => seeds.nextUint32());
-    const parts = await this.scatter(
+    const parts = await scatter(
+      this.links,
       splitByCost(
         prompts.map(() => 1),
         this.links.length,
@@ -246,7 +248,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
       sequences.map((tokens) => tokens.length - 1),
       this.links.length,
     );
-    const parts = await this.scatter(chunks, (link, start, end) =>
+    const parts = await scatter(this.links, chunks, (link, start, end) =>
       link.call<number[][]>('forward', [sequences.slice(start, end)]),
     );
     return parts.flat();
@@ -263,7 +265,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
       data.map((datum) => datum.tokens.length - 1),
       this.links.length,
     );
-    const parts = await this.scatter(chunks, (link, start, end) =>
+    const parts = await scatter(this.links, chunks, (link, start, end) =>
       link.call<ForwardBackwardResult>('forwardBackward', [data.slice(start, end), loss]),
     );
     let total = 0;
@@ -277,7 +279,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
 
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {
     this.checkOpen();
-    const summed = await this.sumGradients(true);
+    const summed = await sumGradients(this.links, true);
     const names = [...summed.keys()];
     const results = await Promise.all(
       this.links.map((link, index) => {
@@ -311,7 +313,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
   /** The gradients accumulated since the last optimStep, summed over replicas (not cleared); for tests. */
   async gradientValues(): Promise<Map<string, Float32Array>> {
     this.checkOpen();
-    return this.sumGradients(false);
+    return sumGradients(this.links, false);
   }
 
   /** SHA-256 of each replica's weights and optimizer step; all equal while the replicas agree. */
@@ -346,50 +348,6 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
   /** Test support: terminate one worker thread as if it had died. */
   async killWorkerForTest(index: number): Promise<void> {
     await this.links[index].killForTest();
-  }
-
-  /**
-   * Runs `call` on each worker with a non-empty chunk and returns the results in worker order. If any
-   * call fails, waits for the others (so no call is left running into the next one) and throws the first
-   * failure in worker order.
-   */
-  private async scatter<T>(
-    chunks: [number, number][],
-    call: (link: WorkerLink, start: number, end: number) => Promise<T>,
-  ): Promise<T[]> {
-    const settled = await Promise.allSettled(
-      chunks.flatMap(([start, end], index) => (end > start ? [call(this.links[index], start, end)] : [])),
-    );
-    const failed = settled.find((result) => result.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
-    return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
-  }
-
-  /** Every replica's gradients summed in worker order (float32 adds); `clear` drops them in the replicas. */
-  private async sumGradients(clear: boolean): Promise<Map<string, Float32Array>> {
-    const parts = await this.scatter(
-      this.links.map((): [number, number] => [0, 1]),
-      (link) => link.call<GradientList>('gradients', [clear]),
-    );
-    const summed = new Map<string, Float32Array>();
-    for (const part of parts) {
-      part.names.forEach((name, i) => {
-        const values = part.values[i];
-        const total = summed.get(name);
-        if (!total) {
-          summed.set(name, values);
-          return;
-        }
-        if (total.length !== values.length) {
-          throw new PolicyWorkerError(
-            `gradient '${name}' has ${values.length} values in one worker, ${total.length} in another`,
-          );
-        }
-        // A Float32Array rounds each sum to float32, as tf.add would.
-        for (let j = 0; j < total.length; j++) total[j] += values[j];
-      });
-    }
-    return summed;
   }
 
   private onWorkerDeath(error: PolicyWorkerError): void {

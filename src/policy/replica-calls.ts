@@ -1,0 +1,54 @@
+// The two collective calls of the worker-parallel backend (parallel-backend.ts) over its replica links:
+// scatter (one call per worker with work, results in worker order) and the gradient sum (every replica's
+// gradients added in worker order with float32 rounding, so a step is deterministic for a given N).
+import { PolicyWorkerError, type WorkerLink } from './worker-link.ts';
+import type { GradientList } from './worker-replica.ts';
+
+/**
+ * Runs `call` on each worker with a non-empty chunk ([start, end) of the caller's data) and returns the
+ * results in worker order. If any call fails, waits for the others (so no call is left running into the
+ * next one) and throws the first failure in worker order.
+ */
+export async function scatter<T>(
+  links: readonly WorkerLink[],
+  chunks: [number, number][],
+  call: (link: WorkerLink, start: number, end: number) => Promise<T>,
+): Promise<T[]> {
+  const settled = await Promise.allSettled(
+    chunks.flatMap(([start, end], index) => (end > start ? [call(links[index], start, end)] : [])),
+  );
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
+}
+
+/** Every replica's gradients summed in worker order (float32 adds); `clear` drops them in the replicas. */
+export async function sumGradients(
+  links: readonly WorkerLink[],
+  clear: boolean,
+): Promise<Map<string, Float32Array>> {
+  const parts = await scatter(
+    links,
+    links.map((): [number, number] => [0, 1]),
+    (link) => link.call<GradientList>('gradients', [clear]),
+  );
+  const summed = new Map<string, Float32Array>();
+  for (const part of parts) {
+    part.names.forEach((name, i) => {
+      const values = part.values[i];
+      const total = summed.get(name);
+      if (!total) {
+        summed.set(name, values);
+        return;
+      }
+      if (total.length !== values.length) {
+        throw new PolicyWorkerError(
+          `gradient '${name}' has ${values.length} values in one worker, ${total.length} in another`,
+        );
+      }
+      // A Float32Array rounds each sum to float32, as tf.add would.
+      for (let j = 0; j < total.length; j++) total[j] += values[j];
+    });
+  }
+  return summed;
+}
