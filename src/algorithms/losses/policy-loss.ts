@@ -4,7 +4,12 @@
 // Each loss here defines one per-token term ℓ(logp) and its derivative; aggregation (./aggregation.ts)
 // is linear, so weights = aggregation coefficient × derivative. Metrics are token means over the masked
 // tokens whatever the aggregation, with fixed names (STYLE.md): losses/policy, losses/clipfrac, …
+// Every loss also takes `rolloutCorrection` (src/algorithms/mismatch.ts, off by default): a constant
+// per-token weight from the trainer/sampler log-prob ratio π_old/π_sampler (truncated or masked, per token
+// or per sequence, as TRL's vLLM importance-sampling correction) multiplies each token's term, value and
+// derivative alike. Tokens marked offPolicy (expert traces) were not drawn by the sampler and keep weight 1.
 import { z } from 'zod';
+import { type RolloutCorrection, rolloutCorrectionSchema, rolloutCorrectionWeights } from '../mismatch.ts';
 import { parseOptions } from '../options.ts';
 import { type AggregationMode, aggregationCoefficients, aggregationModes } from './aggregation.ts';
 
@@ -13,6 +18,11 @@ export interface LossSequence {
   logprobs: readonly number[];
   /** log π_old: the sampling (behaviour) policy's log-probs; absent = equal to logprobs (on-policy). [T] */
   oldLogprobs?: readonly number[];
+  /**
+   * The sampler's own log-probs of the same tokens, when the engine that sampled is not the one that
+   * trains (oldLogprobs then being the trainer's, recomputed); needed only by `rolloutCorrection`. [T]
+   */
+  samplerLogprobs?: readonly number[];
   /** Per-token advantages [T], or one sequence advantage broadcast to every token. */
   advantages: readonly number[] | number;
   /** 1 for tokens that carry loss (completion), 0 for prompt and padding. [T] */
@@ -38,16 +48,20 @@ export interface PolicyLoss<Options = any> {
   compute(sequences: readonly LossSequence[], options?: unknown): PolicyLossResult;
 }
 
-/** Aggregation fields shared by every loss's options. */
+/** Fields shared by every loss's options: the aggregation, and the sampler/trainer rollout correction. */
 export const aggregationOptionsShape = {
   /** How per-token losses are combined; see ./aggregation.ts. */
   aggregation: z.enum(aggregationModes).default('token-mean'),
   /** The constant N of seq-mean-token-sum-norm (set it to the generation budget); default: longest sequence. */
   tokenSumNormaliser: z.number().positive().optional(),
+  /** Truncated or masked importance weights π_old/π_sampler; see ../mismatch.ts. Off by default. */
+  rolloutCorrection: rolloutCorrectionSchema,
 };
 export interface AggregationOptions {
   aggregation: AggregationMode;
   tokenSumNormaliser?: number;
+  /** Absent = off (options built by hand rather than through a schema). */
+  rolloutCorrection?: RolloutCorrection;
 }
 
 export interface TokenInput {
@@ -90,16 +104,24 @@ export function computeTokenLoss<Options extends AggregationOptions>(
   let approxKl = 0;
   let ppoKl = 0;
   let ratioSum = 0;
+  const correction = options.rolloutCorrection;
+  const corrections = sequences.map((sequence, i) => correctionWeights(sequence, i, correction));
   const weights = sequences.map((sequence, i) =>
     sequence.logprobs.map((logprob, t) => {
       if (sequence.mask[t] === 0) return 0;
       const oldLogprob = sequence.oldLogprobs?.[t] ?? logprob;
       const advantage =
         typeof sequence.advantages === 'number' ? sequence.advantages : sequence.advantages[t];
-      const term = tokenLoss(
+      const uncorrected = tokenLoss(
         { logprob, oldLogprob, advantage, offPolicy: sequence.offPolicy?.[t] ?? false },
         options,
       );
+      // A masked token (w = 0) carries nothing, not even a clip count; w = 1 leaves the term as it is.
+      const w = corrections[i]?.[t] ?? 1;
+      const term: TokenTerm =
+        w === 0
+          ? { value: 0, derivative: 0 }
+          : { ...uncorrected, value: w * uncorrected.value, derivative: w * uncorrected.derivative };
       loss += coefficients[i][t] * term.value;
       tokens += 1;
       if (term.clipped !== undefined) counts[term.clipped] += 1;
@@ -126,7 +148,59 @@ export function computeTokenLoss<Options extends AggregationOptions>(
       'losses/ppo_kl': perToken(ppoKl),
       'losses/ratio_mean': perToken(ratioSum),
       'losses/tokens': tokens,
+      ...correctionMetrics(sequences, corrections),
     },
+  };
+}
+
+/** Tokens the rollout correction applies to: loss-carrying tokens that the sampler drew. */
+function sampledMask(sequence: LossSequence): number[] {
+  return sequence.mask.map((m, t) => (m !== 0 && !sequence.offPolicy?.[t] ? 1 : 0));
+}
+
+/** The rollout-correction weight of each token (null when the correction is off). */
+function correctionWeights(
+  sequence: LossSequence,
+  index: number,
+  correction: RolloutCorrection | undefined,
+): number[] | null {
+  if (!correction || correction.mode === 'off') return null;
+  if (!sequence.samplerLogprobs || !sequence.oldLogprobs) {
+    throw new RangeError(
+      `sequence ${index}: rolloutCorrection '${correction.mode}' needs samplerLogprobs and oldLogprobs (the trainer's)`,
+    );
+  }
+  const mask = sampledMask(sequence);
+  const weights = rolloutCorrectionWeights(
+    { trainerLogprobs: sequence.oldLogprobs, samplerLogprobs: sequence.samplerLogprobs, mask },
+    correction,
+    index,
+  );
+  // Tokens the sampler did not draw (expert tokens) keep their term unchanged.
+  return weights.map((weight, t) => (mask[t] === 1 ? weight : 1));
+}
+
+/** mismatch/is_weight_mean and mismatch/masked_frac over the corrected tokens; {} when the correction is off. */
+function correctionMetrics(
+  sequences: readonly LossSequence[],
+  corrections: readonly (number[] | null)[],
+): Record<string, number> {
+  if (corrections.every((weights) => weights === null)) return {};
+  let count = 0;
+  let sum = 0;
+  let masked = 0;
+  sequences.forEach((sequence, i) => {
+    sampledMask(sequence).forEach((m, t) => {
+      if (m === 0) return;
+      const weight = corrections[i]![t];
+      count++;
+      sum += weight;
+      if (weight === 0) masked++;
+    });
+  });
+  return {
+    'mismatch/is_weight_mean': count > 0 ? sum / count : 0,
+    'mismatch/masked_frac': count > 0 ? masked / count : 0,
   };
 }
 
@@ -140,6 +214,7 @@ function checkShapes(sequence: LossSequence, index: number, requireOldLogprobs: 
   check('mask', sequence.mask);
   check('oldLogprobs', sequence.oldLogprobs);
   check('offPolicy', sequence.offPolicy);
+  check('samplerLogprobs', sequence.samplerLogprobs);
   if (typeof sequence.advantages !== 'number') check('advantages', sequence.advantages);
   if (requireOldLogprobs && sequence.oldLogprobs === undefined) {
     throw new RangeError(`sequence ${index}: this loss needs oldLogprobs (the sampling policy's log-probs)`);

@@ -5,6 +5,16 @@
 // The first minibatch after sampling uses the sampling-time log-probs as the current ones (the weights
 // have not changed since, so π_θ = π_old and the ratio is 1); every later minibatch recomputes them with
 // a forward pass, as Tinker's two-pass custom loss does.
+//
+// Sampler/trainer mismatch (src/algorithms/mismatch.ts): the trainer's log-probs of the sampled tokens at
+// the sampling weights sit next to the sampler's in each item and give the mismatch/* metrics each step.
+// - With the loss's rolloutCorrection on, they come from an old-logprob pass (one forward over the batch
+//   before any update, as TRL computes old_per_token_logps whenever its vLLM correction is on, and as
+//   verl's decoupled mode does). They are then π_old of the loss (its ratio π_θ/π_old starts at exactly
+//   1) and the correction weighs π_old against the sampler's log-probs.
+// - With it off (the default) no pass is added: the first minibatch's forwardBackward returns the
+//   trainer's log-probs at the sampling weights, and the metrics come from that minibatch (all items when
+//   minibatches = 1; mismatch/tokens says how many). The loss keeps π_old = the sampler's log-probs.
 import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
 import { klLossPenalty } from '../../algorithms/kl.ts';
 import {
@@ -12,6 +22,12 @@ import {
   addWeights,
   type LossSequence,
 } from '../../algorithms/losses/policy-loss.ts';
+import {
+  type MismatchSequence,
+  mismatchMetrics,
+  type RolloutCorrection,
+  rolloutCorrectionSchema,
+} from '../../algorithms/mismatch.ts';
 import type { Datum } from '../../core/policy.ts';
 import type { RlContext } from './context.ts';
 import type { SampledGroup } from './rollout.ts';
@@ -20,8 +36,10 @@ import type { SampledGroup } from './rollout.ts';
 interface Item {
   context: number[];
   completion: number[];
-  /** log π_old (temperature 1) of the completion tokens at sampling time. */
-  oldLogprobs: number[];
+  /** The sampler's log-probs (temperature 1) of the completion tokens. */
+  samplerLogprobs: number[];
+  /** The trainer's log-probs of the same tokens at the sampling weights (old-logprob pass); null = none. */
+  trainerLogprobs: number[] | null;
   advantage: number;
   refLogprobs?: number[];
 }
@@ -46,29 +64,68 @@ export async function updatePolicy(
       items.push({
         context: group.context,
         completion: rollout.tokens,
-        oldLogprobs: rollout.logprobs,
+        samplerLogprobs: rollout.logprobs,
+        trainerLogprobs: null,
         advantage: estimate.advantages[g][i],
         refLogprobs: refLogprobs?.[g][i],
       });
     });
   });
+  const correction = rolloutCorrectionOf(ctx);
+  if (correction.mode !== 'off' && items.length > 0) await oldLogprobPass(ctx, items);
   const { epochs, minibatches } = ctx.config.algorithm;
   const sums: Record<string, number> = {};
+  let measured: MismatchSequence[] = [];
   let updates = 0;
   for (let epoch = 0; epoch < epochs && items.length > 0; epoch++) {
     const order = ctx.rng.shuffle(items.map((_, index) => index));
     const size = Math.ceil(order.length / minibatches);
     for (let start = 0; start < order.length; start += size) {
       const batch = order.slice(start, start + size).map((index) => items[index]);
-      const metrics = await updateMinibatch(ctx, batch, learningRate, updates === 0);
-      for (const [key, value] of Object.entries(metrics)) sums[key] = (sums[key] ?? 0) + value;
+      const result = await updateMinibatch(ctx, batch, learningRate, updates === 0);
+      for (const [key, value] of Object.entries(result.metrics)) sums[key] = (sums[key] ?? 0) + value;
+      if (updates === 0 && correction.mode === 'off') measured = result.trainerMeasured;
       updates++;
     }
   }
-  const metrics = Object.fromEntries(
-    Object.entries(sums).map(([key, value]) => [key, value / Math.max(1, updates)]),
-  );
+  if (correction.mode !== 'off') {
+    measured = items.map((item) => ({
+      trainerLogprobs: item.trainerLogprobs!,
+      samplerLogprobs: item.samplerLogprobs,
+    }));
+  }
+  const metrics: Record<string, number> = {
+    // What the correction did (the loss reports these when it is on; off: nothing weighed or masked).
+    'mismatch/is_weight_mean': 1,
+    'mismatch/masked_frac': 0,
+    ...Object.fromEntries(Object.entries(sums).map(([key, value]) => [key, value / Math.max(1, updates)])),
+    ...mismatchMetrics(measured, correction),
+  };
   return { metrics, trainedSequences: items.length };
+}
+
+/** The loss's rolloutCorrection option (off when its options carry none). */
+function rolloutCorrectionOf(ctx: RlContext): RolloutCorrection {
+  const options = ctx.loss.resolveOptions(ctx.lossOptions) as AggregationOptions;
+  return options.rolloutCorrection ?? rolloutCorrectionSchema.parse(undefined);
+}
+
+/** The trainer's log-probs of every completion at the sampling weights, before any update. */
+async function oldLogprobPass(ctx: RlContext, items: Item[]): Promise<void> {
+  const all = await ctx.policy.forward(items.map((item) => [...item.context, ...item.completion]));
+  items.forEach((item, index) => {
+    item.trainerLogprobs = all[index].slice(item.context.length - 1);
+  });
+}
+
+interface MinibatchResult {
+  metrics: Record<string, number>;
+  /**
+   * The first minibatch's trainer log-probs (from its forwardBackward, at the sampling weights) next to
+   * the sampler's. Empty for later minibatches (their weights have moved) and when the backend returned
+   * no log-probs for the data.
+   */
+  trainerMeasured: MismatchSequence[];
 }
 
 async function updateMinibatch(
@@ -76,16 +133,19 @@ async function updateMinibatch(
   batch: readonly Item[],
   learningRate: number,
   onPolicy: boolean,
-): Promise<Record<string, number>> {
+): Promise<MinibatchResult> {
   const { policy, config } = ctx;
+  // π_old: the trainer's own log-probs when the old-logprob pass ran, else the sampler's.
+  const oldLogprobs = batch.map((item) => item.trainerLogprobs ?? item.samplerLogprobs);
   const current = onPolicy
-    ? batch.map((item) => item.oldLogprobs)
+    ? oldLogprobs
     : (await policy.forward(batch.map((item) => [...item.context, ...item.completion]))).map(
         (logprobs, index) => logprobs.slice(batch[index].context.length - 1),
       );
   const sequences: LossSequence[] = batch.map((item, index) => ({
     logprobs: current[index],
-    oldLogprobs: item.oldLogprobs,
+    oldLogprobs: oldLogprobs[index],
+    samplerLogprobs: item.samplerLogprobs,
     advantages: item.advantage,
     mask: item.completion.map(() => 1),
   }));
@@ -115,7 +175,7 @@ async function updateMinibatch(
     tokens: [...item.context, ...item.completion],
     weights: [...new Array(item.context.length - 1).fill(0), ...weights[index]],
   }));
-  await policy.forwardBackward(data, 'linear');
+  const pass = await policy.forwardBackward(data, 'linear');
   const optim = await policy.optimStep({
     learningRate,
     betas: config.train.betas,
@@ -124,5 +184,12 @@ async function updateMinibatch(
     gradClip: config.train.gradClip,
   });
   metrics['train/grad_norm'] = optim.gradNorm;
-  return metrics;
+  const trainerMeasured =
+    onPolicy && pass.logprobs?.length === batch.length
+      ? batch.map((item, index) => ({
+          trainerLogprobs: pass.logprobs[index].slice(item.context.length - 1),
+          samplerLogprobs: item.samplerLogprobs,
+        }))
+      : [];
+  return { metrics, trainerMeasured };
 }
