@@ -69,11 +69,17 @@ export function entropy(probabilities: readonly number[]): number {
 
 export { mean } from '../core/stats.ts';
 
-export type ArmKind = 'difficulty' | 'task' | 'category' | 'both';
+export const armKinds = ['difficulty', 'task', 'category', 'both', 'task-difficulty'] as const;
+export type ArmKind = (typeof armKinds)[number];
 
-/** The arm of a problem: its difficulty level, task, category, or category×difficulty ('both'). */
+/**
+ * The arm of a problem: its difficulty level, task, category, category×difficulty ('both') or
+ * task×difficulty ('task-difficulty', one stratum per task and level, as DUMP's data sources).
+ */
 export function armKey(problem: Problem, kind: ArmKind): string {
   switch (kind) {
+    case 'task-difficulty':
+      return `${problem.task}-${problem.difficulty}`;
     case 'difficulty':
       return String(problem.difficulty);
     case 'task':
@@ -83,6 +89,11 @@ export function armKey(problem: Problem, kind: ArmKind): string {
     case 'both':
       return `${problem.category}-${problem.difficulty}`;
   }
+}
+
+/** Whether arms of this kind need a numeric difficulty on every problem. */
+export function usesDifficulty(kind: ArmKind): boolean {
+  return kind === 'difficulty' || kind === 'both' || kind === 'task-difficulty';
 }
 
 export interface ArmGrouping {
@@ -197,6 +208,18 @@ export function passRate(rewards: readonly number[]): number {
   let successes = 0;
   for (const reward of rewards) if (reward > 0.5) successes++;
   return successes / rewards.length;
+}
+
+/**
+ * Mean reward of a group clipped to [0, 1]: the pass rate with partial credit (the authors of BOTS and
+ * TTC-RL average the raw rewards; the clip keeps Beta counts and logits defined when a reward shaping
+ * goes below 0 or above 1). For 0/1 rewards it equals passRate.
+ */
+export function meanReward(rewards: readonly number[]): number {
+  if (rewards.length === 0) return 0;
+  let total = 0;
+  for (const reward of rewards) total += reward;
+  return Math.min(1, Math.max(0, total / rewards.length));
 }
 
 /** What the trainer knows about the run; selectors whose schedules need it take their defaults from it. */
