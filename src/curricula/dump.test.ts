@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CheckpointError } from '../core/errors.ts';
 import { createDump, dumpScore } from './dump.ts';
 import { outcome, testProblem } from './test-pool.ts';
 
@@ -34,5 +35,15 @@ describe('dump', () => {
     // addition-1: mean|a| = 1, n = 2, N = 2 → 1 + sqrt(2 ln 3 / 3) = 1.855813; addition-2: sqrt(2 ln 3) = 1.482304.
     expect(metrics['curriculum/addition-1/ucb']).toBeCloseTo(1.855813, 5);
     expect(metrics['curriculum/addition-2/ucb']).toBeCloseTo(1.482304, 5);
+  });
+
+  it('refuses a saved state with other arms (an older default), naming the option to set', () => {
+    const pool = [1, 2].map((difficulty, index) => testProblem(`p${index}`, { difficulty }));
+    const saved = createDump(pool, { arms: 'category' }).state();
+    expect(() => createDump(pool, {}).load(saved)).toThrow(CheckpointError);
+    expect(() => createDump(pool, {}).load(saved)).toThrow(
+      /saved state has 1 arms .* give 2 .*selector\.options\.arms/,
+    );
+    createDump(pool, { arms: 'category' }).load(saved);
   });
 });

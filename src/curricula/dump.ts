@@ -24,6 +24,7 @@ import {
   expectState,
   groupIntoArms,
   parseOptions,
+  requireArmCount,
   requireDifficulty,
   requireNonEmptyPool,
   softmax,
@@ -97,6 +98,7 @@ export function createDump(pool: Problem[], options: unknown): TaskSelector {
     }),
     load(state: unknown): void {
       const saved = expectState<DumpState>('dump', state);
+      requireArmCount('dump', saved.windows, arms.names);
       windows = saved.windows.map((window) => [...window]);
       counts = [...saved.counts];
     },

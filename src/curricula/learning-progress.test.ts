@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CheckpointError } from '../core/errors.ts';
 import { createLearningProgress, learningProgressDistribution, reweight } from './learning-progress.ts';
 import { outcome, testProblem } from './test-pool.ts';
 
@@ -38,5 +39,20 @@ describe('learning-progress', () => {
 
   it('gives no probability to an arm with no progress and no success', () => {
     expect(learningProgressDistribution([0, 0.2], [0, 0.5])).toEqual([0, 1]);
+  });
+
+  it('a state saved before normalisation resumes only with normalizeSuccess: false', () => {
+    const pool = [testProblem('a', { difficulty: 1 })];
+    const legacy = {
+      selector: 'learning-progress',
+      fast: [0.3],
+      slow: [0.2],
+      last: [0.4],
+      lists: { orders: [null], cursors: [0] },
+    };
+    expect(() => createLearningProgress(pool, { arms: 'difficulty' }).load(legacy)).toThrow(CheckpointError);
+    const selector = createLearningProgress(pool, { arms: 'difficulty', normalizeSuccess: false });
+    selector.load(legacy);
+    expect((selector.state() as { trueRate: number[] }).trueRate).toEqual([0.4]);
   });
 });

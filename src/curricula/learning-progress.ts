@@ -20,6 +20,7 @@
 // observed only from training groups (not a separate evaluation). `normalizeSuccess: false` uses raw rates.
 // [unverified]: nothing beyond these choices; the update and distribution follow the Syllabus code.
 import { z } from 'zod';
+import { CheckpointError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
@@ -33,6 +34,7 @@ import {
   groupIntoArms,
   meanReward,
   parseOptions,
+  requireArmCount,
   requireDifficulty,
   requireNonEmptyPool,
   usesDifficulty,
@@ -85,7 +87,7 @@ interface LearningProgressState {
   fast: (number | null)[];
   slow: (number | null)[];
   /** EMA of the raw pass rate (Syllabus's _p_true): an arm qualifies while it is above 0. */
-  trueRate: (number | null)[];
+  trueRate: (number | null)[] | undefined;
   /** min(first observed pass rate, 0.75) per arm. */
   baseline: (number | null)[];
   lists: ArmListsState;
@@ -158,8 +160,21 @@ export function createLearningProgress(pool: Problem[], options: unknown): TaskS
       const saved = expectState<LearningProgressState>('learning-progress', state);
       fast = [...saved.fast];
       slow = [...saved.slow];
-      trueRate = [...saved.trueRate];
-      baseline = [...saved.baseline];
+      requireArmCount('learning-progress', saved.fast, arms.names);
+      if (saved.trueRate === undefined) {
+        // Saved before success normalisation: its EMAs are of raw rates.
+        if (config.normalizeSuccess) {
+          throw new CheckpointError(
+            "selector 'learning-progress': the saved state predates success normalisation; resume it with selector.options.normalizeSuccess: false",
+          );
+        }
+        const legacy = (saved as unknown as { last: (number | null)[] }).last;
+        trueRate = [...legacy];
+        baseline = legacy.map((p) => (p === null ? null : Math.min(p, 0.75)));
+      } else {
+        trueRate = [...saved.trueRate];
+        baseline = [...saved.baseline];
+      }
       lists.load(saved.lists);
     },
     metrics: () => armMetrics(arms.names, distribution()),

@@ -29,6 +29,7 @@ import {
   expectState,
   groupIntoArms,
   parseOptions,
+  requireArmCount,
   requireDifficulty,
   requireNonEmptyPool,
   softmax,
@@ -128,6 +129,7 @@ export function createSec(pool: Problem[], options: unknown): TaskSelector {
     state: (): SecState => ({ selector: 'sec', q: [...q], lists: lists.state() }),
     load(state: unknown): void {
       const saved = expectState<SecState>('sec', state);
+      requireArmCount('sec', saved.q, arms.names);
       q = [...saved.q];
       lists.load(saved.lists);
     },

@@ -51,6 +51,21 @@ export function expectState<T extends { selector: string }>(selector: string, st
   return state as T;
 }
 
+/**
+ * A saved per-arm state must have one entry per arm of this pool and these options; a checkpoint saved
+ * with other arms (e.g. under an older default `arms`) is refused with the way out.
+ */
+export function requireArmCount(
+  selector: string,
+  saved: readonly unknown[] | undefined,
+  names: readonly string[],
+): void {
+  if (saved?.length === names.length) return;
+  throw new CheckpointError(
+    `selector '${selector}': the saved state has ${saved?.length ?? 0} arms but this pool and options give ${names.length} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''}); it was saved with other arms (older versions defaulted to other arms): set selector.options.arms to the kind it was saved with`,
+  );
+}
+
 /** softmax(values / temperature), shifted by the maximum for stability. */
 export function softmax(values: readonly number[], temperature: number): number[] {
   let maximum = Number.NEGATIVE_INFINITY;

@@ -190,7 +190,13 @@ export function createTargetRelevance(pool: Problem[], options: unknown): TaskSe
       const saved = expectState<TargetRelevanceState>('target-relevance', state);
       step = saved.step;
       estimates = Float64Array.from(saved.estimates);
-      pending = new Map(saved.pending.map(([id, score]) => [ids.get(id)!, score]));
+      // Older versions saved [id, successes, rollouts]; their accumulated rate stands in for the latest.
+      pending = new Map(
+        (saved.pending as (readonly [string, number, number?])[]).map(([id, score, rollouts]) => [
+          ids.get(id)!,
+          rollouts === undefined ? score : score / rollouts,
+        ]),
+      );
       subset = [...saved.subset];
       cursor = saved.cursor;
       stale = saved.stale;
