@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CheckpointError } from '../core/errors.ts';
+import { CheckpointError, ConfigError } from '../core/errors.ts';
 import { createDump, dumpScore } from './dump.ts';
 import { outcome, testProblem } from './test-pool.ts';
 
@@ -45,5 +45,14 @@ describe('dump', () => {
       /saved state has 1 arms .* give 2 .*selector\.options\.arms/,
     );
     createDump(pool, { arms: 'category' }).load(saved);
+  });
+
+  it('its default arms need a difficulty: a pool without one fails at config time, naming the way out', () => {
+    const pool = [testProblem('a', { difficulty: Number.NaN })];
+    expect(() => createDump(pool, {})).toThrow(ConfigError);
+    expect(() => createDump(pool, {})).toThrow(
+      "selector 'dump' needs 'difficulty' on every problem; problem 'a' has none. Give every problem a numeric difficulty, or set selector.options.arms to 'task' or 'category'.",
+    );
+    expect(() => createDump(pool, { arms: 'task' })).not.toThrow();
   });
 });

@@ -18,6 +18,7 @@ import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
 import {
+  armDifficultyHint,
   armKey,
   armKinds,
   armMetrics,
@@ -60,7 +61,7 @@ interface DumpState {
 export function createDump(pool: Problem[], options: unknown): TaskSelector {
   const config = parseOptions('dump', dumpOptions, options);
   requireNonEmptyPool('dump', pool);
-  if (usesDifficulty(config.arms)) requireDifficulty('dump', pool);
+  if (usesDifficulty(config.arms)) requireDifficulty('dump', pool, armDifficultyHint);
   const arms = groupIntoArms(pool, (problem) => armKey(problem, config.arms));
   let windows: number[][] = arms.names.map(() => []);
   let counts = arms.names.map(() => 0);

@@ -27,6 +27,7 @@ import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
 import {
   ArmLists,
   type ArmListsState,
+  armDifficultyHint,
   armKey,
   armKinds,
   armMetrics,
@@ -96,7 +97,7 @@ interface LearningProgressState {
 export function createLearningProgress(pool: Problem[], options: unknown): TaskSelector {
   const config = parseOptions('learning-progress', learningProgressOptions, options);
   requireNonEmptyPool('learning-progress', pool);
-  if (usesDifficulty(config.arms)) requireDifficulty('learning-progress', pool);
+  if (usesDifficulty(config.arms)) requireDifficulty('learning-progress', pool, armDifficultyHint);
   const arms = groupIntoArms(pool, (problem) => armKey(problem, config.arms));
   const lists = new ArmLists(arms.members);
   let fast: (number | null)[] = arms.names.map(() => null);

@@ -23,6 +23,7 @@ import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
 import {
   ArmLists,
   type ArmListsState,
+  armDifficultyHint,
   armKey,
   armKinds,
   armMetrics,
@@ -95,7 +96,7 @@ interface SecState {
 export function createSec(pool: Problem[], options: unknown): TaskSelector {
   const config = parseOptions('sec', secOptions, options);
   requireNonEmptyPool('sec', pool);
-  if (usesDifficulty(config.arms)) requireDifficulty('sec', pool);
+  if (usesDifficulty(config.arms)) requireDifficulty('sec', pool, armDifficultyHint);
   const arms = groupIntoArms(pool, (problem) => armKey(problem, config.arms));
   const lists = new ArmLists(arms.members);
   let q = arms.names.map(() => 0);

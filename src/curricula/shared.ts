@@ -31,10 +31,14 @@ export function requireNonEmptyPool(selector: string, pool: readonly Problem[]):
 }
 
 /** Every problem must carry a finite numeric difficulty. */
-export function requireDifficulty(selector: string, pool: readonly Problem[]): void {
+export function requireDifficulty(
+  selector: string,
+  pool: readonly Problem[],
+  hint = 'Give every problem a numeric difficulty.',
+): void {
   for (const problem of pool) {
     if (typeof problem.difficulty !== 'number' || !Number.isFinite(problem.difficulty)) {
-      throw missingField(selector, 'difficulty', problem, 'Give every problem a numeric difficulty.');
+      throw missingField(selector, 'difficulty', problem, hint);
     }
   }
 }
@@ -105,6 +109,10 @@ export function armKey(problem: Problem, kind: ArmKind): string {
       return `${problem.category}-${problem.difficulty}`;
   }
 }
+
+/** The hint of a selector whose arms need a difficulty: the options that do without one. */
+export const armDifficultyHint =
+  "Give every problem a numeric difficulty, or set selector.options.arms to 'task' or 'category'.";
 
 /** Whether arms of this kind need a numeric difficulty on every problem. */
 export function usesDifficulty(kind: ArmKind): boolean {
