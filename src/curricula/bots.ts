@@ -18,8 +18,8 @@
 // τ > 0 → B without replacement from softmax(score/τ) (Gumbel-top-k, which has that distribution).
 // Defaults (bots.yaml): λ = 0.1, ρ = 0.1, p* = 0.5, τ = 0, Thompson on.
 // Deviations: p_i is clipped to [0, 1] (meanReward) so that counts stay non-negative under reward shaping
-// outside [0, 1]; the authors use the raw mean. Implicit evidence needs the two feature fields (`implicit: {weakKey, strongKey}` naming
-// problem.metadata keys); without it ρ is treated as 0. m is each group's size; for problems outside S it
+// outside [0, 1]; the authors use the raw mean. Implicit evidence needs the two feature fields
+// (`implicit: {weakKey, strongKey}` naming problem.metadata keys); without it ρ is treated as 0. m is each group's size; for problems outside S it
 // is the batch's mean group size. `candidates` (default null = every problem, as the authors) scores only
 // that many problems drawn uniformly each step — a cost cap for very large pools (Thompson draws are O(N)).
 // [unverified]: none of the values (read in bots.yaml and the selector code).

@@ -1,7 +1,8 @@
 // dump — distribution-level UCB over data sources.
 // Paper: Wang et al., "DUMP: Automated Distribution-Level Curriculum Learning for RL-based LLM
 // Post-training", arXiv 2504.09710. Authors' code: ZhentingWang/DUMP verl/utils/curriculum_learning.py
-// (LearnabilityEstimator, CurriculumController.compute_sampling_weights, CurriculumSampler), verl/trainer/ppo/ray_trainer.py (the update call).
+// (LearnabilityEstimator, CurriculumController.compute_sampling_weights, CurriculumSampler) and
+// verl/trainer/ppo/ray_trainer.py (the update call).
 // Arms j: data distributions — the authors' `data_source`, which in the paper's experiments are difficulty
 // strata of one task (Knights-and-Knaves puzzles with 3, 4, …, 14 people: 12 sources). The default arm is
 // therefore task × difficulty ('task-difficulty'); 'category', 'task', 'difficulty' and 'both' are options.
@@ -13,6 +14,8 @@
 // Deviations: the Beta success counter the authors only log is omitted; the update from validation
 // ("advantage = reward") is not done — observe() sees training groups only.
 // [unverified]: none of the values (read in the authors' code); Â_j = 0 for an empty window is our choice.
+// On the simulator, per-level arms lift DUMP from far below uniform to above it on `irt`, but a coin-flip
+// arm still draws most of the batch (docs/simulate.md, "Chasing noise").
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';

@@ -3,7 +3,7 @@
 // SEC verl fork, verl/utils/auto_curriculum/priority.py (BanditPriority.get_probs, sample_arms, update,
 // update_q_values) and dataloader.py, read through the public copy zhengyaogu/verl_latest.
 // Arms c: the problem's difficulty level (default, as the authors' feature ['difficulty']), task, category,
-// or category×difficulty ('both'). State Q ∈ R^K, init 0.
+// category×difficulty ('both') or task×difficulty ('task-difficulty'). State Q ∈ R^K, init 0.
 // Signal (objective 'adv'): r_t(c) = mean over trajectories i of arm c of |A_i|.
 // Update (TD(0)/EMA): Q ← (1−α)·Q + α·r̃, with r̃(c) = r_t(c) if c occurred in the batch, else 0 — the
 // authors' code updates every arm, so absent arms decay toward 0 (`decayAbsentArms: true`, the default);
@@ -15,7 +15,8 @@
 // Defaults: α = 0.5 and τ = 1.0 (README Countdown run; the class defaults are α = 0.1, τ = 1.0), ε = 0.1.
 // Deviations: the 'progress' objective is not implemented. For 'greedy' the authors log the Boltzmann
 // probabilities (get_probs('greedy') is softmax); curriculum/<arm>/prob here is the ε-greedy distribution
-// actually sampled, in one categorical draw per slot (the same distribution as the authors' two-stage draw). With one arm, 'greedy' always takes it (the authors' redraw loop would not end).
+// actually sampled, in one categorical draw per slot (the same distribution as the authors' two-stage
+// draw). With one arm, 'greedy' always takes it (the authors' redraw loop would not end).
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';

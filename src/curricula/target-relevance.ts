@@ -18,6 +18,9 @@
 // default) is min(1000, batch × updateDelay): the authors' 1000 on their scale, and on a pool under 1000
 // problems a floor that leaves the band something to exclude (a fixed 1000 would keep the whole pool, and
 // the band would filter nothing). A number sets the floor as given (at least one batch is always kept).
+// Caution: a band on the estimated pass rate also admits problems that are right by chance (p ≈ 0.3–0.5
+// for ever); on the simulator's `noisy` learner the tighter floor lets them fill the subset
+// (docs/simulate.md, "target-relevance").
 // The next `updateDelay` steps draw, in order, from the `count × updateDelay` most relevant kept problems.
 // Deviations: the authors choose within the kept set by SIFT (VTL: relevant and mutually diverse); we rank
 // by relevance alone (their `cosine` alternative); the automatic floor above. Scores are clipped to [0, 1].
