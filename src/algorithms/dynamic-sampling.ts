@@ -32,10 +32,13 @@ export interface GroupFilterResult<G> {
   filteredFraction: number;
 }
 
-export function filterInformativeGroups<G extends SampledGroup>(groups: readonly G[]): GroupFilterResult<G> {
+export function filterInformativeGroups<G extends SampledGroup>(
+  groups: readonly G[],
+  keep: (group: G) => boolean = isInformative,
+): GroupFilterResult<G> {
   const kept: G[] = [];
   const dropped: G[] = [];
-  for (const group of groups) (isInformative(group) ? kept : dropped).push(group);
+  for (const group of groups) (keep(group) ? kept : dropped).push(group);
   return { kept, dropped, filteredFraction: groups.length > 0 ? dropped.length / groups.length : 0 };
 }
 
@@ -55,13 +58,15 @@ export interface FillBatchResult<G> {
 }
 
 /**
- * Asks `sampleMore(needed)` for groups until `target` informative groups are kept or `maxRounds` sampler
- * calls (the first one included, like DAPO's max_num_gen_batches) have been made; then returns what it has.
+ * Asks `sampleMore(needed)` for groups until `target` groups that pass `keep` (default: DAPO's informative
+ * rule; the VCRL filter passes its own) are kept or `maxRounds` sampler calls (the first one included,
+ * like DAPO's max_num_gen_batches) have been made; then returns what it has.
  */
 export async function fillBatch<G extends SampledGroup>(
   target: number,
   sampleMore: (needed: number) => Promise<G[]>,
   maxRounds: number,
+  keep: (group: G) => boolean = isInformative,
 ): Promise<FillBatchResult<G>> {
   if (!Number.isInteger(target) || target < 1) {
     throw new ConfigError(`dynamic sampling: target batch size must be a positive integer, got ${target}`);
@@ -86,7 +91,7 @@ export async function fillBatch<G extends SampledGroup>(
       reason = `the sampler returned no groups in round ${rounds}; kept ${kept.length} of ${target}`;
       break;
     }
-    const filtered = filterInformativeGroups(groups);
+    const filtered = filterInformativeGroups(groups, keep);
     sampledGroups += groups.length;
     dropped += filtered.dropped.length;
     kept.push(...filtered.kept);

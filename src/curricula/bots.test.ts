@@ -48,4 +48,15 @@ describe('bots', () => {
       createBots([testProblem('c')], { implicit: { weakKey: 'weak', strongKey: 'strong' } }),
     ).toThrow(ConfigError);
   });
+
+  it('averages rewards as the authors (partial credit), not a > 0.5 threshold', () => {
+    const pool = [testProblem('partial'), testProblem('mixed')];
+    const selector = createBots(pool, { thompson: false, discount: 0 });
+    selector.observe(0, [
+      outcome(pool[0], [0.5, 0.5, 0.5, 0.5]), // mean 0.5: Beta(1 + 2, 1 + 2) → 0.5 (a threshold saw 0 of 4)
+      outcome(pool[1], [1, 0.25, 0, 0.75]), // mean 0.5 as well (a threshold saw 2 of 4 by luck of 0.75)
+    ]);
+    expect(selector.estimatedPassRate(pool[0])).toBeCloseTo(0.5, 12);
+    expect(selector.estimatedPassRate(pool[1])).toBeCloseTo(0.5, 12);
+  });
 });

@@ -3,8 +3,11 @@
 // Paper: Shen et al., "BOTS: A Unified Framework for Bayesian Online Task Selection in LLM Reinforcement
 // Finetuning", arXiv 2510.26374. Authors' code: agentscope-ai/Trinity-RFT
 // trinity/buffer/selector/diff_estimator.py (InterpolationBetaPREstimator), selector.py
-// (DifficultyBasedSelector), examples/bots/bots.yaml.
-// State per problem i: Beta(α_i, β_i), init (1, 1). After a batch S with pass rates p_i over m rollouts:
+// (DifficultyBasedSelector: get_scores, get_indices), examples/bots/bots.yaml; the observed pass rate is
+// trinity/buffer/operators/mappers/pass_rate_calculator.py (PassRateCalculator.process: the mean reward of
+// each task's rollouts, so partial credit counts as such).
+// State per problem i: Beta(α_i, β_i), init (1, 1). After a batch S with pass rates p_i = mean reward over
+// m rollouts:
 //   α_i ← (1−λ)α_i + λ + (1−ρ)·s̄_i + ρ·m·p̃_i ;  β_i ← (1−λ)β_i + λ + (1−ρ)·f̄_i + ρ·m·(1−p̃_i)
 // with s̄_i = m·p_i, f̄_i = m·(1−p_i) on S and 0 elsewhere, for every problem of the pool (λ discounts
 // toward the Beta(1,1) prior). Implicit evidence p̃_i = clip(f^w_i + κ·(f^s_i − f^w_i), 0, 1) from the
@@ -14,8 +17,9 @@
 // Selection: p̂_i ~ Beta(α_i, β_i) (Thompson) or the posterior mean; score_i = −|p* − p̂_i|; τ = 0 → top-B,
 // τ > 0 → B without replacement from softmax(score/τ) (Gumbel-top-k, which has that distribution).
 // Defaults (bots.yaml): λ = 0.1, ρ = 0.1, p* = 0.5, τ = 0, Thompson on.
-// Deviations: implicit evidence needs the two feature fields (`implicit: {weakKey, strongKey}` naming
-// problem.metadata keys); without it ρ is treated as 0. m is each group's size; for problems outside S it
+// Deviations: p_i is clipped to [0, 1] (meanReward) so that counts stay non-negative under reward shaping
+// outside [0, 1]; the authors use the raw mean. Implicit evidence needs the two feature fields
+// (`implicit: {weakKey, strongKey}` naming problem.metadata keys); without it ρ is treated as 0. m is each group's size; for problems outside S it
 // is the batch's mean group size. `candidates` (default null = every problem, as the authors) scores only
 // that many problems drawn uniformly each step — a cost cap for very large pools (Thompson draws are O(N)).
 // [unverified]: none of the values (read in bots.yaml and the selector code).
@@ -27,9 +31,9 @@ import {
   batchMetrics,
   expectState,
   indexById,
+  meanReward,
   missingField,
   parseOptions,
-  passRate,
   requireNonEmptyPool,
 } from './shared.ts';
 import { topK } from './top-k.ts';
@@ -151,14 +155,14 @@ export function createBots(pool: Problem[], options: unknown): TaskSelector & Pa
       return lastBatch;
     },
     observe(_step: number, outcomes: readonly GroupOutcome[]): void {
-      // Merge repeated problems: successes and rollouts add up.
+      // Merge repeated problems: (partial) successes and rollouts add up.
       const successes = new Map<number, number>();
       const rollouts = new Map<number, number>();
       for (const outcome of outcomes) {
         const index = ids.get(outcome.problem.id);
         if (index === undefined || outcome.rewards.length === 0) continue;
         const m = outcome.rewards.length;
-        successes.set(index, (successes.get(index) ?? 0) + passRate(outcome.rewards) * m);
+        successes.set(index, (successes.get(index) ?? 0) + meanReward(outcome.rewards) * m);
         rollouts.set(index, (rollouts.get(index) ?? 0) + m);
       }
       if (rollouts.size === 0) return;

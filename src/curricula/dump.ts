@@ -1,7 +1,12 @@
 // dump — distribution-level UCB over data sources.
 // Paper: Wang et al., "DUMP: Automated Distribution-Level Curriculum Learning for RL-based LLM
-// Post-training", arXiv 2504.09710. Authors' code: ZhentingWang/DUMP verl/utils/curriculum_learning.py.
-// Arms j: data distributions (the authors' `data_source`; here the problem category by default).
+// Post-training", arXiv 2504.09710. Authors' code: ZhentingWang/DUMP verl/utils/curriculum_learning.py
+// (LearnabilityEstimator, CurriculumController.compute_sampling_weights, CurriculumSampler) and
+// verl/trainer/ppo/ray_trainer.py (the update call).
+// Arms j: data distributions — the authors' `data_source`, which in the paper's experiments are difficulty
+// strata of one task (Knights-and-Knaves puzzles with 3, 4, …, 14 people: 12 sources). The default arm is
+// therefore task × difficulty ('task-difficulty'); 'category', 'task', 'difficulty' and 'both' are options.
+// (With arms = task, a one-task pool is a single arm and DUMP is uniform sampling.)
 // State per arm: a sliding window W_j of the last 300 per-trajectory advantages and n_j = samples seen.
 //   Â_j = mean_{a∈W_j} |a|;  UCB_j = Â_j + c·sqrt(2·ln(N+1)/(n_j+1)), N = Σ n_j;  w = softmax(UCB/τ)
 // Each slot draws j ~ w, then a problem of j uniformly with replacement.
@@ -9,23 +14,29 @@
 // Deviations: the Beta success counter the authors only log is omitted; the update from validation
 // ("advantage = reward") is not done — observe() sees training groups only.
 // [unverified]: none of the values (read in the authors' code); Â_j = 0 for an empty window is our choice.
+// On the simulator, per-level arms lift DUMP from far below uniform to above it on `irt`, but a coin-flip
+// arm still draws most of the batch (docs/simulate.md, "Chasing noise").
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
 import {
+  armDifficultyHint,
   armKey,
+  armKinds,
   armMetrics,
   expectState,
   groupIntoArms,
   parseOptions,
+  requireArmCount,
   requireDifficulty,
   requireNonEmptyPool,
   softmax,
+  usesDifficulty,
 } from './shared.ts';
 
 export const dumpOptions = z.strictObject({
-  arms: z.enum(['difficulty', 'task', 'category', 'both']).default('category'),
+  arms: z.enum(armKinds).default('task-difficulty'),
   windowSize: z.number().int().positive().default(300),
   exploration: z.number().min(0).default(1),
   temperature: z.number().positive().default(0.1),
@@ -53,7 +64,7 @@ interface DumpState {
 export function createDump(pool: Problem[], options: unknown): TaskSelector {
   const config = parseOptions('dump', dumpOptions, options);
   requireNonEmptyPool('dump', pool);
-  if (config.arms === 'difficulty' || config.arms === 'both') requireDifficulty('dump', pool);
+  if (usesDifficulty(config.arms)) requireDifficulty('dump', pool, armDifficultyHint);
   const arms = groupIntoArms(pool, (problem) => armKey(problem, config.arms));
   let windows: number[][] = arms.names.map(() => []);
   let counts = arms.names.map(() => 0);
@@ -91,6 +102,7 @@ export function createDump(pool: Problem[], options: unknown): TaskSelector {
     }),
     load(state: unknown): void {
       const saved = expectState<DumpState>('dump', state);
+      requireArmCount('dump', saved.windows, arms.names);
       windows = saved.windows.map((window) => [...window]);
       counts = [...saved.counts];
     },

@@ -37,4 +37,32 @@ describe('sec', () => {
     const ids = selector.select(3, new Rng(4)).map((problem) => problem.id);
     expect([...ids].sort()).toEqual(['a', 'b', 'c']);
   });
+
+  it("ε-greedy as the authors' sample_arms: the exploring branch never takes the best arm", () => {
+    const pool = [1, 2, 3].map((difficulty) => testProblem(`d${difficulty}`, { difficulty }));
+    const selector = createSec(pool, { method: 'greedy', epsilon: 1, learningRate: 1 });
+    selector.observe(0, [outcome(pool[1], [1, 0], [1, -1])]); // Q = [0, 1, 0]: arm '2' is best
+    const picked = selector.select(200, new Rng(3)).map((problem) => problem.id);
+    expect(picked).not.toContain('d2');
+    expect(new Set(picked)).toEqual(new Set(['d1', 'd3']));
+    // ε = 0.1: best arm 1 − ε, each other arm ε/(K − 1).
+    const greedy = createSec(pool, { method: 'greedy', epsilon: 0.1, learningRate: 1 });
+    greedy.observe(0, [outcome(pool[1], [1, 0], [1, -1])]);
+    const metrics = greedy.metrics();
+    expect(metrics['curriculum/2/prob']).toBeCloseTo(0.9, 12);
+    expect(metrics['curriculum/1/prob']).toBeCloseTo(0.05, 12);
+    expect(metrics['curriculum/3/prob']).toBeCloseTo(0.05, 12);
+  });
+
+  it('normalized_q: probabilities ∝ max(Q, 0.01)', () => {
+    const pool = [1, 2].map((difficulty) => testProblem(`d${difficulty}`, { difficulty }));
+    const selector = createSec(pool, { method: 'normalized_q', learningRate: 0.5 });
+    selector.observe(0, [outcome(pool[0], [1, 0], [1, -1])]); // Q = [0.5, 0]
+    const metrics = selector.metrics();
+    expect(metrics['curriculum/1/prob']).toBeCloseTo(0.5 / 0.51, 12);
+    expect(metrics['curriculum/2/prob']).toBeCloseTo(0.01 / 0.51, 12);
+    const drawn = selector.select(2000, new Rng(5)).filter((problem) => problem.id === 'd2').length;
+    expect(drawn).toBeGreaterThan(10); // expected 39
+    expect(drawn).toBeLessThan(80);
+  });
 });

@@ -31,10 +31,14 @@ export function requireNonEmptyPool(selector: string, pool: readonly Problem[]):
 }
 
 /** Every problem must carry a finite numeric difficulty. */
-export function requireDifficulty(selector: string, pool: readonly Problem[]): void {
+export function requireDifficulty(
+  selector: string,
+  pool: readonly Problem[],
+  hint = 'Give every problem a numeric difficulty.',
+): void {
   for (const problem of pool) {
     if (typeof problem.difficulty !== 'number' || !Number.isFinite(problem.difficulty)) {
-      throw missingField(selector, 'difficulty', problem, 'Give every problem a numeric difficulty.');
+      throw missingField(selector, 'difficulty', problem, hint);
     }
   }
 }
@@ -49,6 +53,21 @@ export function expectState<T extends { selector: string }>(selector: string, st
     throw new CheckpointError(`selector '${selector}': the saved state belongs to a different selector`);
   }
   return state as T;
+}
+
+/**
+ * A saved per-arm state must have one entry per arm of this pool and these options; a checkpoint saved
+ * with other arms (e.g. under an older default `arms`) is refused with the way out.
+ */
+export function requireArmCount(
+  selector: string,
+  saved: readonly unknown[] | undefined,
+  names: readonly string[],
+): void {
+  if (saved?.length === names.length) return;
+  throw new CheckpointError(
+    `selector '${selector}': the saved state has ${saved?.length ?? 0} arms but this pool and options give ${names.length} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''}); it was saved with other arms (older versions defaulted to other arms): set selector.options.arms to the kind it was saved with`,
+  );
 }
 
 /** softmax(values / temperature), shifted by the maximum for stability. */
@@ -69,11 +88,17 @@ export function entropy(probabilities: readonly number[]): number {
 
 export { mean } from '../core/stats.ts';
 
-export type ArmKind = 'difficulty' | 'task' | 'category' | 'both';
+export const armKinds = ['difficulty', 'task', 'category', 'both', 'task-difficulty'] as const;
+export type ArmKind = (typeof armKinds)[number];
 
-/** The arm of a problem: its difficulty level, task, category, or category×difficulty ('both'). */
+/**
+ * The arm of a problem: its difficulty level, task, category, category×difficulty ('both') or
+ * task×difficulty ('task-difficulty', one stratum per task and level, as DUMP's data sources).
+ */
 export function armKey(problem: Problem, kind: ArmKind): string {
   switch (kind) {
+    case 'task-difficulty':
+      return `${problem.task}-${problem.difficulty}`;
     case 'difficulty':
       return String(problem.difficulty);
     case 'task':
@@ -83,6 +108,15 @@ export function armKey(problem: Problem, kind: ArmKind): string {
     case 'both':
       return `${problem.category}-${problem.difficulty}`;
   }
+}
+
+/** The hint of a selector whose arms need a difficulty: the options that do without one. */
+export const armDifficultyHint =
+  "Give every problem a numeric difficulty, or set selector.options.arms to 'task' or 'category'.";
+
+/** Whether arms of this kind need a numeric difficulty on every problem. */
+export function usesDifficulty(kind: ArmKind): boolean {
+  return kind === 'difficulty' || kind === 'both' || kind === 'task-difficulty';
 }
 
 export interface ArmGrouping {
@@ -197,6 +231,18 @@ export function passRate(rewards: readonly number[]): number {
   let successes = 0;
   for (const reward of rewards) if (reward > 0.5) successes++;
   return successes / rewards.length;
+}
+
+/**
+ * Mean reward of a group clipped to [0, 1]: the pass rate with partial credit (the authors of BOTS and
+ * TTC-RL average the raw rewards; the clip keeps Beta counts and logits defined when a reward shaping
+ * goes below 0 or above 1). For 0/1 rewards it equals passRate.
+ */
+export function meanReward(rewards: readonly number[]): number {
+  if (rewards.length === 0) return 0;
+  let total = 0;
+  for (const reward of rewards) total += reward;
+  return Math.min(1, Math.max(0, total / rewards.length));
 }
 
 /** What the trainer knows about the run; selectors whose schedules need it take their defaults from it. */

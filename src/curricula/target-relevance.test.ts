@@ -40,4 +40,35 @@ describe('target-relevance', () => {
     selector.observe(0, [outcome(pool[0], [1, 1, 1, 1])]);
     expect(selector.select(1, new Rng(1))[0].id).not.toBe('geo');
   });
+
+  it("keeps each problem's latest pass rate between updates, as the authors' dict update does", () => {
+    const pool = [testProblem('a'), testProblem('b')];
+    const selector = createTargetRelevance(pool, { targets: ['problem a'], updateDelay: 2, minKept: 0 });
+    selector.observe(0, [outcome(pool[0], [1, 1, 1, 1])]);
+    selector.observe(1, [outcome(pool[0], [0, 0, 0, 0])]); // the update at step 2 sees a at 0, not 0.5
+    const state = selector.state() as { estimates: number[] };
+    expect(state.estimates[0]).toBe(0);
+    // Within one step a problem drawn twice averages its rollouts: 3 of 4 then 1 of 4 → 0.5.
+    const twice = createTargetRelevance(pool, { targets: ['problem a'], updateDelay: 1, minKept: 0 });
+    twice.observe(0, [outcome(pool[0], [1, 1, 1, 0]), outcome(pool[0], [1, 0, 0, 0])]);
+    expect((twice.state() as { estimates: number[] }).estimates[0]).toBe(0.5);
+  });
+
+  it('on a pool under 1000 problems the band still filters: the floor is one subset (batch × updateDelay)', () => {
+    // 30 problems out of the band but most relevant to the target; 10 in the band, less relevant.
+    const outside = Array.from({ length: 30 }, (_, index) =>
+      testProblem(`out${index}`, { prompt: `area of a triangle ${index}`, metadata: { prior: 0.95 } }),
+    );
+    const inside = Array.from({ length: 10 }, (_, index) =>
+      testProblem(`in${index}`, { prompt: `reverse a string ${index}`, metadata: { prior: 0.4 } }),
+    );
+    const selector = createTargetRelevance([...outside, ...inside], {
+      targets: ['area of a triangle'],
+      priorKey: 'prior',
+      updateDelay: 2,
+    });
+    const picked = [0, 1].flatMap(() => selector.select(2, new Rng(1)).map((problem) => problem.id));
+    expect(picked.every((id) => id.startsWith('in'))).toBe(true);
+    expect(selector.metrics()['curriculum/kept_count']).toBe(10);
+  });
 });

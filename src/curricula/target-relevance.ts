@@ -1,18 +1,30 @@
 // target-relevance — a test-time curriculum: practise the training problems most similar to a target set,
 // restricted to those the policy can plausibly solve.
 // Paper: Hübotter et al., "Learning on the Job" (test-time curricula for targeted RL)
-// (TTC-RL; arXiv id not recorded in reference/curricula.md). Authors' code: jonhue/ttc (sift_worker.py,
-// dynamic_rl_dataset.py).
+// (TTC-RL; arXiv id not recorded in reference/curricula.md). Authors' code: jonhue/ttc
+// TTRL/verl/verl/utils/dataset/dynamic_rl_dataset.py (DynamicRLDataset._estimate_achievability_questions,
+// _filter_questions_band, subsample_dataset), TTRL/verl/verl/trainer/ppo/ray_trainer.py (fit: the
+// per-problem scores `critic/score@<id>` go into cur_train_ach_metrics with dict.update, so a problem seen
+// again before the next update keeps only its latest score), sift_worker.py, training/verl_training.sh.
 // Relevance: max cosine similarity between a problem's prompt and any target text, using hashed
 // character n-grams (text-embedding.ts) instead of the policy's mean-pooled hidden states.
 // Achievability [code]: per-problem estimate a_i (init `prior`, or metadata[priorKey]). Every
-// `updateDelay` (10) steps, problems trained on take their observed accuracy and all others shift in logit
-// space by δ = clip(mean(logit(obs) − logit(pred)), ±0.5) (logits of values clipped to [0.05, 0.95]).
-// Keep a ∈ [0.25, 0.6]; if fewer than `minKept` (1000) qualify, add those closest to the band's midpoint
-// (at least one batch's worth, so an empty band still yields problems).
+// `updateDelay` (10) steps, problems trained on since the last update take their latest observed score (the
+// mean reward of that step's rollouts, clipped to [0, 1]) and all others shift in logit space by
+// δ = clip(mean(logit(obs) − logit(pred)), ±0.5) (logits of values clipped to [0.05, 0.95]).
+// Keep a ∈ [0.25, 0.6]; if fewer than the floor qualify, add those closest to the band's midpoint.
+// The floor (`minKept`): the authors fix min_questions_in_band = 1000 against subsets of 1000 problems
+// (subset_size = train batch × update delay), i.e. "at least one subset's worth". `minKept: 'auto'` (the
+// default) is min(1000, batch × updateDelay): the authors' 1000 on their scale, and on a pool under 1000
+// problems a floor that leaves the band something to exclude (a fixed 1000 would keep the whole pool, and
+// the band would filter nothing). A number sets the floor as given (at least one batch is always kept).
+// Caution: a band on the estimated pass rate also admits problems that are right by chance (p ≈ 0.3–0.5
+// for ever); on the simulator's `noisy` learner the tighter floor lets them fill the subset
+// (docs/simulate.md, "target-relevance").
 // The next `updateDelay` steps draw, in order, from the `count × updateDelay` most relevant kept problems.
 // Deviations: the authors choose within the kept set by SIFT (VTL: relevant and mutually diverse); we rank
-// by relevance alone (their `cosine` alternative). [unverified]: the prior (ours 0.5 when no priorKey).
+// by relevance alone (their `cosine` alternative); the automatic floor above. Scores are clipped to [0, 1].
+// [unverified]: the prior (ours 0.5 when no priorKey).
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
@@ -21,9 +33,9 @@ import {
   batchMetrics,
   expectState,
   indexById,
+  meanReward,
   missingField,
   parseOptions,
-  passRate,
   requireNonEmptyPool,
 } from './shared.ts';
 import { cosineToDense, embedText, hashedNgrams } from './text-embedding.ts';
@@ -35,7 +47,7 @@ export const targetRelevanceOptions = z.strictObject({
   dimensions: z.number().int().positive().default(4096),
   low: z.number().min(0).max(1).default(0.25),
   high: z.number().min(0).max(1).default(0.6),
-  minKept: z.number().int().min(0).default(1000),
+  minKept: z.union([z.number().int().min(0), z.literal('auto')]).default('auto'),
   updateDelay: z.number().int().positive().default(10),
   prior: z.number().min(0).max(1).default(0.5),
   priorKey: z.string().nullable().default(null),
@@ -71,7 +83,7 @@ interface TargetRelevanceState {
   selector: 'target-relevance';
   step: number;
   estimates: number[];
-  pending: [string, number, number][];
+  pending: [string, number][];
   subset: number[];
   cursor: number;
   stale: boolean;
@@ -109,8 +121,8 @@ export function createTargetRelevance(pool: Problem[], options: unknown): TaskSe
     }
   });
   let step = 0;
-  // Accumulated observations since the last update: pool index → [successes, rollouts].
-  let pending = new Map<number, [number, number]>();
+  // Latest observed score per problem since the last update: pool index → mean reward of its last step.
+  let pending = new Map<number, number>();
   let subset: number[] = [];
   let cursor = 0;
   let stale = true;
@@ -123,7 +135,8 @@ export function createTargetRelevance(pool: Problem[], options: unknown): TaskSe
     const kept: number[] = [];
     for (let i = 0; i < pool.length; i++)
       if (estimates[i] >= config.low && estimates[i] <= config.high) kept.push(i);
-    const wanted = Math.min(pool.length, Math.max(config.minKept, count));
+    const floor = config.minKept === 'auto' ? Math.min(1000, count * config.updateDelay) : config.minKept;
+    const wanted = Math.min(pool.length, Math.max(floor, count));
     if (kept.length < wanted) {
       const closeness = Float64Array.from(estimates, (a) =>
         a >= config.low && a <= config.high ? Number.NEGATIVE_INFINITY : -Math.abs(a - middle),
@@ -146,17 +159,20 @@ export function createTargetRelevance(pool: Problem[], options: unknown): TaskSe
       return lastBatch;
     },
     observe(observedStep: number, outcomes: readonly GroupOutcome[]): void {
+      // This step's score per problem: the mean over all of its rollouts in the step (as the authors'
+      // per-uid score); it replaces any earlier score since the last update.
+      const totals = new Map<number, [number, number]>();
       for (const outcome of outcomes) {
         const index = ids.get(outcome.problem.id);
         if (index === undefined || outcome.rewards.length === 0) continue;
-        const [successes, rollouts] = pending.get(index) ?? [0, 0];
+        const [sum, rollouts] = totals.get(index) ?? [0, 0];
         const m = outcome.rewards.length;
-        pending.set(index, [successes + passRate(outcome.rewards) * m, rollouts + m]);
+        totals.set(index, [sum + meanReward(outcome.rewards) * m, rollouts + m]);
       }
+      for (const [index, [sum, m]] of totals) pending.set(index, sum / m);
       step = observedStep + 1;
       if (step % config.updateDelay === 0) {
-        const observed = new Map([...pending].map(([index, [s, m]]) => [index, s / m]));
-        lastShift = updateAchievability(estimates, observed, config.maxShift, config.logitEpsilon);
+        lastShift = updateAchievability(estimates, pending, config.maxShift, config.logitEpsilon);
         pending = new Map();
         stale = true;
       }
@@ -165,7 +181,7 @@ export function createTargetRelevance(pool: Problem[], options: unknown): TaskSe
       selector: 'target-relevance',
       step,
       estimates: Array.from(estimates),
-      pending: [...pending].map(([index, [s, m]]) => [pool[index].id, s, m]),
+      pending: [...pending].map(([index, score]) => [pool[index].id, score]),
       subset: [...subset],
       cursor,
       stale,
@@ -177,7 +193,13 @@ export function createTargetRelevance(pool: Problem[], options: unknown): TaskSe
       const saved = expectState<TargetRelevanceState>('target-relevance', state);
       step = saved.step;
       estimates = Float64Array.from(saved.estimates);
-      pending = new Map(saved.pending.map(([id, s, m]) => [ids.get(id)!, [s, m]]));
+      // Older versions saved [id, successes, rollouts]; their accumulated rate stands in for the latest.
+      pending = new Map(
+        (saved.pending as (readonly [string, number, number?])[]).map(([id, score, rollouts]) => [
+          ids.get(id)!,
+          rollouts === undefined ? score : score / rollouts,
+        ]),
+      );
       subset = [...saved.subset];
       cursor = saved.cursor;
       stale = saved.stale;

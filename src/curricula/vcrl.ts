@@ -9,8 +9,10 @@
 // shuffled pass over the pool (fresh problems, as in the paper's rollout-then-filter loop). A problem
 // re-observed with p < κ leaves the bank; a full bank evicts its lowest score.
 // [unverified] (no code found): κ = 0.3, bank size 1000, replay share 0.5, and the eviction rule. The
-// paper's own filtering of low-p groups out of the gradient batch belongs to the trainer, not here; use
-// `vcrlScore` for it.
+// paper's main mechanism, dropping low-p groups from each training batch, belongs to the trainer: it is
+// `algorithm.vcrlFilter` of `curricula train` (src/algorithms/vcrl-filter.ts, the same p for 0/1 rewards);
+// this selector plus that filter is the paper's full method. This selector counts reward > 0.5 as a
+// success (binary verifiable rewards); the filter uses the rewards' variance.
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';

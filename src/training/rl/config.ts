@@ -2,6 +2,7 @@
 // Every named part (selector, guidance, reward, advantage, loss) resolves through its registry, and its
 // `options` are validated by that part's own schema when the run is set up, before anything is written.
 import { z } from 'zod';
+import { vcrlFilterSchema } from '../../algorithms/vcrl-filter.ts';
 import { policyBlockSchema } from '../../policy/parallel-options.ts';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
 import { modelBlockSchema } from '../model-presets.ts';
@@ -100,6 +101,8 @@ export const rlConfigSchema = z.strictObject({
           maxRounds: z.number().int().nonnegative().default(3),
         })
         .default({ enabled: false, maxRounds: 3 }),
+      /** VCRL: drop groups whose normalised reward variance is below a threshold and sample more problems. */
+      vcrlFilter: vcrlFilterSchema,
     })
     .default({
       advantage: { name: 'grpo', options: {} },
@@ -108,6 +111,7 @@ export const rlConfigSchema = z.strictObject({
       epochs: 1,
       minibatches: 1,
       dynamicSampling: { enabled: false, maxRounds: 3 },
+      vcrlFilter: { enabled: false, threshold: 0.3, maxRounds: 3 },
     }),
   train: optimizerSchema.extend({
     steps: z.number().int().positive(),

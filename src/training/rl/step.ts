@@ -5,6 +5,7 @@
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
 import { klRewardPenalty } from '../../algorithms/kl.ts';
 import type { GroupOutcome } from '../../core/selector.ts';
+import { batchFilter } from './batch-filter.ts';
 import type { RlContext } from './context.ts';
 import { rewardErrorCounts, rolloutMetrics } from './metrics.ts';
 import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
@@ -37,12 +38,13 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     return groups;
   };
 
-  // Dynamic sampling (DAPO): keep only groups with a learning signal, top up with fresh problems.
-  const dynamic = ctx.config.algorithm.dynamicSampling;
+  // Batch filters (DAPO dynamic sampling, VCRL): keep only groups with a learning signal, top up with
+  // fresh problems.
+  const filter = batchFilter(ctx.config.algorithm);
   let groups: SampledGroup[];
   let rounds = 1;
-  if (dynamic.enabled) {
-    const filled = await fillBatch(batchSize, rollOut, 1 + dynamic.maxRounds);
+  if (filter) {
+    const filled = await fillBatch(batchSize, rollOut, 1 + filter.maxRounds, filter.keep);
     groups = filled.groups;
     rounds = filled.rounds;
   } else {
