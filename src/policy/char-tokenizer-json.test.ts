@@ -12,6 +12,8 @@ import { tasks } from '../tasks/index.ts';
 import { loadTokenizer } from '../tokenizers/load-tokenizer.ts';
 import { charSpecialTokens } from './char-tokenizer-json.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
+import { ParallelEmbeddedBackend } from './parallel-backend.ts';
+import { maxAbsDifference } from './test-helpers.ts';
 import { CharTokenizer, suiteTokenizer } from './tokenizer.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'curricula-char-json-'));
@@ -128,5 +130,27 @@ describe('checkpoints with either tokenizer.json form', () => {
     ).toBe(true);
     fromLegacy.dispose();
     fromNew.dispose();
+  });
+
+  it('worker replicas rebuild the tokenizer from the HF form (CharTokenizer.fromJSON) and save it back', async () => {
+    const parallel = await ParallelEmbeddedBackend.load(demo, { workers: 2, onWarning: () => undefined });
+    const single = await EmbeddedBackend.load(demo);
+    try {
+      const sequence = [1, ...single.tokenizer.encode('7+8=15\n'), 2];
+      // One sequence per worker against both in one batch: the same up to float32 rounding.
+      const [a, b] = await Promise.all([
+        parallel.forward([sequence, sequence]),
+        single.forward([sequence, sequence]),
+      ]);
+      expect(maxAbsDifference(a.flat(), b.flat())).toBeLessThan(1e-5);
+      const saved = join(root, 'parallel-saved');
+      await parallel.save(saved);
+      for (const file of ['tokenizer.json', 'tokenizer_config.json', 'model.safetensors']) {
+        expect(readFileSync(join(saved, file)).equals(readFileSync(join(demo, file))), file).toBe(true);
+      }
+    } finally {
+      await parallel.close();
+      single.dispose();
+    }
   });
 });
