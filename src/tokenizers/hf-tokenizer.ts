@@ -91,9 +91,10 @@ export class HfTokenizer implements Tokenizer {
 
     const special = new Set<number>();
     for (const [id, token] of this.library.get_added_tokens_decoder()) if (token.special) special.add(id);
+    // An additional special token missing from tokenizer.json cannot be produced by encode: skipped.
     for (const value of config.additional_special_tokens ?? []) {
-      const text = tokenText(value);
-      if (text !== null) special.add(this.requireId(text, 'additional_special_tokens'));
+      const id = this.library.token_to_id(tokenText(value) ?? '');
+      if (id !== undefined) special.add(id);
     }
 
     const bosText = tokenText(config.bos_token);
