@@ -8,7 +8,12 @@ log p(x[t+1] | x[..t]) with the values in expected.json, written by the TypeScri
     npx tsx src/policy/torch-check-data.ts /tmp/ckpt /tmp/expected.json
     python3 bench/torch_load_check.py /tmp/ckpt /tmp/expected.json
 
-Prints one JSON line {"max_abs_diff": ..., "ok": ...}; exits 1 when the difference exceeds 1e-4.
+It also tokenizes expected.json's texts by reading the checkpoint's tokenizer.json as a Hugging Face file
+(the char tokenizer's layout in docs/checkpoint-format.md: a BPE with no merges, so one vocab lookup per
+character) and compares the ids with the TypeScript tokenizer's.
+
+Prints one JSON line {"max_abs_diff": ..., "tokenizer_ok": ..., "ok": ...}; exits 1 when the log-prob
+difference exceeds 1e-4 or the token ids differ.
 """
 
 import json
@@ -60,6 +65,15 @@ def logits(w: dict, config: dict, tokens: torch.Tensor) -> torch.Tensor:
     return ln(h, "ln_f") @ w["lm_head.weight"]  # [L, V]
 
 
+def char_tokenize(tokenizer_json: dict, text: str) -> list:
+    """Ids of `text` under a char-level HF tokenizer.json (BPE without merges, no pre-tokenizer)."""
+    if tokenizer_json.get("type") == "char":  # the legacy form: ids 3, 4, … in list order
+        return [tokenizer_json["characters"].index(character) + 3 for character in text]
+    model = tokenizer_json["model"]
+    assert model["type"] == "BPE" and not model["merges"], "not a character-level tokenizer.json"
+    return [model["vocab"][character] for character in text]
+
+
 def main() -> int:
     checkpoint, expected_path = Path(sys.argv[1]), Path(sys.argv[2])
     config = json.loads((checkpoint / "config.json").read_text())["model"]
@@ -72,8 +86,14 @@ def main() -> int:
             log_probs = logits(weights, config, tokens[:-1]).log_softmax(-1)
             ours = log_probs.gather(1, tokens[1:, None])[:, 0]
             worst = max(worst, (ours - torch.tensor(reference)).abs().max().item())
-    print(json.dumps({"max_abs_diff": worst, "ok": worst < 1e-4}))
-    return 0 if worst < 1e-4 else 1
+    tokenizer_json = json.loads((checkpoint / "tokenizer.json").read_text())
+    tokenizer_ok = all(
+        char_tokenize(tokenizer_json, text) == ids
+        for text, ids in zip(expected.get("texts", []), expected.get("textIds", []))
+    )
+    ok = worst < 1e-4 and tokenizer_ok
+    print(json.dumps({"max_abs_diff": worst, "tokenizer_ok": tokenizer_ok, "ok": ok}))
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -73,9 +73,15 @@ export interface OptimStepResult {
 
 export interface Tokenizer {
   readonly vocabSize: number;
+  /** BOS id; -1 when the model has none (Qwen): then nothing is prepended to prompts. */
   readonly bos: number;
   readonly eos: number;
   readonly pad: number;
+  /**
+   * Ids that end generation when the model has several (Qwen3: <|im_end|>, <|endoftext|>); eos first.
+   * Absent means [eos].
+   */
+  readonly stopTokenIds?: readonly number[];
   /** Encodes text; throws TokenizerError naming the character and position when it is out of vocabulary. */
   encode(text: string, where?: string): number[];
   /** Decodes ids, dropping special tokens. */

@@ -17,7 +17,13 @@ function contents(seed: number): CheckpointContents {
   const weights = initialParameterValues(config, new Rng(seed));
   const m = new Map([...weights].map(([name, values]) => [name, values.map((x) => x * 2)]));
   const v = new Map([...weights].map(([name, values]) => [name, values.map((x) => x * x)]));
-  return { config, weights, tokenizer: { type: 'stub', vocabSize: 7 }, optimizer: { step: 3, m, v } };
+  return {
+    config,
+    weights,
+    tokenizer: { type: 'stub', vocabSize: 7 },
+    tokenizerConfig: { eos_token: 'e' },
+    optimizer: { step: 3, m, v },
+  };
 }
 
 let counter = 0;
@@ -39,6 +45,7 @@ describe('checkpoint directories', () => {
     const loaded = readCheckpoint(dir);
     expect(loaded.config).toEqual(config);
     expect(loaded.tokenizer).toEqual(saved.tokenizer);
+    expect(loaded.tokenizerConfig).toEqual(saved.tokenizerConfig);
     expect([...loaded.weights.keys()]).toEqual([...saved.weights.keys()]);
     for (const [name, values] of saved.weights) expect(loaded.weights.get(name)).toEqual(values);
     expect(loaded.optimizer?.step).toBe(3);
@@ -66,8 +73,9 @@ describe('checkpoint directories', () => {
 
   it('reads a weights-only checkpoint (no optimizer files) with optimizer null', () => {
     const dir = freshDir();
-    writeCheckpoint(dir, { ...contents(1), optimizer: null });
+    writeCheckpoint(dir, { ...contents(1), optimizer: null, tokenizerConfig: undefined });
     expect(readCheckpoint(dir).optimizer).toBeNull();
+    expect(readCheckpoint(dir).tokenizerConfig).toBeUndefined();
   });
 
   it('names the file and the problem for missing or corrupt parts', () => {
@@ -82,6 +90,10 @@ describe('checkpoint directories', () => {
     damage((dir) => rmSync(join(dir, 'optimizer.json')), /optimizer\.json: missing file/);
     damage((dir) => writeFileSync(join(dir, 'config.json'), '{"format": '), /config\.json: invalid JSON/);
     damage((dir) => writeFileSync(join(dir, 'tokenizer.json'), 'nope'), /tokenizer\.json: invalid JSON/);
+    damage(
+      (dir) => writeFileSync(join(dir, 'tokenizer_config.json'), '{'),
+      /tokenizer_config\.json: invalid JSON/,
+    );
     damage((dir) => {
       const path = join(dir, 'model.safetensors');
       const bytes = readFileSync(path);

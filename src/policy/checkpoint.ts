@@ -2,7 +2,8 @@
 //
 //   model.safetensors       weights, GPT-2 names, [in, out] layout, canonical order
 //   config.json             {format, formatVersion, model: ModelConfig}
-//   tokenizer.json          the tokenizer's toJSON()
+//   tokenizer.json          the tokenizer's toJSON() (for CharTokenizer a Hugging Face tokenizer.json)
+//   tokenizer_config.json   optional: the tokenizer's tokenizerConfig() (names BOS/EOS/PAD for HF tools)
 //   optimizer.safetensors   Adam moments 'm.<param>' and 'v.<param>'
 //   optimizer.json          {formatVersion, step}
 //
@@ -28,6 +29,7 @@ export const checkpointFiles = {
   weights: 'model.safetensors',
   config: 'config.json',
   tokenizer: 'tokenizer.json',
+  tokenizerConfig: 'tokenizer_config.json',
   optimizerTensors: 'optimizer.safetensors',
   optimizerState: 'optimizer.json',
 } as const;
@@ -38,6 +40,8 @@ export interface CheckpointContents {
   weights: Map<string, Float32Array>;
   /** The tokenizer's JSON form (what its toJSON() returned). */
   tokenizer: unknown;
+  /** tokenizer_config.json (written only when given; read back when present, else undefined). */
+  tokenizerConfig?: unknown;
   /** Adam state, or null for a weights-only checkpoint. */
   optimizer: AdamState | null;
 }
@@ -76,6 +80,12 @@ export function writeCheckpoint(dir: string, contents: CheckpointContents): void
     };
     writeFileDurably(join(temporary, checkpointFiles.config), `${JSON.stringify(configJson, null, 2)}\n`);
     writeFileDurably(join(temporary, checkpointFiles.tokenizer), `${JSON.stringify(contents.tokenizer)}\n`);
+    if (contents.tokenizerConfig !== undefined) {
+      writeFileDurably(
+        join(temporary, checkpointFiles.tokenizerConfig),
+        `${JSON.stringify(contents.tokenizerConfig, null, 2)}\n`,
+      );
+    }
     if (contents.optimizer) {
       const moments = new Map<string, NamedTensor>();
       for (const spec of specs) {
@@ -142,6 +152,9 @@ export function readCheckpoint(dir: string): CheckpointContents {
   for (const name of expected.keys()) weights.set(name, weightTensors.get(name)!.data);
 
   const tokenizer = readJson(dir, checkpointFiles.tokenizer);
+  const tokenizerConfig = existsSync(join(dir, checkpointFiles.tokenizerConfig))
+    ? readJson(dir, checkpointFiles.tokenizerConfig)
+    : undefined;
 
   const hasTensors = existsSync(join(dir, checkpointFiles.optimizerTensors));
   const hasState = existsSync(join(dir, checkpointFiles.optimizerState));
@@ -177,7 +190,7 @@ export function readCheckpoint(dir: string): CheckpointContents {
     }
     optimizer = { step, m, v };
   }
-  return { config, weights, tokenizer, optimizer };
+  return { config, weights, tokenizer, tokenizerConfig, optimizer };
 }
 
 /** Decodes a safetensors file and checks it holds exactly the expected names with the expected shapes. */

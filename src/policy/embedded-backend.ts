@@ -33,6 +33,8 @@ import { CharTokenizer } from './tokenizer.ts';
 /** A tokenizer that a checkpoint can store. */
 export interface SerializableTokenizer extends Tokenizer {
   toJSON(): unknown;
+  /** tokenizer_config.json to save beside tokenizer.json (optional). */
+  tokenizerConfig?(): unknown;
 }
 
 export interface EmbeddedBackendOptions {
@@ -228,6 +230,7 @@ export class EmbeddedBackend implements PolicyBackend {
       config: this.model.config,
       weights: this.model.parameterValues(),
       tokenizer: this.tokenizer.toJSON(),
+      tokenizerConfig: this.tokenizer.tokenizerConfig?.(),
       optimizer: this.optimizer.state(),
     });
   }

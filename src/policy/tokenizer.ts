@@ -1,22 +1,21 @@
 // Character-level tokenizer for the embedded model. Ids: PAD=0, BOS=1, EOS=2, then one id per character
 // in code-point order. `suiteTokenizer()` fixes the vocabulary to printable ASCII, newline and every
 // registered task's alphabet, so a checkpoint's vocabulary does not depend on which tasks it was trained on.
-import { z } from 'zod';
+// Its JSON (toJSON, a checkpoint's tokenizer.json) is a Hugging Face tokenizer.json that gives the same
+// ids; fromJSON also reads the legacy {"type":"char",…} form (char-tokenizer-json.ts).
 import { TokenizerError } from '../core/errors.ts';
 import type { Tokenizer } from '../core/policy.ts';
 import { tasks } from '../tasks/index.ts';
+import {
+  charactersFromJson,
+  type HfCharTokenizerJson,
+  hfCharTokenizerConfig,
+  hfCharTokenizerJson,
+} from './char-tokenizer-json.ts';
 
 const specialCount = 3;
 
-const tokenizerJsonSchema = z.object({
-  type: z.literal('char'),
-  pad: z.literal(0),
-  bos: z.literal(1),
-  eos: z.literal(2),
-  characters: z.array(z.string()),
-});
-
-export type CharTokenizerJson = z.infer<typeof tokenizerJsonSchema>;
+export type CharTokenizerJson = HfCharTokenizerJson;
 
 export class CharTokenizer implements Tokenizer {
   readonly pad = 0;
@@ -68,18 +67,19 @@ export class CharTokenizer implements Tokenizer {
     return text;
   }
 
+  /** The Hugging Face tokenizer.json form (what checkpoints store). */
   toJSON(): CharTokenizerJson {
-    return { type: 'char', pad: 0, bos: 1, eos: 2, characters: [...this.characters] };
+    return hfCharTokenizerJson(this.characters);
   }
 
+  /** tokenizer_config.json to write beside toJSON()'s file: names PAD/BOS/EOS for HF tools. */
+  tokenizerConfig(): Record<string, unknown> {
+    return hfCharTokenizerConfig();
+  }
+
+  /** Reads toJSON()'s form or the legacy {"type":"char",…} one. */
   static fromJSON(json: unknown): CharTokenizer {
-    const parsed = tokenizerJsonSchema.safeParse(json);
-    if (!parsed.success) {
-      throw new TokenizerError(
-        `invalid char tokenizer JSON: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`,
-      );
-    }
-    return new CharTokenizer(parsed.data.characters);
+    return new CharTokenizer(charactersFromJson(json));
   }
 }
 

@@ -12,7 +12,12 @@ import { CharTokenizer } from './tokenizer.ts';
 export interface TorchCheckData {
   sequences: number[][];
   logprobs: number[][];
+  /** Texts and their ids under the checkpoint's tokenizer, for the script's tokenizer.json check. */
+  texts: string[];
+  textIds: number[][];
 }
+
+const checkTexts = ['12+30=42\n7+8=15\n', 'a b\nc'];
 
 /** Loads (or creates and saves) the checkpoint at `dir` and scores a few deterministic sequences. */
 export async function torchCheckData(dir: string, seed = 1): Promise<TorchCheckData> {
@@ -35,8 +40,9 @@ export async function torchCheckData(dir: string, seed = 1): Promise<TorchCheckD
     Array.from({ length }, () => rng.int(0, vocabSize - 1)),
   );
   const logprobs = await backend.forward(sequences);
+  const textIds = checkTexts.map((text) => backend.tokenizer.encode(text));
   backend.dispose();
-  return { sequences, logprobs };
+  return { sequences, logprobs, texts: checkTexts, textIds };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -3,9 +3,10 @@
 import type { Datum, Tokenizer } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 
-/** [BOS] + prompt characters. */
+/** [BOS] + prompt tokens (no BOS when the tokenizer has none: bos = -1). */
 export function promptTokens(tokenizer: Tokenizer, problem: Problem): number[] {
-  return [tokenizer.bos, ...tokenizer.encode(problem.prompt, `problem ${problem.id} prompt`)];
+  const prompt = tokenizer.encode(problem.prompt, `problem ${problem.id} prompt`);
+  return tokenizer.bos >= 0 ? [tokenizer.bos, ...prompt] : prompt;
 }
 
 /** Full sequence prompt + completion (+ EOS) and the index where the completion starts. */
