@@ -40,8 +40,12 @@ export interface QueueStats {
 }
 
 export interface SampleQueueOptions {
-  /** Most prompt × n rows merged into one sample call. */
+  /** Most prompt × n rows merged into one sample call (default 512). */
   maxBatchRows?: number;
+  /** A batch starts once no request arrived for this long, in ms (default 2)... */
+  batchWindowMs?: number;
+  /** ...or once it has waited this long (default 20 ms). */
+  maxBatchWaitMs?: number;
 }
 
 export class SampleQueue {
@@ -53,6 +57,8 @@ export class SampleQueue {
   private markIdle: () => void = () => {};
   private closed = false;
   private readonly maxBatchRows: number;
+  private readonly batchWindowMs: number;
+  private readonly maxBatchWaitMs: number;
 
   constructor(
     private readonly load: () => Promise<PolicyBackend>,
@@ -61,6 +67,8 @@ export class SampleQueue {
     options: SampleQueueOptions = {},
   ) {
     this.maxBatchRows = options.maxBatchRows ?? 512;
+    this.batchWindowMs = options.batchWindowMs ?? 2;
+    this.maxBatchWaitMs = options.maxBatchWaitMs ?? 20;
   }
 
   /** The policy (loaded on first call); for its tokenizer and context length. */
@@ -125,14 +133,14 @@ export class SampleQueue {
       this.idle = new Promise((done) => {
         this.markIdle = done;
       });
-      // Start on a later tick so that requests arriving together join the first batch.
-      setImmediate(() => void this.drain());
+      void this.drain();
     }
   }
 
   private async drain(): Promise<void> {
     try {
       while (this.jobs.length > 0) {
+        await this.gatherArrivals();
         const job = this.jobs.shift()!;
         if (job.kind === 'forward') await this.runForward(job);
         else await this.runSample(this.takeBatch(job));
@@ -140,6 +148,23 @@ export class SampleQueue {
     } finally {
       this.running = false;
       this.markIdle();
+    }
+  }
+
+  /**
+   * Sampling is CPU work that blocks the event loop, so requests sent meanwhile are still unparsed when a
+   * call ends. Wait in short windows while new jobs keep arriving (at most maxBatchWaitMs), so that they
+   * join the next batch.
+   */
+  private async gatherArrivals(): Promise<void> {
+    let seen = -1;
+    for (
+      let waited = 0;
+      this.jobs.length !== seen && waited < this.maxBatchWaitMs;
+      waited += this.batchWindowMs
+    ) {
+      seen = this.jobs.length;
+      await new Promise((resume) => setTimeout(resume, this.batchWindowMs));
     }
   }
 
