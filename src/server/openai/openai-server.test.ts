@@ -277,3 +277,33 @@ describe('curricula serve --openai with the openai client', () => {
     );
   });
 });
+
+it('closes the served policies when the server closes', async () => {
+  const disposed: string[] = [];
+  const server = await buildServer({
+    protocols: ['openai'],
+    context: {
+      checkpoint,
+      modelName: 'demo-cold',
+      loadPolicy: async () => {
+        const policy = await EmbeddedBackend.load(checkpoint);
+        const dispose = policy.dispose.bind(policy);
+        policy.dispose = () => {
+          disposed.push('demo-cold');
+          dispose();
+        };
+        return policy;
+      },
+      stateDir: mkdtempSync(join(tmpdir(), 'curricula-openai-close-')),
+    },
+  });
+  const response = await server.inject({
+    method: 'POST',
+    url: '/v1/completions',
+    payload: { prompt, max_tokens: 2 },
+  });
+  expect(response.statusCode).toBe(200);
+  expect(disposed).toEqual([]);
+  await server.close();
+  expect(disposed).toEqual(['demo-cold']);
+});
