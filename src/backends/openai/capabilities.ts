@@ -53,7 +53,7 @@ export async function probeCapabilities(
   wanted: string | undefined,
   tokenizer: Tokenizer,
 ): Promise<ServerCapabilities> {
-  const list = (await http.get('/v1/models')).body as ModelList;
+  const list = (await http.request('GET', '/v1/models', undefined, { maxRetries: 2 })).body as ModelList;
   const entries = Array.isArray(list?.data) ? list.data : [];
   const models = entries.map((entry) => String(entry.id));
   if (wanted === undefined && entries.length !== 1) {
@@ -74,7 +74,7 @@ export async function probeCapabilities(
     'POST',
     '/v1/completions',
     { model, prompt, max_tokens: 1, temperature: 0, logprobs: 1, return_token_ids: true, prompt_logprobs: 1 },
-    true,
+    { acceptClientErrors: true },
   );
   let capabilities: ServerCapabilities;
   if (full.status < 400) {
@@ -94,7 +94,7 @@ export async function probeCapabilities(
       'POST',
       '/v1/completions',
       { model, prompt: 'Hi', max_tokens: 1, logprobs: 1 },
-      true,
+      { acceptClientErrors: true },
     );
     const choice = plain.status < 400 ? (plain.body as CompletionProbe)?.choices?.[0] : undefined;
     capabilities = {
@@ -112,7 +112,7 @@ export async function probeCapabilities(
     'POST',
     '/inference/v1/generate',
     { model, token_ids: prompt, sampling_params: { max_tokens: 1, temperature: 0, logprobs: 0 } },
-    true,
+    { acceptClientErrors: true },
   );
   const generated = (generate.body as { choices?: Array<{ token_ids?: unknown }> })?.choices?.[0];
   capabilities.generate = generate.status < 400 && Array.isArray(generated?.token_ids);

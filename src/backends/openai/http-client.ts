@@ -47,6 +47,12 @@ export interface HttpResponse {
   body: unknown;
 }
 
+export interface RequestOptions {
+  /** Return 4xx responses (other than 408/429) instead of throwing. */
+  acceptClientErrors?: boolean;
+  maxRetries?: number;
+}
+
 const retryableStatus = (status: number) => status === 408 || status === 429 || status >= 500;
 
 export class OpenAiHttpClient {
@@ -72,16 +78,26 @@ export class OpenAiHttpClient {
     return this.request('GET', path);
   }
 
-  /** Sends with retries; resolves with a 2xx response, or a 4xx one when `acceptClientErrors` is set. */
+  /**
+   * Sends with retries; resolves with a 2xx response, or a 4xx one when `acceptClientErrors` is set.
+   * `maxRetries` overrides the client's (the first probe of a server uses few, so that a server that is
+   * down is reported in about a second rather than after the full backoff).
+   */
   async request(
     method: 'GET' | 'POST',
     path: string,
     body?: unknown,
-    acceptClientErrors = false,
+    { acceptClientErrors = false, maxRetries }: RequestOptions = {},
   ): Promise<HttpResponse> {
     await this.acquire();
     try {
-      return await this.withRetries(method, path, body, acceptClientErrors);
+      return await this.withRetries(
+        method,
+        path,
+        body,
+        acceptClientErrors,
+        maxRetries ?? this.options.maxRetries ?? 6,
+      );
     } finally {
       this.release();
     }
@@ -92,9 +108,9 @@ export class OpenAiHttpClient {
     path: string,
     body: unknown,
     acceptClientErrors: boolean,
+    maxRetries: number,
   ): Promise<HttpResponse> {
     const url = `${this.baseUrl}${path}`;
-    const maxRetries = this.options.maxRetries ?? 6;
     for (let attempt = 0; ; attempt++) {
       let failure: string;
       let wait: number | null = null;
