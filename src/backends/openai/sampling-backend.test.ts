@@ -2,6 +2,7 @@
 // directly and through the fault proxy. The expected tokens come from the in-process policy with the
 // seeds the client derives, so every comparison is against an independent run of the model.
 import { mkdtempSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -205,8 +206,17 @@ describe('OpenAiSamplingBackend', () => {
     await expect(backend.sample([prompts[0]], options)).rejects.toThrow(/HTTP 404/);
     expect(backend.http.attempts - attempts).toBe(1);
 
-    const down = connect({ baseUrl: 'http://127.0.0.1:9', maxRetries: 2 });
-    await expect(down).rejects.toThrow(/http:\/\/127\.0\.0\.1:9\/v1\/models: .*gave up after 3 attempts/);
+    // a port that was just free: nothing listens there
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const down = connect({ baseUrl: `http://127.0.0.1:${port}` });
+    await expect(down).rejects.toThrow(
+      new RegExp(
+        `GET http://127\\.0\\.0\\.1:${port}/v1/models: fetch failed \\(ECONNREFUSED\\) \\(gave up after 3 attempts\\)`,
+      ),
+    );
   });
 
   it('loads new weights through vLLM load_lora_adapter and SGLang update_weights_from_disk', async () => {
