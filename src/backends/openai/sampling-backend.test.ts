@@ -219,18 +219,53 @@ describe('OpenAiSamplingBackend', () => {
     );
   });
 
-  it('loads new weights through vLLM load_lora_adapter and SGLang update_weights_from_disk', async () => {
+  it('loads new weights through vLLM load_lora_adapter, SGLang update_weights_from_disk and vLLM disk transfer', async () => {
+    // A checkpoint one optimiser step away from demo-cold, so that a reload is visible in the log-probs.
+    const sequence = [...prompts[0], ...reference.tokenizer.encode('99')];
+    const changed = await EmbeddedBackend.load(checkpoint);
+    await changed.forwardBackward(
+      [{ tokens: sequence, weights: sequence.slice(1).map(() => 1) }],
+      'cross_entropy',
+    );
+    await changed.optimStep({ learningRate: 0.05 });
+    const changedDir = mkdtempSync(join(tmpdir(), 'curricula-openai-changed-'));
+    await changed.save(changedDir);
+    const [changedScores] = await changed.forward([sequence]);
+    const [originalScores] = await reference.forward([sequence]);
+    changed.dispose();
+    expect(
+      Math.abs(changedScores[0] - originalScores[0]) +
+        Math.abs(changedScores.at(-1)! - originalScores.at(-1)!),
+    ).toBeGreaterThan(1e-2);
+
     const lora = await connect({ weightUpdate: 'vllm-lora' });
-    await lora.updateWeights(checkpoint, 'step-7');
+    await lora.updateWeights(changedDir, 'step-7');
     expect(lora.model).toBe('step-7');
-    const sampled = await lora.sample([prompts[0]], options);
-    expect(sampled[0]).toHaveLength(2);
+    expectAllClose((await lora.forward([sequence]))[0], changedScores);
+    const base = await connect();
+    expectAllClose((await base.forward([sequence]))[0], originalScores);
+
     const sglang = await connect({ weightUpdate: 'sglang-disk' });
-    await sglang.updateWeights(checkpoint, 'ignored');
+    await sglang.updateWeights(changedDir, 'ignored');
     expect(sglang.model).toBe('demo-cold');
+    expectAllClose((await sglang.forward([sequence]))[0], changedScores);
     await expect(sglang.updateWeights(mkdtempSync(join(tmpdir(), 'not-a-checkpoint-')), 'x')).rejects.toThrow(
       /HTTP 400 .*not a checkpoint directory/,
     );
+
+    const disk = await connect({ weightUpdate: 'vllm-disk' });
+    await disk.updateWeights(checkpoint, 'ignored');
+    expect(disk.model).toBe('demo-cold');
+    expectAllClose((await disk.forward([sequence]))[0], originalScores);
+    await expect(disk.updateWeights(mkdtempSync(join(tmpdir(), 'not-a-checkpoint-')), 'x')).rejects.toThrow(
+      /update_weights: HTTP 400 .*not a checkpoint directory/,
+    );
+    const outOfOrder = await fetch(`${url}/update_weights`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ update_info: { path: checkpoint } }),
+    });
+    expect(outOfOrder.status).toBe(400);
     const none = await connect();
     await expect(none.updateWeights(checkpoint, 'x')).rejects.toThrow(/weightUpdate 'none'/);
   });

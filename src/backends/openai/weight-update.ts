@@ -3,6 +3,9 @@
 //   name the adapter as their model (vllm serve/lora/api_router.py; the server needs
 //   VLLM_ALLOW_RUNTIME_LORA_UPDATING=True). `curricula serve` takes a full checkpoint directory here.
 // - 'sglang-disk': POST /update_weights_from_disk {model_path} → {success, message}; the model id stays.
+// - 'vllm-disk': vLLM's disk weight transfer (dev mode, `--weight-transfer-config '{"backend":"disk"}'`):
+//   /init_weight_transfer_engine, /start_weight_update, /update_weights {update_info: {path}},
+//   /finish_weight_update (remote-and-guidance-2026.md §4; unverified in a release); the model id stays.
 // - 'none': the server's weights never change (evaluation, judges).
 // The directory must be readable by the server (same machine or a shared file system).
 import { UserError } from '../../core/errors.ts';
@@ -40,6 +43,16 @@ export const weightUpdaters = new Registry<WeightUpdater>('weight update method'
       throw new UserError(
         `${http.baseUrl}/update_weights_from_disk did not load ${update.dir}: ${String(body?.message)}`,
       );
+    }
+    return update.model;
+  })
+  .register('vllm-disk', async (http, update) => {
+    await http.post('/init_weight_transfer_engine', { init_info: {} });
+    await http.post('/start_weight_update', {});
+    try {
+      await http.post('/update_weights', { update_info: { path: update.dir } });
+    } finally {
+      await http.post('/finish_weight_update', {});
     }
     return update.model;
   });

@@ -124,3 +124,8 @@ export function stopList(stop: string | string[] | null | undefined): string[] {
   if (stop === undefined || stop === null) return [];
   return (typeof stop === 'string' ? [stop] : stop).filter((entry) => entry.length > 0);
 }
+
+/** vLLM's disk weight-transfer backend: `update_info.path` is a checkpoint directory. */
+export const vllmUpdateWeightsSchema = z.object({
+  update_info: z.object({ path: z.string().min(1) }),
+});

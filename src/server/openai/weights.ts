@@ -7,10 +7,20 @@
 //   with a plain-text line, so do we;
 // - POST /update_weights_from_disk {model_path} (SGLang): replaces the served checkpoint's weights,
 //   answers {success, message}.
-// vLLM's dev-mode disk reload (/init_weight_transfer_engine, /start_weight_update, /update_weights,
-// /finish_weight_update) is not offered: SGLang's one call covers the same need here.
+// - vLLM's disk weight transfer (dev router, `--weight-transfer-config '{"backend":"disk"}'`):
+//   POST /init_weight_transfer_engine {init_info}, /start_weight_update, /update_weights
+//   {update_info: {path}}, /finish_weight_update {weight_version?}; /update_weights outside a
+//   start/finish pair is a 400. Same effect as SGLang's call. Source: remote-and-guidance-2026.md §0 F5, §4
+//   (whether the disk backend is in a vLLM release is unverified).
 import type { FastifyInstance } from 'fastify';
-import { loadAdapterSchema, parseBody, unloadAdapterSchema, updateFromDiskSchema } from './schemas.ts';
+import { UserError } from '../../core/errors.ts';
+import {
+  loadAdapterSchema,
+  parseBody,
+  unloadAdapterSchema,
+  updateFromDiskSchema,
+  vllmUpdateWeightsSchema,
+} from './schemas.ts';
 import type { ServedModels } from './served-models.ts';
 
 export function registerWeights(app: FastifyInstance, models: ServedModels): void {
@@ -47,5 +57,22 @@ export function registerWeights(app: FastifyInstance, models: ServedModels): voi
     const body = parseBody(updateFromDiskSchema, request.body, 'POST /update_weights_from_disk');
     const model = await models.reloadBase(body.model_path);
     return { success: true, message: `Succeeded to update model weights of '${model.id}'.` };
+  });
+
+  let updating = false;
+  app.post('/init_weight_transfer_engine', async () => ({}));
+  app.post('/start_weight_update', async () => {
+    updating = true;
+    return {};
+  });
+  app.post('/update_weights', async (request) => {
+    const body = parseBody(vllmUpdateWeightsSchema, request.body, 'POST /update_weights');
+    if (!updating) throw new UserError('POST /update_weights: call /start_weight_update first');
+    await models.reloadBase(body.update_info.path);
+    return {};
+  });
+  app.post('/finish_weight_update', async () => {
+    updating = false;
+    return {};
   });
 }
