@@ -1,5 +1,6 @@
-// Library side of `curricula eval`: load a checkpoint, build the held-out set (the run's own training mix
-// by default), sample, grade and summarise.
+// Library side of `curricula eval`: load a checkpoint (or connect to a remote policy, e.g. an
+// OpenAI-compatible server), build the held-out set (the run's own training mix by default), sample,
+// grade and summarise.
 import { UserError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
@@ -10,8 +11,17 @@ import { heldOutProblems, type MixEntry, validateMix } from '../training/problem
 import { type EvalSummary, summarizeOutcomes } from './aggregate.ts';
 import { sampleAndVerify } from './evaluate.ts';
 
+/** A policy that is not a local checkpoint (e.g. `--policy openai:URL`); it must only sample. */
+export interface RemoteEvalPolicy {
+  /** How the result names it (e.g. the --policy spec). */
+  label: string;
+  connect(): Promise<PolicyBackend>;
+}
+
 export interface EvaluateCheckpointOptions {
-  checkpoint: string;
+  /** A run, checkpoint or model directory; exactly one of checkpoint and policy. */
+  checkpoint?: string;
+  policy?: RemoteEvalPolicy;
   /** Default: the `tasks` mix of the run the checkpoint belongs to. */
   tasks?: MixEntry[];
   /** Replicas of the policy in worker threads (default auto = one per core; 1 = in process); see policy.workers. */
@@ -35,12 +45,15 @@ export interface EvaluateCheckpointResult {
 export async function evaluateCheckpoint(
   options: EvaluateCheckpointOptions,
 ): Promise<EvaluateCheckpointResult> {
-  const resolved = resolveCheckpoint(options.checkpoint);
-  const runConfig = resolved.runDir ? readRunConfig(resolved.runDir) : null;
+  if ((options.checkpoint === undefined) === (options.policy === undefined)) {
+    throw new UserError('eval: give either --checkpoint or --policy');
+  }
+  const resolved = options.checkpoint === undefined ? null : resolveCheckpoint(options.checkpoint);
+  const runConfig = resolved?.runDir ? readRunConfig(resolved.runDir) : null;
   const taskMix = options.tasks ?? runConfig?.tasks;
   if (!taskMix) {
     throw new UserError(
-      `${options.checkpoint} is not inside a run directory; say which tasks to evaluate with --tasks`,
+      `${options.checkpoint ?? options.policy?.label} is not inside a run directory; say which tasks to evaluate with --tasks`,
     );
   }
   validateMix(taskMix, '--tasks');
@@ -51,10 +64,9 @@ export async function evaluateCheckpoint(
       `the held-out set of ${JSON.stringify(taskMix)} is empty; choose other tasks or levels`,
     );
   }
-  const backend: PolicyBackend = await loadEmbeddedPolicy(
-    resolved.modelPath,
-    options.workers ?? defaultWorkers,
-  );
+  const backend: PolicyBackend = resolved
+    ? await loadEmbeddedPolicy(resolved.modelPath, options.workers ?? defaultWorkers)
+    : await options.policy!.connect();
   let outcomes: Awaited<ReturnType<typeof sampleAndVerify>>;
   try {
     outcomes = await sampleAndVerify(backend, problems, {
@@ -68,7 +80,7 @@ export async function evaluateCheckpoint(
     await backend.close?.();
   }
   return {
-    checkpoint: resolved.modelPath,
+    checkpoint: resolved ? resolved.modelPath : options.policy!.label,
     samples: options.samples,
     temperature: options.temperature,
     summary: summarizeOutcomes(outcomes),

@@ -13,6 +13,8 @@ export interface ProtocolContext {
   modelName: string;
   /** Loads a fresh policy from the checkpoint (each call its own copy of the weights). */
   loadPolicy(): Promise<PolicyBackend>;
+  /** Loads another checkpoint directory the same way (weight reloads); default: in process, 1 worker. */
+  loadPolicyAt?(dir: string): Promise<PolicyBackend>;
   /** Where the server may write (saved weights, sampler checkpoints); never outside it. */
   stateDir: string;
 }

@@ -1,4 +1,5 @@
-// `curricula eval --checkpoint <dir>`: pass@1, unbiased pass@k and maj@k per task and difficulty.
+// `curricula eval --checkpoint <dir>` (or `--policy openai:<baseUrl>[#model]`, an OpenAI-compatible
+// server): pass@1, unbiased pass@k and maj@k per task and difficulty.
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
@@ -11,9 +12,14 @@ export function register(program: Command): void {
   program
     .command('eval')
     .description('evaluate a checkpoint on held-out problems: pass@1, pass@k (k = powers of two ≤ n), maj@k')
-    .requiredOption(
-      '--checkpoint <dir>',
-      'run directory (uses its best checkpoint), checkpoint or model directory',
+    .option('--checkpoint <dir>', 'run directory (uses its best checkpoint), checkpoint or model directory')
+    .option(
+      '--policy <spec>',
+      'instead of --checkpoint: a remote policy, openai:<baseUrl>[#model] (key from $CURRICULA_OPENAI_API_KEY or $OPENAI_API_KEY)',
+    )
+    .option(
+      '--tokenizer <dir>',
+      "with --policy: directory holding the served model's tokenizer.json (default: the embedded suite's)",
     )
     .option(
       '--tasks <spec>',
@@ -40,10 +46,27 @@ export function register(program: Command): void {
       if (!(temperature >= 0)) throw new UserError(`--temperature must be ≥ 0, got ${options.temperature}`);
       if (!(options.topP > 0 && options.topP <= 1))
         throw new UserError(`--top-p must be in (0, 1], got ${options.topP}`);
+      if ((options.checkpoint === undefined) === (options.policy === undefined)) {
+        throw new UserError('eval: give either --checkpoint <dir> or --policy <spec>');
+      }
       const { evaluateCheckpoint } = await import('../../eval/evaluate-checkpoint.ts');
+      const policySpec: string | undefined = options.policy;
+      const policy =
+        policySpec === undefined
+          ? undefined
+          : {
+              label: policySpec,
+              connect: async () => {
+                const { connectRemotePolicy, readTokenizer } = await import(
+                  '../../backends/openai/policy-spec.ts'
+                );
+                return connectRemotePolicy(policySpec, { tokenizer: readTokenizer(options.tokenizer) });
+              },
+            };
       let progress: ReturnType<typeof createProgress> | undefined;
       const result = await evaluateCheckpoint({
         checkpoint: options.checkpoint,
+        policy,
         tasks: options.tasks === undefined ? undefined : parseTaskSpec(options.tasks),
         samples: options.samples,
         problemsPerDifficulty: options.problems,
