@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PolicyBackend } from '../core/policy.ts';
 import { Registry } from '../core/registry.ts';
 import { registerOpenAi } from './openai/index.ts';
-import { registerTinker } from './tinker/index.ts';
+import { registerTinker, type TinkerOptions } from './tinker/index.ts';
 
 export interface ProtocolContext {
   /** The checkpoint directory being served (its name is the served model's id). */
@@ -15,6 +15,10 @@ export interface ProtocolContext {
   loadPolicy(): Promise<PolicyBackend>;
   /** Where the server may write (saved weights, sampler checkpoints); never outside it. */
   stateDir: string;
+  /** Loads a policy from a checkpoint directory the server wrote (Tinker load_weights, samplers). */
+  loadPolicyFrom?(dir: string): Promise<PolicyBackend>;
+  /** Tinker tunables (long-poll hold, seq_id wait, samplers kept); tests shorten them. */
+  tinker?: Partial<TinkerOptions>;
 }
 
 export type RegisterProtocol = (app: FastifyInstance, context: ProtocolContext) => Promise<void>;
