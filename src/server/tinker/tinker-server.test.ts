@@ -177,16 +177,19 @@ describe('ordering and retries', () => {
   const ceData = () => sequences.map((s) => datum(s, { weights: s.slice(1).map(() => 1) }));
   const adam = { learning_rate: 0.05, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_decay: 0, grad_clip_norm: 0 };
 
-  it('runs by seq_id, not arrival: optim_step (seq 2) sent first waits for forward_backward (seq 1)', async () => {
+  it('runs by seq_id, not arrival: optim_step (seq 3) sent before forward_backward (seq 2) waits for it', async () => {
     const modelId = await newModel();
-    const optim = await client.json('optim_step', { model_id: modelId, seq_id: 2, adam_params: adam });
-    const output = await client.forwardBackward(request(modelId, 1, 'cross_entropy', ceData()));
+    await client.forwardBackward(request(modelId, 1, 'cross_entropy', ceData()));
+    const optim = await client.json('optim_step', { model_id: modelId, seq_id: 3, adam_params: adam });
+    const output = await client.forwardBackward(request(modelId, 2, 'cross_entropy', ceData(), { forwardOnly: true }));
     await client.retrieve(optim.request_id, 'application/json');
-    // forward_backward saw the weights before the step
+    // seq 2 saw the weights before the step of seq 3 …
     const expected = await reference.forward(sequences);
     output.lossFnOutputs[0].logprobs.data.forEach((value, t) => expect(value).toBeCloseTo(expected[0][t], 5));
-    const info = await client.json('get_info', { model_id: modelId });
-    expect(info.optimizer_steps).toBe(1);
+    // … and the step did happen, once
+    const after = await client.forwardBackward(request(modelId, 4, 'cross_entropy', ceData(), { forwardOnly: true }));
+    expect(Math.abs(after.lossFnOutputs[0].logprobs.data[0] - expected[0][0])).toBeGreaterThan(1e-3);
+    expect((await client.json('get_info', { model_id: modelId })).optimizer_steps).toBe(1);
   });
 
   it('the same idempotency key returns the same future and steps once; a reused seq_id is a 400', async () => {
