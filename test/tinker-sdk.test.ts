@@ -23,15 +23,33 @@ let serverLog = '';
 
 function ensureSdk(): void {
   if (existsSync(python) && existsSync(join(prefix, 'src/tinker/__init__.py'))) return;
-  const setup = spawnSync('bash', [join(sdkDir, 'setup.sh'), '--prefix', prefix], { encoding: 'utf8', timeout: 15 * 60_000 });
-  if (setup.status !== 0) throw new Error(`setup.sh failed (${setup.status}):\n${setup.stdout}\n${setup.stderr}`);
+  const setup = spawnSync('bash', [join(sdkDir, 'setup.sh'), '--prefix', prefix], {
+    encoding: 'utf8',
+    timeout: 15 * 60_000,
+  });
+  if (setup.status !== 0)
+    throw new Error(`setup.sh failed (${setup.status}):\n${setup.stdout}\n${setup.stderr}`);
 }
 
 function startServer(): Promise<string> {
   const stateDir = tempDir('tinker-sdk-state');
   const child = spawn(
     process.execPath,
-    [cliPath, 'serve', '--checkpoint', 'examples/checkpoints/demo-cold', '--tinker', '--port', '0', '--api-key', apiKey, '--state-dir', stateDir, '--workers', '1'],
+    [
+      cliPath,
+      'serve',
+      '--checkpoint',
+      'examples/checkpoints/demo-cold',
+      '--tinker',
+      '--port',
+      '0',
+      '--api-key',
+      apiKey,
+      '--state-dir',
+      stateDir,
+      '--workers',
+      '1',
+    ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   server = child;
@@ -51,15 +69,24 @@ function startServer(): Promise<string> {
 function drive(): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = [
     join(sdkDir, 'drive.py'),
-    '--sdk-src', join(prefix, 'src'),
-    '--base-url', baseUrl,
-    '--api-key', apiKey,
-    '--base-model', 'demo-cold',
-    '--example', '1,40,41,42,43,44,45',
-    '--example', '1,50,51,52,53',
-    '--prompt', '1,40,41',
-    '--vocab-size', '99',
-    '--step-timeout', '120',
+    '--sdk-src',
+    join(prefix, 'src'),
+    '--base-url',
+    baseUrl,
+    '--api-key',
+    apiKey,
+    '--base-model',
+    'demo-cold',
+    '--example',
+    '1,40,41,42,43,44,45',
+    '--example',
+    '1,50,51,52,53',
+    '--prompt',
+    '1,40,41',
+    '--vocab-size',
+    '99',
+    '--step-timeout',
+    '120',
     '--extra',
   ];
   const child = spawn(python, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -84,14 +111,20 @@ describe('the stock Tinker SDK against curricula serve --tinker', () => {
     server?.kill('SIGTERM');
   });
 
-  it('drive.py --extra exits 0', async () => {
-    const run = await drive();
-    if (run.code !== 0) {
-      console.error(`drive.py exited ${run.code}\n--- stdout (one JSON line per step)\n${run.stdout}\n--- stderr\n${run.stderr.slice(-4000)}\n--- server\n${serverLog.slice(-4000)}`);
-    }
-    expect(run.code).toBe(0);
-    const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
-    expect(summary).toMatchObject({ step: 'summary', ok: true });
-    expect(Object.keys(summary.steps)).toContain('compute_logprobs');
-  }, 5 * 60_000);
+  it(
+    'drive.py --extra exits 0',
+    async () => {
+      const run = await drive();
+      if (run.code !== 0) {
+        console.error(
+          `drive.py exited ${run.code}\n--- stdout (one JSON line per step)\n${run.stdout}\n--- stderr\n${run.stderr.slice(-4000)}\n--- server\n${serverLog.slice(-4000)}`,
+        );
+      }
+      expect(run.code).toBe(0);
+      const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+      expect(summary).toMatchObject({ step: 'summary', ok: true });
+      expect(Object.keys(summary.steps)).toContain('compute_logprobs');
+    },
+    5 * 60_000,
+  );
 });

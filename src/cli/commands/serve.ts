@@ -19,7 +19,10 @@ export function register(program: Command): void {
     .description(
       'serve an embedded checkpoint over HTTP: OpenAI-compatible sampling (--openai) and Tinker-compatible training (--tinker)',
     )
-    .requiredOption('--checkpoint <dir>', 'run directory (uses its best checkpoint), checkpoint or model directory')
+    .requiredOption(
+      '--checkpoint <dir>',
+      'run directory (uses its best checkpoint), checkpoint or model directory',
+    )
     .option('--openai', 'expose the OpenAI-compatible API under /v1')
     .option('--tinker', 'expose the Tinker-compatible training API under /api/v1')
     .option('--host <host>', 'interface to listen on (non-loopback needs --api-key)', '127.0.0.1')
@@ -28,10 +31,23 @@ export function register(program: Command): void {
       '--api-key <key>',
       'require this key (Authorization: Bearer or X-API-Key) on every request; default $CURRICULA_API_KEY',
     )
-    .option('--body-limit <bytes>', 'largest request body in bytes', positiveInteger('--body-limit'), 64 * 1024 * 1024)
+    .option(
+      '--body-limit <bytes>',
+      'largest request body in bytes',
+      positiveInteger('--body-limit'),
+      64 * 1024 * 1024,
+    )
     .option('--model-name <name>', "the served model's id (default: the checkpoint directory's name)")
-    .option('--state-dir <dir>', 'where saved weights go (default: a new directory under the system temp dir)')
-    .option('--workers <n|auto>', 'replicas of each served policy in worker threads (default 1 = in process)', parseWorkersOption, 1)
+    .option(
+      '--state-dir <dir>',
+      'where saved weights go (default: a new directory under the system temp dir)',
+    )
+    .option(
+      '--workers <n|auto>',
+      'replicas of each served policy in worker threads (default 1 = in process)',
+      parseWorkersOption,
+      1,
+    )
     .action(async (options) => {
       const chosen = (['openai', 'tinker'] as const).filter((name) => options[name]);
       if (chosen.length === 0) throw new UserError('serve: choose --openai, --tinker or both');
@@ -42,7 +58,8 @@ export function register(program: Command): void {
           `serve: --host ${host} is not loopback; set --api-key (or CURRICULA_API_KEY) so that strangers cannot drive the model`,
         );
       }
-      if (host !== 'localhost' && isIP(host) === 0) throw new UserError(`serve: --host must be an IP address or localhost, got '${host}'`);
+      if (host !== 'localhost' && isIP(host) === 0)
+        throw new UserError(`serve: --host must be an IP address or localhost, got '${host}'`);
       const { resolveCheckpoint } = await import('../../runs/resolve-checkpoint.ts');
       const { loadEmbeddedPolicy } = await import('../../policy/parallel-factory.ts');
       const { buildServer } = await import('../../server/app.ts');

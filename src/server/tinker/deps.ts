@@ -18,7 +18,11 @@ export interface TinkerOptions {
   maxSamplers: number;
 }
 
-export const defaultTinkerOptions: TinkerOptions = { longPollMs: 30_000, seqWaitMs: 120_000, maxSamplers: 16 };
+export const defaultTinkerOptions: TinkerOptions = {
+  longPollMs: 30_000,
+  seqWaitMs: 120_000,
+  maxSamplers: 16,
+};
 
 export interface TinkerDeps {
   context: ProtocolContext;
@@ -58,7 +62,9 @@ export function idempotencyKey(request: FastifyRequest): string | undefined {
 
 /** `user` for errors in the request (bad input, unknown names, bad ranges), `server` otherwise. */
 export function errorCategory(error: unknown): ErrorCategory {
-  return error instanceof UserError || error instanceof RangeError || error instanceof TinkerHttpError ? 'user' : 'server';
+  return error instanceof UserError || error instanceof RangeError || error instanceof TinkerHttpError
+    ? 'user'
+    : 'server';
 }
 
 export function errorMessage(error: unknown): string {
@@ -87,7 +93,8 @@ export function submitModelOperation<Prepared>(
     prepared = prepare();
   } catch (error) {
     model.sequencer.skip(seqId);
-    if (error instanceof UserError && !(error instanceof TinkerHttpError)) throw new TinkerHttpError(400, error.message);
+    if (error instanceof UserError && !(error instanceof TinkerHttpError))
+      throw new TinkerHttpError(400, error.message);
     throw error;
   }
   const envelope = deps.futures.create(key, model.id);

@@ -52,7 +52,12 @@ export class FutureStore {
   }
 
   create(idempotencyKey: string | undefined, modelId?: string): FutureEnvelope {
-    const future: Future = { requestId: randomUUID(), modelId, status: { state: 'pending' }, waiters: new Set() };
+    const future: Future = {
+      requestId: randomUUID(),
+      modelId,
+      status: { state: 'pending' },
+      waiters: new Set(),
+    };
     this.futures.set(future.requestId, future);
     if (idempotencyKey !== undefined) this.byKey.set(idempotencyKey, future.requestId);
     this.evict();

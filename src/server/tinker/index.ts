@@ -21,7 +21,9 @@ export async function registerTinker(app: FastifyInstance, context: ProtocolCont
   const deps = createDeps(context, context.tinker);
   await app.register(
     async (scope) => {
-      scope.addContentTypeParser(protobufContentType, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+      scope.addContentTypeParser(protobufContentType, { parseAs: 'buffer' }, (_request, body, done) =>
+        done(null, body),
+      );
       scope.addHook('onRequest', async (request) => {
         const encoding = request.headers['content-encoding'];
         if (encoding !== undefined && encoding !== 'identity') {

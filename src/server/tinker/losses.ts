@@ -9,11 +9,12 @@
 // Each term comes from our pure per-token loss functions (src/algorithms/losses), which also give
 // dℓ/dlogp; the server hands those derivatives to the policy as 'linear' weights (src/core/policy.ts).
 // Not provided: `dro`, whose closed form no source we hold documents (remote-and-guidance-2026.md §1.3).
-import { Registry } from '../../core/registry.ts';
+
 import { cispoToken } from '../../algorithms/losses/cispo.ts';
 import { importanceSamplingToken } from '../../algorithms/losses/importance-sampling.ts';
-import { ppoClipToken } from '../../algorithms/losses/ppo-clip.ts';
 import type { TokenTerm } from '../../algorithms/losses/policy-loss.ts';
+import { ppoClipToken } from '../../algorithms/losses/ppo-clip.ts';
+import { Registry } from '../../core/registry.ts';
 
 /** The loss inputs of one position t (besides target_tokens). */
 export interface TokenInputs {

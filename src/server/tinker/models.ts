@@ -11,7 +11,7 @@
 //   kept (least recently used dropped first), since an RL loop makes one per step.
 import type { PolicyBackend } from '../../core/policy.ts';
 import { notFound } from './http-errors.ts';
-import { Sequencer } from './sequencer.ts';
+import type { Sequencer } from './sequencer.ts';
 
 export interface Session {
   id: string;
@@ -58,7 +58,8 @@ export class TinkerState {
 
   session(id: unknown): Session {
     const session = typeof id === 'string' ? this.sessions.get(id) : undefined;
-    if (session === undefined) throw notFound(`unknown session_id '${String(id)}'; call create_session first`);
+    if (session === undefined)
+      throw notFound(`unknown session_id '${String(id)}'; call create_session first`);
     return session;
   }
 
@@ -71,7 +72,9 @@ export class TinkerState {
   sampler(id: unknown): Sampler {
     const sampler = typeof id === 'string' ? this.samplers.get(id) : undefined;
     if (sampler === undefined) {
-      throw notFound(`unknown sampling_session_id '${String(id)}' (never created, or dropped: the server keeps ${this.maxSamplers})`);
+      throw notFound(
+        `unknown sampling_session_id '${String(id)}' (never created, or dropped: the server keeps ${this.maxSamplers})`,
+      );
     }
     sampler.lastUsed = ++this.useCounter;
     return sampler;
@@ -85,7 +88,8 @@ export class TinkerState {
     this.samplers.set(id, sampler);
     while (this.samplers.size > this.maxSamplers) {
       let oldest: Sampler | undefined;
-      for (const candidate of this.samplers.values()) if (!oldest || candidate.lastUsed < oldest.lastUsed) oldest = candidate;
+      for (const candidate of this.samplers.values())
+        if (!oldest || candidate.lastUsed < oldest.lastUsed) oldest = candidate;
       this.samplers.delete(oldest!.id);
       const dropped = oldest!;
       void dropped.chain.then(() => dropped.policy).then(releasePolicy, () => undefined);

@@ -14,7 +14,9 @@ const segmentPattern = /^[A-Za-z0-9_][A-Za-z0-9._:-]{0,199}$/;
 /** Throws 400 unless `name` is a single safe path segment. */
 export function checkName(name: string, what: string): string {
   if (!segmentPattern.test(name)) {
-    throw badRequest(`${what} '${name}' must be a plain name (letters, digits, . _ : -; no '/', no leading '.')`);
+    throw badRequest(
+      `${what} '${name}' must be a plain name (letters, digits, . _ : -; no '/', no leading '.')`,
+    );
   }
   return name;
 }
@@ -29,14 +31,21 @@ export function checkpointDir(stateDir: string, modelId: string, kind: Checkpoin
 }
 
 /** Parses a client's tinker:// path into its directory inside stateDir; throws 400 on anything else. */
-export function resolveTinkerPath(stateDir: string, path: string): { dir: string; modelId: string; kind: CheckpointKind } {
+export function resolveTinkerPath(
+  stateDir: string,
+  path: string,
+): { dir: string; modelId: string; kind: CheckpointKind } {
   if (!path.startsWith('tinker://')) {
-    throw badRequest(`checkpoint path '${path}' must start with tinker:// (other schemes and file paths are refused)`);
+    throw badRequest(
+      `checkpoint path '${path}' must start with tinker:// (other schemes and file paths are refused)`,
+    );
   }
   const segments = path.slice('tinker://'.length).split('/');
   const [modelId, kind, name] = segments;
   if (segments.length !== 3 || (kind !== 'weights' && kind !== 'sampler_weights')) {
-    throw badRequest(`checkpoint path '${path}' must look like tinker://<model_id>/weights/<name> or …/sampler_weights/<name>`);
+    throw badRequest(
+      `checkpoint path '${path}' must look like tinker://<model_id>/weights/<name> or …/sampler_weights/<name>`,
+    );
   }
   return { dir: checkpointDir(stateDir, modelId, kind, name), modelId, kind };
 }

@@ -9,6 +9,8 @@
 //   refused (400), as is an empty prompt;
 // - a request without a seed gets the next value of a server counter (reproducible per server start);
 // - prompt_logprobs: the first position is null (NaN on the protobuf wire), as in Tinker.
+
+import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { SampleResponse } from '../../backends/tinker/wire/index.ts';
 import { UserError } from '../../core/errors.ts';
@@ -18,9 +20,11 @@ import { badRequest } from './http-errors.ts';
 import type { Sampler } from './models.ts';
 import { resolveTinkerPath } from './paths.ts';
 import { createSamplingSessionSchema, parseBody, sampleSchema } from './schemas.ts';
-import { existsSync } from 'node:fs';
 
-function stopStrings(policy: PolicyBackend, stop: string | string[] | number[] | null | undefined): string[] | undefined {
+function stopStrings(
+  policy: PolicyBackend,
+  stop: string | string[] | number[] | null | undefined,
+): string[] | undefined {
   if (stop == null) return undefined;
   if (typeof stop === 'string') return [stop];
   const strings = stop.map((item) => (typeof item === 'number' ? policy.tokenizer.decode([item]) : item));
@@ -30,11 +34,18 @@ function stopStrings(policy: PolicyBackend, stop: string | string[] | number[] |
 async function sampleOnce(
   policy: PolicyBackend,
   prompt: number[],
-  options: Omit<SampleOptions, 'stop' | 'maxTokens'> & { maxTokens?: number; stop: Parameters<typeof stopStrings>[1] },
+  options: Omit<SampleOptions, 'stop' | 'maxTokens'> & {
+    maxTokens?: number;
+    stop: Parameters<typeof stopStrings>[1];
+  },
   promptLogprobs: boolean,
 ): Promise<SampleResponse> {
   const maxTokens = options.maxTokens ?? Math.max(0, policy.contextLength - prompt.length);
-  const [sequences] = await policy.sample([prompt], { ...options, maxTokens, stop: stopStrings(policy, options.stop) });
+  const [sequences] = await policy.sample([prompt], {
+    ...options,
+    maxTokens,
+    stop: stopStrings(policy, options.stop),
+  });
   const response: SampleResponse = {
     sequences: sequences.map((sequence) => ({
       stopReason: sequence.stopReason === 'length' ? 'length' : 'stop',
@@ -64,7 +75,9 @@ export function registerSamplingRoutes(scope: FastifyInstance, deps: TinkerDeps)
       throw badRequest(`unknown base_model '${baseModel}'; this server serves '${context.modelName}'`);
     }
     const key = `base:${baseModel}`;
-    return state.samplers.has(key) ? state.sampler(key) : state.addSampler(key, context.loadPolicy(), baseModel);
+    return state.samplers.has(key)
+      ? state.sampler(key)
+      : state.addSampler(key, context.loadPolicy(), baseModel);
   };
 
   scope.post('/create_sampling_session', async (request) => {
@@ -80,7 +93,9 @@ export function registerSamplingRoutes(scope: FastifyInstance, deps: TinkerDeps)
       policy = deps.loadFrom(dir);
     } else if (body.base_model != null) {
       if (body.base_model !== context.modelName) {
-        throw badRequest(`create_sampling_session: unknown base_model '${body.base_model}'; this server serves '${context.modelName}'`);
+        throw badRequest(
+          `create_sampling_session: unknown base_model '${body.base_model}'; this server serves '${context.modelName}'`,
+        );
       }
       policy = context.loadPolicy();
     } else {
@@ -104,7 +119,8 @@ export function registerSamplingRoutes(scope: FastifyInstance, deps: TinkerDeps)
     const prompt = body.prompt.chunks.flatMap((chunk) => chunk.tokens);
     if (prompt.length === 0) throw badRequest('asample: empty prompt');
     const params = body.sampling_params;
-    if (params.top_k != null && params.top_k > 0) throw badRequest('asample: top_k is not supported by this server (send -1)');
+    if (params.top_k != null && params.top_k > 0)
+      throw badRequest('asample: top_k is not supported by this server (send -1)');
     if (body.topk_prompt_logprobs != null && body.topk_prompt_logprobs > 0) {
       throw badRequest('asample: topk_prompt_logprobs is not supported by this server');
     }
@@ -116,7 +132,8 @@ export function registerSamplingRoutes(scope: FastifyInstance, deps: TinkerDeps)
           : body.base_model != null
             ? samplerForBase(body.base_model)
             : undefined;
-    if (sampler === undefined) throw badRequest('asample: needs sampling_session_id, model_path or base_model');
+    if (sampler === undefined)
+      throw badRequest('asample: needs sampling_session_id, model_path or base_model');
     const options = {
       n: body.num_samples,
       temperature: params.temperature ?? 1,
@@ -132,7 +149,8 @@ export function registerSamplingRoutes(scope: FastifyInstance, deps: TinkerDeps)
         const response = await sampleOnce(policy, prompt, options, body.prompt_logprobs === true);
         futures.resolve(envelope.request_id, { kind: 'sample', response });
       } catch (error) {
-        const message = error instanceof UserError ? error.message : `sampling failed: ${errorMessage(error)}`;
+        const message =
+          error instanceof UserError ? error.message : `sampling failed: ${errorMessage(error)}`;
         futures.fail(envelope.request_id, message, errorCategory(error));
       }
     };

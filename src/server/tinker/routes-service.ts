@@ -5,9 +5,10 @@
 // - get_server_capabilities: `supported_models` listing the served model;
 // - create_session: `session_id`; telemetry: exactly `{"status":"accepted"}` (anything else makes the
 //   SDK re-send forever).
+
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { TinkerDeps } from './deps.ts';
 import { createSessionSchema, parseBody, sessionRefSchema } from './schemas.ts';
@@ -39,7 +40,10 @@ export function registerServiceRoutes(scope: FastifyInstance, deps: TinkerDeps):
   const contextLength = servedContextLength(deps.context.checkpoint);
   scope.get('/get_server_capabilities', async () => ({
     supported_models: [
-      { model_name: deps.context.modelName, ...(contextLength !== undefined ? { max_context_length: contextLength } : {}) },
+      {
+        model_name: deps.context.modelName,
+        ...(contextLength !== undefined ? { max_context_length: contextLength } : {}),
+      },
     ],
   }));
   scope.get('/healthz', async () => ({ status: 'ok' }));

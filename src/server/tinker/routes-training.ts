@@ -14,8 +14,14 @@ import {
   protobufContentType,
 } from '../../backends/tinker/wire/index.ts';
 import { UserError } from '../../core/errors.ts';
+import {
+  errorCategory,
+  errorMessage,
+  idempotencyKey,
+  submitModelOperation,
+  type TinkerDeps,
+} from './deps.ts';
 import { badRequest } from './http-errors.ts';
-import { errorCategory, errorMessage, idempotencyKey, submitModelOperation, type TinkerDeps } from './deps.ts';
 import { releasePolicy } from './models.ts';
 import { checkName, checkpointDir, resolveTinkerPath, tinkerPath } from './paths.ts';
 import {
@@ -49,12 +55,15 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
     const body = parseBody(createModelSchema, request.body, 'create_model');
     const session = state.session(body.session_id);
     if (body.base_model !== context.modelName) {
-      throw badRequest(`create_model: unknown base_model '${body.base_model}'; this server serves '${context.modelName}'`);
+      throw badRequest(
+        `create_model: unknown base_model '${body.base_model}'; this server serves '${context.modelName}'`,
+      );
     }
     const modelSeq = body.model_seq_id ?? session.nextModelSeq;
     session.nextModelSeq = Math.max(session.nextModelSeq, modelSeq + 1);
     const id = `${session.id}:train:${modelSeq}`;
-    if (state.models.has(id)) throw badRequest(`create_model: model ${id} already exists (model_seq_id ${modelSeq} reused)`);
+    if (state.models.has(id))
+      throw badRequest(`create_model: model ${id} already exists (model_seq_id ${modelSeq} reused)`);
     const policy = context.loadPolicy();
     state.models.set(id, {
       id,
@@ -67,8 +76,10 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
     });
     const envelope = futures.create(idempotencyKey(request), id);
     policy.then(
-      () => futures.resolve(envelope.request_id, { kind: 'json', body: { type: 'create_model', model_id: id } }),
-      (error) => futures.fail(envelope.request_id, `create_model: ${errorMessage(error)}`, errorCategory(error)),
+      () =>
+        futures.resolve(envelope.request_id, { kind: 'json', body: { type: 'create_model', model_id: id } }),
+      (error) =>
+        futures.fail(envelope.request_id, `create_model: ${errorMessage(error)}`, errorCategory(error)),
     );
     return envelope;
   });
@@ -84,7 +95,10 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
       model,
       decoded.seqId,
       () => prepareRequest(decoded),
-      async (prepared) => ({ kind: 'forward_backward', output: await runForwardBackward(await model.policy, prepared) }),
+      async (prepared) => ({
+        kind: 'forward_backward',
+        output: await runForwardBackward(await model.policy, prepared),
+      }),
     );
   };
   scope.post('/forward_backward', forwardBackwardRoute(false));
@@ -101,7 +115,9 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
       body.seq_id ?? undefined,
       () => ({
         learningRate: adam.learning_rate,
-        ...(adam.beta1 != null && adam.beta2 != null ? { betas: [adam.beta1, adam.beta2] as [number, number] } : {}),
+        ...(adam.beta1 != null && adam.beta2 != null
+          ? { betas: [adam.beta1, adam.beta2] as [number, number] }
+          : {}),
         ...(adam.eps != null ? { eps: adam.eps } : {}),
         ...(adam.weight_decay != null ? { weightDecay: adam.weight_decay } : {}),
         // Tinker: grad_clip_norm 0 = no clipping; ours: gradClip 0/undefined = no clipping.
@@ -112,7 +128,10 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
         model.optimizerSteps += 1;
         return {
           kind: 'json',
-          body: { type: 'optim_step', metrics: { 'grad_norm:mean': result.gradNorm, 'optimizer_step:max': result.step } },
+          body: {
+            type: 'optim_step',
+            metrics: { 'grad_norm:mean': result.gradNorm, 'optimizer_step:max': result.step },
+          },
         };
       },
     );
@@ -131,7 +150,8 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
         return { name, dir: checkpointDir(context.stateDir, model.id, 'weights', name) };
       },
       async ({ name, dir }) => {
-        if (existsSync(dir) && !body.overwrite) throw new UserError(`save_weights: checkpoint '${name}' exists (send overwrite: true)`);
+        if (existsSync(dir) && !body.overwrite)
+          throw new UserError(`save_weights: checkpoint '${name}' exists (send overwrite: true)`);
         await (await model.policy).save(dir);
         return { kind: 'json', body: { type: 'save_weights', path: tinkerPath(model.id, 'weights', name) } };
       },
@@ -156,7 +176,8 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
           source = checkpointDir(context.stateDir, model.id, 'weights', `staging-load-${body.seq_id ?? 0}`);
           rmSync(source, { recursive: true, force: true });
           mkdirSync(source, { recursive: true });
-          for (const file of ['model.safetensors', 'config.json', 'tokenizer.json']) copyFileSync(join(dir, file), join(source, file));
+          for (const file of ['model.safetensors', 'config.json', 'tokenizer.json'])
+            copyFileSync(join(dir, file), join(source, file));
         }
         try {
           const loaded = await deps.loadFrom(source);
@@ -183,17 +204,32 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
       () => {
         if (body.path != null) {
           const name = checkName(body.path, 'save_weights_for_sampler path');
-          return { name, named: true, dir: checkpointDir(context.stateDir, model.id, 'sampler_weights', name) };
+          return {
+            name,
+            named: true,
+            dir: checkpointDir(context.stateDir, model.id, 'sampler_weights', name),
+          };
         }
         const seq = body.sampling_session_seq_id ?? session.nextSamplerSeq;
         session.nextSamplerSeq = Math.max(session.nextSamplerSeq, seq + 1);
         const name = `ephemeral-${seq}`;
-        return { name, named: false, seq, dir: checkpointDir(context.stateDir, model.id, 'sampler_weights', name) };
+        return {
+          name,
+          named: false,
+          seq,
+          dir: checkpointDir(context.stateDir, model.id, 'sampler_weights', name),
+        };
       },
       async (target) => {
         await (await model.policy).save(target.dir);
         if (target.named) {
-          return { kind: 'json', body: { type: 'save_weights_for_sampler', path: tinkerPath(model.id, 'sampler_weights', target.name) } };
+          return {
+            kind: 'json',
+            body: {
+              type: 'save_weights_for_sampler',
+              path: tinkerPath(model.id, 'sampler_weights', target.name),
+            },
+          };
         }
         const samplerId = `${session.id}:sample:${target.seq}`;
         try {

@@ -70,7 +70,9 @@ export const sampleSchema = z.object({
   model_path: z.string().nullish(),
   num_samples: z.number().int().positive().default(1),
   prompt: z.object({
-    chunks: z.array(z.object({ type: z.literal('encoded_text').optional(), tokens: z.array(z.number().int()) })),
+    chunks: z.array(
+      z.object({ type: z.literal('encoded_text').optional(), tokens: z.array(z.number().int()) }),
+    ),
   }),
   sampling_params: z.object({
     max_tokens: z.number().int().nonnegative().nullish(),

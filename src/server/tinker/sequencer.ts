@@ -40,7 +40,8 @@ export class Sequencer {
     if (seqId < next) {
       throw badRequest(`seq_id ${seqId} was already received (next expected: ${next}); not run again`);
     }
-    if (this.waiting.has(seqId)) throw badRequest(`seq_id ${seqId} was already received and is waiting its turn`);
+    if (this.waiting.has(seqId))
+      throw badRequest(`seq_id ${seqId} was already received and is waiting its turn`);
   }
 
   /** Schedules `run` at its place in the order; throws 400 for a stale or duplicate seq_id. */
@@ -64,7 +65,11 @@ export class Sequencer {
   skip(seqId: number | undefined): void {
     if (seqId === undefined) return;
     try {
-      this.submit(seqId, async () => {}, () => {});
+      this.submit(
+        seqId,
+        async () => {},
+        () => {},
+      );
     } catch {
       // already used: nothing to skip
     }

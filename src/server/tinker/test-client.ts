@@ -31,7 +31,10 @@ export class TestTinkerClient {
     return value;
   }
 
-  async postProtobuf(request: ForwardBackwardRequest, headers: Record<string, string> = {}): Promise<Response> {
+  async postProtobuf(
+    request: ForwardBackwardRequest,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     return fetch(`${this.baseUrl}/api/v1/forward_backward`, {
       method: 'POST',
       headers: { 'content-type': protobufContentType, 'x-api-key': this.apiKey, ...headers },
@@ -42,7 +45,11 @@ export class TestTinkerClient {
   /** Polls retrieve_future until the result (or error) is there; protobuf results decoded. */
   async retrieve(requestId: string, accept = `${protobufContentType}, application/json`): Promise<any> {
     for (let i = 0; i < 200; i++) {
-      const response = await this.post('retrieve_future', { request_id: requestId, allow_metadata_only: true }, { accept });
+      const response = await this.post(
+        'retrieve_future',
+        { request_id: requestId, allow_metadata_only: true },
+        { accept },
+      );
       const type = response.headers.get('content-type') ?? '';
       if (type.includes(protobufContentType)) return new Uint8Array(await response.arrayBuffer());
       const body = (await response.json()) as any;
@@ -55,9 +62,11 @@ export class TestTinkerClient {
   async forwardBackward(request: ForwardBackwardRequest): Promise<ForwardBackwardOutput> {
     const response = await this.postProtobuf(request);
     const envelope = (await response.json()) as any;
-    if (!response.ok) throw new Error(`forward_backward: HTTP ${response.status} ${JSON.stringify(envelope)}`);
+    if (!response.ok)
+      throw new Error(`forward_backward: HTTP ${response.status} ${JSON.stringify(envelope)}`);
     const result = await this.retrieve(envelope.request_id);
-    if (!(result instanceof Uint8Array)) throw new Error(`forward_backward failed: ${JSON.stringify(result)}`);
+    if (!(result instanceof Uint8Array))
+      throw new Error(`forward_backward failed: ${JSON.stringify(result)}`);
     return decodeForwardBackwardOutput(result);
   }
 

@@ -41,7 +41,16 @@ afterAll(async () => {
   reference?.dispose();
 });
 
-const vector = (data: number[], dtype: 'float32' | 'int64' = 'float32'): TensorData => ({ data, dtype, shape: [data.length] });
+const vector = (data: number[], dtype: 'float32' | 'int64' = 'float32'): TensorData => ({
+  data,
+  dtype,
+  shape: [data.length],
+});
+
+function expectClose(actual: number[], expected: number[], digits: number): void {
+  expect(actual).toHaveLength(expected.length);
+  for (let t = 0; t < actual.length; t++) expect(actual[t]).toBeCloseTo(expected[t], digits);
+}
 
 /** A Tinker datum for a full sequence: model_input = seq[:-1], target_tokens = seq[1:]. */
 function datum(sequence: number[], inputs: Record<string, number[]>): WireDatum {
@@ -67,15 +76,27 @@ const sequences = [
   [1, 50, 51, 52, 53],
 ];
 
-function request(modelId: string, seqId: number, lossFn: string, data: WireDatum[], extra: Partial<ForwardBackwardRequest> = {}) {
+function request(
+  modelId: string,
+  seqId: number,
+  lossFn: string,
+  data: WireDatum[],
+  extra: Partial<ForwardBackwardRequest> = {},
+) {
   return { modelId, seqId, lossFn, data, lossFnConfig: {}, forwardOnly: false, ...extra };
 }
 
 describe('service endpoints', () => {
   it('client/config, capabilities, telemetry answer what the stock SDK needs', async () => {
     const config = await client.json('client/config', { sdk_version: '0.25.0' });
-    expect(config).toMatchObject({ use_pyqwest_transport: false, proto_compress_fwdbwd: false, pjwt_auth_enabled: false });
-    const capabilities = (await (await fetch(`${client.baseUrl}/api/v1/get_server_capabilities`, { headers: { 'x-api-key': apiKey } })).json()) as any;
+    expect(config).toMatchObject({
+      use_pyqwest_transport: false,
+      proto_compress_fwdbwd: false,
+      pjwt_auth_enabled: false,
+    });
+    const capabilities = (await (
+      await fetch(`${client.baseUrl}/api/v1/get_server_capabilities`, { headers: { 'x-api-key': apiKey } })
+    ).json()) as any;
     expect(capabilities.supported_models).toEqual([{ model_name: 'demo-cold', max_context_length: 128 }]);
     expect(await client.json('telemetry', { events: [] })).toEqual({ status: 'accepted' });
   });
@@ -84,9 +105,17 @@ describe('service endpoints', () => {
 describe('forward_backward losses', () => {
   it('cross_entropy returns the policy log-probs of the targets (aligned, not shifted) and loss:sum = −Σ w·logp', async () => {
     const modelId = await newModel();
-    const weights = [[0, 1, 1, 1, 1, 0.5], [1, 1, 2, 1]];
+    const weights = [
+      [0, 1, 1, 1, 1, 0.5],
+      [1, 1, 2, 1],
+    ];
     const output = await client.forwardBackward(
-      request(modelId, 1, 'cross_entropy', sequences.map((s, i) => datum(s, { weights: weights[i] }))),
+      request(
+        modelId,
+        1,
+        'cross_entropy',
+        sequences.map((s, i) => datum(s, { weights: weights[i] })),
+      ),
     );
     const expected = await reference.forward(sequences);
     let loss = 0;
@@ -132,22 +161,40 @@ describe('forward_backward losses', () => {
         }),
       );
       expect(output.metrics['loss:sum']).toBeCloseTo(loss, 4);
-      const adam = { learning_rate: 0.01, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_decay: 0, grad_clip_norm: 0 };
+      const adam = {
+        learning_rate: 0.01,
+        beta1: 0.9,
+        beta2: 0.95,
+        eps: 1e-8,
+        weight_decay: 0,
+        grad_clip_norm: 0,
+      };
       await client.call('optim_step', { model_id: modelId, seq_id: 2, adam_params: adam });
       const after = await client.forwardBackward(
-        request(modelId, 3, 'cross_entropy', sequences.map((s) => datum(s, { weights: s.slice(1).map(() => 1) })), {
-          forwardOnly: true,
-        }),
+        request(
+          modelId,
+          3,
+          'cross_entropy',
+          sequences.map((s) => datum(s, { weights: s.slice(1).map(() => 1) })),
+          {
+            forwardOnly: true,
+          },
+        ),
       );
       const local = await EmbeddedBackend.load(checkpoint);
       try {
-        await local.forwardBackward(sequences.map((tokens, i) => ({ tokens, weights: derivatives[i] })), 'linear');
+        await local.forwardBackward(
+          sequences.map((tokens, i) => ({ tokens, weights: derivatives[i] })),
+          'linear',
+        );
         await local.optimStep({ learningRate: 0.01, betas: [0.9, 0.95], eps: 1e-8, weightDecay: 0 });
         const expected = await local.forward(sequences);
-        const moved = Math.max(...expected.flatMap((row, i) => row.map((v, t) => Math.abs(v - current[i][t]))));
+        const moved = Math.max(
+          ...expected.flatMap((row, i) => row.map((v, t) => Math.abs(v - current[i][t]))),
+        );
         expect(moved).toBeGreaterThan(1e-3);
         after.lossFnOutputs.forEach((record, i) => {
-          record.logprobs.data.forEach((value, t) => expect(value).toBeCloseTo(expected[i][t], 4));
+          expectClose(record.logprobs.data, expected[i], 4);
         });
       } finally {
         local.dispose();
@@ -175,19 +222,30 @@ describe('forward_backward losses', () => {
 
 describe('ordering and retries', () => {
   const ceData = () => sequences.map((s) => datum(s, { weights: s.slice(1).map(() => 1) }));
-  const adam = { learning_rate: 0.05, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_decay: 0, grad_clip_norm: 0 };
+  const adam = {
+    learning_rate: 0.05,
+    beta1: 0.9,
+    beta2: 0.95,
+    eps: 1e-8,
+    weight_decay: 0,
+    grad_clip_norm: 0,
+  };
 
   it('runs by seq_id, not arrival: optim_step (seq 3) sent before forward_backward (seq 2) waits for it', async () => {
     const modelId = await newModel();
     await client.forwardBackward(request(modelId, 1, 'cross_entropy', ceData()));
     const optim = await client.json('optim_step', { model_id: modelId, seq_id: 3, adam_params: adam });
-    const output = await client.forwardBackward(request(modelId, 2, 'cross_entropy', ceData(), { forwardOnly: true }));
+    const output = await client.forwardBackward(
+      request(modelId, 2, 'cross_entropy', ceData(), { forwardOnly: true }),
+    );
     await client.retrieve(optim.request_id, 'application/json');
     // seq 2 saw the weights before the step of seq 3 …
     const expected = await reference.forward(sequences);
-    output.lossFnOutputs[0].logprobs.data.forEach((value, t) => expect(value).toBeCloseTo(expected[0][t], 5));
+    expectClose(output.lossFnOutputs[0].logprobs.data, expected[0], 5);
     // … and the step did happen, once
-    const after = await client.forwardBackward(request(modelId, 4, 'cross_entropy', ceData(), { forwardOnly: true }));
+    const after = await client.forwardBackward(
+      request(modelId, 4, 'cross_entropy', ceData(), { forwardOnly: true }),
+    );
     expect(Math.abs(after.lossFnOutputs[0].logprobs.data[0] - expected[0][0])).toBeGreaterThan(1e-3);
     expect((await client.json('get_info', { model_id: modelId })).optimizer_steps).toBe(1);
   });
@@ -196,8 +254,16 @@ describe('ordering and retries', () => {
     const modelId = await newModel();
     await client.forwardBackward(request(modelId, 1, 'cross_entropy', ceData()));
     const headers = { 'x-idempotency-key': 'stainless-python-retry-1' };
-    const first = await client.json('optim_step', { model_id: modelId, seq_id: 2, adam_params: adam }, headers);
-    const retry = await client.json('optim_step', { model_id: modelId, seq_id: 2, adam_params: adam }, headers);
+    const first = await client.json(
+      'optim_step',
+      { model_id: modelId, seq_id: 2, adam_params: adam },
+      headers,
+    );
+    const retry = await client.json(
+      'optim_step',
+      { model_id: modelId, seq_id: 2, adam_params: adam },
+      headers,
+    );
     expect(retry.request_id).toBe(first.request_id);
     await client.retrieve(first.request_id, 'application/json');
     const again = await client.post('optim_step', { model_id: modelId, seq_id: 2, adam_params: adam });
@@ -214,7 +280,10 @@ describe('ordering and retries', () => {
     expect(poll.type).toBe('try_again');
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     const result = await client.retrieve(waiting.request_id, 'application/json');
-    expect(result).toEqual({ error: expect.stringMatching(/seq_id 3 waited .* for seq_id 1/), category: 'user' });
+    expect(result).toEqual({
+      error: expect.stringMatching(/seq_id 3 waited .* for seq_id 1/),
+      category: 'user',
+    });
     expect((await client.json('get_info', { model_id: modelId })).optimizer_steps).toBe(0);
   });
 });
@@ -228,14 +297,23 @@ describe('checkpoints and sampling', () => {
     await client.forwardBackward(request(modelId, 2, 'cross_entropy', ce));
     await client.call('optim_step', { model_id: modelId, seq_id: 3, adam_params: { learning_rate: 0.05 } });
     await client.call('load_weights', { model_id: modelId, path: saved.path, seq_id: 4, optimizer: false });
-    const restored = await client.forwardBackward(request(modelId, 5, 'cross_entropy', ce, { forwardOnly: true }));
+    const restored = await client.forwardBackward(
+      request(modelId, 5, 'cross_entropy', ce, { forwardOnly: true }),
+    );
     const expected = await reference.forward(sequences);
-    restored.lossFnOutputs[1].logprobs.data.forEach((value, t) => expect(value).toBeCloseTo(expected[1][t], 5));
+    expectClose(restored.lossFnOutputs[1].logprobs.data, expected[1], 5);
 
-    const named = await client.call('save_weights_for_sampler', { model_id: modelId, path: 'sampler-a', seq_id: 6 });
+    const named = await client.call('save_weights_for_sampler', {
+      model_id: modelId,
+      path: 'sampler-a',
+      seq_id: 6,
+    });
     expect(named.path).toBe(`tinker://${modelId}/sampler_weights/sampler-a`);
     const session = await client.json('create_session', {});
-    const created = await client.json('create_sampling_session', { session_id: session.session_id, model_path: named.path });
+    const created = await client.json('create_sampling_session', {
+      session_id: session.session_id,
+      model_path: named.path,
+    });
     const response = await client.sample({
       sampling_session_id: created.sampling_session_id,
       num_samples: 3,
@@ -257,7 +335,11 @@ describe('checkpoints and sampling', () => {
 
   it('unnamed save_weights_for_sampler gives a sampling session; JSON results when protobuf is not accepted', async () => {
     const modelId = await newModel();
-    const saved = await client.call('save_weights_for_sampler', { model_id: modelId, sampling_session_seq_id: 0, seq_id: 1 });
+    const saved = await client.call('save_weights_for_sampler', {
+      model_id: modelId,
+      sampling_session_seq_id: 0,
+      seq_id: 1,
+    });
     expect(saved.sampling_session_id).toMatch(/:sample:0$/);
     const body = {
       sampling_session_id: saved.sampling_session_id,
@@ -268,9 +350,13 @@ describe('checkpoints and sampling', () => {
     const envelope = await client.json('asample', body);
     const json = await client.retrieve(envelope.request_id, 'application/json');
     expect(json.type).toBe('sample');
-    const proto = decodeSampleResponse(await client.retrieve((await client.json('asample', body)).request_id));
+    const proto = decodeSampleResponse(
+      await client.retrieve((await client.json('asample', body)).request_id),
+    );
     // same seed, same weights: same tokens whatever the encoding
-    expect(proto.sequences.map((s) => s.tokens)).toEqual(json.sequences.map((s: { tokens: number[] }) => s.tokens));
+    expect(proto.sequences.map((s) => s.tokens)).toEqual(
+      json.sequences.map((s: { tokens: number[] }) => s.tokens),
+    );
   });
 });
 
@@ -293,10 +379,16 @@ describe('bad input', () => {
       body: '{"model_id": ',
     });
     expect(badJson.status).toBe(400);
-    expect((await client.post('optim_step', { model_id: 'nope', seq_id: 1, adam_params: { learning_rate: 1 } })).status).toBe(404);
+    expect(
+      (await client.post('optim_step', { model_id: 'nope', seq_id: 1, adam_params: { learning_rate: 1 } }))
+        .status,
+    ).toBe(404);
     expect((await client.post('retrieve_future', { request_id: 'nope' })).status).toBe(404);
     expect((await client.post('session_heartbeat', { session_id: 'nope' })).status).toBe(404);
-    const wrongKey = await fetch(`${client.baseUrl}/api/v1/client/config`, { method: 'POST', headers: { 'x-api-key': 'tml-wrong' } });
+    const wrongKey = await fetch(`${client.baseUrl}/api/v1/client/config`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'tml-wrong' },
+    });
     expect(wrongKey.status).toBe(401);
     for (const [seq, path] of [
       [1, 'tinker://../../etc/weights/x'],
@@ -305,11 +397,20 @@ describe('bad input', () => {
       [4, '/tmp/x'],
       [5, `tinker://${modelId}/weights/a/b`],
     ] as const) {
-      const response = await client.post('load_weights', { model_id: modelId, seq_id: seq, path, optimizer: false });
+      const response = await client.post('load_weights', {
+        model_id: modelId,
+        seq_id: seq,
+        path,
+        optimizer: false,
+      });
       expect(response.status, path).toBe(400);
       expect(((await response.json()) as any).error.message).toMatch(/checkpoint|plain name|tinker:\/\//);
     }
-    const saveEscape = await client.post('save_weights', { model_id: modelId, seq_id: 6, path: '../outside' });
+    const saveEscape = await client.post('save_weights', {
+      model_id: modelId,
+      seq_id: 6,
+      path: '../outside',
+    });
     expect(saveEscape.status).toBe(400);
     // still serving, and seq 7 runs (1–6 were used up)
     const output = await client.forwardBackward(

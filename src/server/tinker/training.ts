@@ -9,7 +9,12 @@
 //   closed form (losses.ts), then forwardBackward(…, 'linear') with those derivatives as weights;
 // - forward_only: forward() only, the loss is still computed and reported.
 // Output per datum: `logprobs` and `elementwise_loss` (float32 [N]); metric `loss:sum`.
-import type { ForwardBackwardOutput, ForwardBackwardRequest, TensorData, WireDatum } from '../../backends/tinker/wire/index.ts';
+import type {
+  ForwardBackwardOutput,
+  ForwardBackwardRequest,
+  TensorData,
+  WireDatum,
+} from '../../backends/tinker/wire/index.ts';
 import { textTokens } from '../../backends/tinker/wire/index.ts';
 import { UserError } from '../../core/errors.ts';
 import type { Datum, PolicyBackend } from '../../core/policy.ts';
@@ -33,16 +38,21 @@ function vector(datum: WireDatum, name: string, length: number, where: string): 
   const tensor: TensorData | undefined = datum.lossFnInputs[name];
   if (tensor === undefined) throw new UserError(`${where}: loss_fn_inputs lacks '${name}'`);
   if (tensor.data.length !== length) {
-    throw new UserError(`${where}: loss_fn_inputs.${name} has ${tensor.data.length} values for ${length} input tokens`);
+    throw new UserError(
+      `${where}: loss_fn_inputs.${name} has ${tensor.data.length} values for ${length} input tokens`,
+    );
   }
-  if (!tensor.data.every(Number.isFinite)) throw new UserError(`${where}: loss_fn_inputs.${name} is not finite`);
+  if (!tensor.data.every(Number.isFinite))
+    throw new UserError(`${where}: loss_fn_inputs.${name} is not finite`);
   return tensor.data;
 }
 
 /** Validates a request against its loss and turns it into policy sequences; throws UserError. */
 export function prepareRequest(request: ForwardBackwardRequest): PreparedRequest {
   if (request.lossFn === 'dro') {
-    throw new UserError(`loss_fn 'dro' is not supported by this server; known: ${tinkerLosses.names().join(', ')}`);
+    throw new UserError(
+      `loss_fn 'dro' is not supported by this server; known: ${tinkerLosses.names().join(', ')}`,
+    );
   }
   const loss = tinkerLosses.get(request.lossFn);
   const config = { ...loss.configDefaults };
@@ -76,14 +86,21 @@ export function prepareRequest(request: ForwardBackwardRequest): PreparedRequest
     const advantages = loss.inputs.includes('advantages') ? vector(datum, 'advantages', n, where) : zeros();
     return {
       sequence: [...input, targets[n - 1]],
-      inputs: weights.map((weight, t) => ({ weight, samplingLogprob: sampling[t], advantage: advantages[t] })),
+      inputs: weights.map((weight, t) => ({
+        weight,
+        samplingLogprob: sampling[t],
+        advantage: advantages[t],
+      })),
     };
   });
   return { loss, config, datums, forwardOnly: request.forwardOnly };
 }
 
 /** Runs a prepared request on the policy (gradients accumulate unless forward_only). */
-export async function runForwardBackward(policy: PolicyBackend, request: PreparedRequest): Promise<ForwardBackwardOutput> {
+export async function runForwardBackward(
+  policy: PolicyBackend,
+  request: PreparedRequest,
+): Promise<ForwardBackwardOutput> {
   const { loss, config, datums } = request;
   const sequences = datums.map((datum) => datum.sequence);
   const terms = (logprobs: number[][]) =>

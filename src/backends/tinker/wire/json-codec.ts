@@ -12,7 +12,13 @@
 // forward_only}, i.e. the protobuf message's fields in snake_case. Validation is strict and every error
 // names the path of the bad field.
 import { z } from 'zod';
-import type { ForwardBackwardOutput, ForwardBackwardRequest, SampleResponse, TensorData, WireDatum } from './types.ts';
+import type {
+  ForwardBackwardOutput,
+  ForwardBackwardRequest,
+  SampleResponse,
+  TensorData,
+  WireDatum,
+} from './types.ts';
 import { WireFormatError } from './types.ts';
 
 const tensorSchema = z.object({
@@ -66,7 +72,8 @@ function toTensor(raw: z.output<typeof tensorSchema>, where: string): TensorData
     const dense = new Array<number>(shape[0] * shape[1]).fill(0);
     for (let row = 0; row < shape[0]; row++) {
       for (let k = crow[row]; k < crow[row + 1]; k++) {
-        if (col[k] >= shape[1] || k >= raw.data.length) throw new WireFormatError(`${where}: sparse index out of range`);
+        if (col[k] >= shape[1] || k >= raw.data.length)
+          throw new WireFormatError(`${where}: sparse index out of range`);
         dense[row * shape[1] + col[k]] = raw.data[k];
       }
     }
@@ -78,7 +85,9 @@ function toTensor(raw: z.output<typeof tensorSchema>, where: string): TensorData
   const shape = raw.shape ?? [raw.data.length];
   const size = shape.reduce((product, dimension) => product * dimension, 1);
   if (size !== raw.data.length) {
-    throw new WireFormatError(`${where}: shape [${shape.join(', ')}] holds ${size} values, data has ${raw.data.length}`);
+    throw new WireFormatError(
+      `${where}: shape [${shape.join(', ')}] holds ${size} values, data has ${raw.data.length}`,
+    );
   }
   return { data: raw.data, dtype: raw.dtype, shape };
 }
@@ -89,7 +98,10 @@ function toDatum(raw: z.output<typeof datumSchema>, index: number): WireDatum {
     lossFnInputs[name] = toTensor(tensor, `data.${index}.loss_fn_inputs.${name}`);
   }
   return {
-    modelInput: raw.model_input.chunks.map((chunk) => ({ type: 'encoded_text' as const, tokens: chunk.tokens })),
+    modelInput: raw.model_input.chunks.map((chunk) => ({
+      type: 'encoded_text' as const,
+      tokens: chunk.tokens,
+    })),
     lossFnInputs,
   };
 }
@@ -106,7 +118,9 @@ export function decodeJsonForwardBackwardRequest(body: unknown, forwardOnly = fa
       ? { data: raw.data, loss_fn: raw.loss_fn, loss_fn_config: raw.loss_fn_config }
       : undefined);
   if (input === undefined) {
-    throw new WireFormatError('bad forward_backward JSON: needs forward_backward_input {data, loss_fn} (or data and loss_fn)');
+    throw new WireFormatError(
+      'bad forward_backward JSON: needs forward_backward_input {data, loss_fn} (or data and loss_fn)',
+    );
   }
   return {
     modelId: raw.model_id,
@@ -131,7 +145,8 @@ export function encodeJsonForwardBackwardRequest(request: ForwardBackwardRequest
       data: request.data.map((datum) => ({
         model_input: {
           chunks: datum.modelInput.map((chunk) => {
-            if (chunk.type !== 'encoded_text') throw new WireFormatError(`JSON codec: '${chunk.type}' chunks are not supported`);
+            if (chunk.type !== 'encoded_text')
+              throw new WireFormatError(`JSON codec: '${chunk.type}' chunks are not supported`);
             return { type: 'encoded_text', tokens: chunk.tokens };
           }),
         },
@@ -170,7 +185,10 @@ export function forwardBackwardOutputFromJson(body: unknown): ForwardBackwardOut
     lossFnOutputType: parsed.data.loss_fn_output_type,
     lossFnOutputs: parsed.data.loss_fn_outputs.map((datum, index) =>
       Object.fromEntries(
-        Object.entries(datum).map(([name, tensor]) => [name, toTensor(tensor, `loss_fn_outputs.${index}.${name}`)]),
+        Object.entries(datum).map(([name, tensor]) => [
+          name,
+          toTensor(tensor, `loss_fn_outputs.${index}.${name}`),
+        ]),
       ),
     ),
     metrics: parsed.data.metrics,

@@ -56,7 +56,8 @@ export function encodeInt64(values: readonly number[]): Uint8Array {
   const bytes = new Uint8Array(values.length * 8);
   const data = view(bytes);
   values.forEach((value, i) => {
-    if (!Number.isSafeInteger(value)) throw new WireFormatError(`int64 value ${value} at ${i} is not a safe integer`);
+    if (!Number.isSafeInteger(value))
+      throw new WireFormatError(`int64 value ${value} at ${i} is not a safe integer`);
     data.setBigInt64(i * 8, BigInt(value), true);
   });
   return bytes;

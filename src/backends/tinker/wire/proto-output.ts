@@ -10,7 +10,15 @@
 // [len / ∏trailing, ...trailing]. The encoder writes one ArrayRecord for all datums (as the SDK's
 // response_conv.py says v1 servers do); the decoder merges any number of records, as the SDK does.
 import { decodeInt64, encodeInt64 } from './packed.ts';
-import { BinaryWriter, expectWireType, readFields, readInt64, readMapEntry, readRepeatedVarint, WireType } from './proto-reader.ts';
+import {
+  BinaryWriter,
+  expectWireType,
+  readFields,
+  readInt64,
+  readMapEntry,
+  readRepeatedVarint,
+  WireType,
+} from './proto-reader.ts';
 import { decodeValues, encodeValues, protoDtypeOf } from './proto-tensor.ts';
 import { type ForwardBackwardOutput, type TensorData, WireFormatError } from './types.ts';
 
@@ -39,7 +47,9 @@ function writeArrayRecord(writer: BinaryWriter, datums: Record<string, TensorDat
   for (const [index, datum] of datums.entries()) {
     const datumNames = sortedKeys(datum);
     if (datumNames.join('\u0000') !== names.join('\u0000')) {
-      throw new WireFormatError(`loss_fn_outputs[${index}] has fields [${datumNames}], datum 0 has [${names}]`);
+      throw new WireFormatError(
+        `loss_fn_outputs[${index}] has fields [${datumNames}], datum 0 has [${names}]`,
+      );
     }
   }
   for (const name of names) {
@@ -51,7 +61,9 @@ function writeArrayRecord(writer: BinaryWriter, datums: Record<string, TensorDat
     for (const [index, tensor] of tensors.entries()) {
       const tensorTrailing = (tensor.shape ?? [tensor.data.length]).slice(1);
       if (tensor.dtype !== dtype || tensorTrailing.join(',') !== trailing.join(',')) {
-        throw new WireFormatError(`loss_fn_outputs[${index}].${name}: dtype or trailing shape differs from datum 0`);
+        throw new WireFormatError(
+          `loss_fn_outputs[${index}].${name}: dtype or trailing shape differs from datum 0`,
+        );
       }
       const bytes = encodeValues(tensor);
       chunks.push(bytes);
@@ -130,7 +142,8 @@ export function decodeForwardBackwardOutput(bytes: Uint8Array): ForwardBackwardO
   for (let i = 0; i < numDatums; i++) {
     const datum: Record<string, TensorData> = {};
     for (const [name, tensors] of perField) {
-      if (tensors[i] === undefined) throw new WireFormatError(`loss_fn_outputs: field ${name} has no datum ${i}`);
+      if (tensors[i] === undefined)
+        throw new WireFormatError(`loss_fn_outputs: field ${name} has no datum ${i}`);
       datum[name] = tensors[i];
     }
     output.lossFnOutputs.push(datum);
@@ -172,7 +185,12 @@ function readArrayRecord(bytes: Uint8Array): { fields: Record<string, BatchedTen
 }
 
 function readBatchedTensor(bytes: Uint8Array): BatchedTensor {
-  const tensor: BatchedTensor = { data: new Uint8Array(0), offsets: new Uint8Array(0), dtype: 0, trailingShape: [] };
+  const tensor: BatchedTensor = {
+    data: new Uint8Array(0),
+    offsets: new Uint8Array(0),
+    dtype: 0,
+    trailingShape: [],
+  };
   readFields(bytes, 'BatchedTensor', (fieldNo, wireType, reader) => {
     switch (fieldNo) {
       case 1:
@@ -205,11 +223,14 @@ function splitBatched(batched: BatchedTensor, name: string): TensorData[] {
     const start = offsets[i];
     const end = offsets[i + 1];
     if (start < 0 || end < start || end > batched.data.byteLength) {
-      throw new WireFormatError(`${name}: offsets [${start}, ${end}) outside ${batched.data.byteLength} data bytes`);
+      throw new WireFormatError(
+        `${name}: offsets [${start}, ${end}) outside ${batched.data.byteLength} data bytes`,
+      );
     }
     const { data, dtype } = decodeValues(batched.data.subarray(start, end), batched.dtype, name);
     const leading = trailingSize > 0 ? data.length / trailingSize : 0;
-    if (!Number.isInteger(leading)) throw new WireFormatError(`${name}: datum ${i} does not fill its trailing shape`);
+    if (!Number.isInteger(leading))
+      throw new WireFormatError(`${name}: datum ${i} does not fill its trailing shape`);
     tensors.push({ data, dtype, shape: [leading, ...batched.trailingShape] });
   }
   return tensors;

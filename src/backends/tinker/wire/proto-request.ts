@@ -178,11 +178,17 @@ function readChunk(bytes: Uint8Array, where: string): ModelInputChunk {
       });
       chunk = { type: 'encoded_text', tokens };
     } else if (fieldNo === 2) {
-      const image: ModelInputChunk & { type: 'image' } = { type: 'image', data: new Uint8Array(0), format: '' };
+      const image: ModelInputChunk & { type: 'image' } = {
+        type: 'image',
+        data: new Uint8Array(0),
+        format: '',
+      };
       readFields(inner, 'ImageChunk', (innerField, innerType, innerReader) => {
         if (innerField === 1 && innerType === WireType.LengthDelimited) image.data = innerReader.bytes();
-        else if (innerField === 2 && innerType === WireType.LengthDelimited) image.format = innerReader.string();
-        else if (innerField === 3 && innerType === WireType.Varint) image.expectedTokens = innerReader.int32();
+        else if (innerField === 2 && innerType === WireType.LengthDelimited)
+          image.format = innerReader.string();
+        else if (innerField === 3 && innerType === WireType.Varint)
+          image.expectedTokens = innerReader.int32();
         else return false;
         return true;
       });
@@ -198,6 +204,7 @@ function readChunk(bytes: Uint8Array, where: string): ModelInputChunk {
     }
     return true;
   });
-  if (chunk === undefined) throw new WireFormatError(`${where}: empty chunk (no encoded_text, image or dmel)`);
+  if (chunk === undefined)
+    throw new WireFormatError(`${where}: empty chunk (no encoded_text, image or dmel)`);
   return chunk;
 }

@@ -9,7 +9,12 @@
 // error, as in the SDK.
 import { decodeFloat32, decodeInt32, encodeFloat32, encodeInt32 } from './packed.ts';
 import { BinaryWriter, expectWireType, readFields, WireType } from './proto-reader.ts';
-import { type SampleResponse, type WireSampledSequence, WireFormatError, type WireStopReason } from './types.ts';
+import {
+  type SampleResponse,
+  WireFormatError,
+  type WireSampledSequence,
+  type WireStopReason,
+} from './types.ts';
 
 const stopReasonCode: Record<WireStopReason, number> = { stop: 0, length: 1 };
 const stopReasonName: WireStopReason[] = ['stop', 'length'];
@@ -20,7 +25,8 @@ export function encodeSampleResponse(response: SampleResponse): Uint8Array {
     writer.tag(1, WireType.LengthDelimited).fork();
     const code = stopReasonCode[sequence.stopReason];
     if (code !== 0) writer.tag(1, WireType.Varint).int32(code);
-    if (sequence.tokens.length > 0) writer.tag(2, WireType.LengthDelimited).bytes(encodeInt32(sequence.tokens));
+    if (sequence.tokens.length > 0)
+      writer.tag(2, WireType.LengthDelimited).bytes(encodeInt32(sequence.tokens));
     if (sequence.logprobs !== undefined) {
       writer.tag(3, WireType.LengthDelimited).bytes(encodeFloat32(sequence.logprobs));
     }

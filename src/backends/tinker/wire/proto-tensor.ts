@@ -28,7 +28,11 @@ export const DType = { unspecified: 0, float32: 1, int64: 2, int32: 3, bfloat16:
 export const protoDtypeOf: Record<TensorDtype, number> = { float32: DType.float32, int64: DType.int64 };
 
 /** Decodes packed values of a proto DType; int32 and bfloat16 widen to the public int64 / float32. */
-export function decodeValues(bytes: Uint8Array, dtype: number, what: string): { data: number[]; dtype: TensorDtype } {
+export function decodeValues(
+  bytes: Uint8Array,
+  dtype: number,
+  what: string,
+): { data: number[]; dtype: TensorDtype } {
   switch (dtype) {
     case DType.float32:
       return { data: decodeFloat32(bytes, what), dtype: 'float32' };
@@ -92,7 +96,9 @@ export function readTensor(bytes: Uint8Array, where: string): TensorData {
   if (shape.length > 0) {
     const size = shape.reduce((product, dimension) => product * dimension, 1);
     if (size !== data.length) {
-      throw new WireFormatError(`${where}: shape [${shape.join(', ')}] holds ${size} values, data has ${data.length}`);
+      throw new WireFormatError(
+        `${where}: shape [${shape.join(', ')}] holds ${size} values, data has ${data.length}`,
+      );
     }
   }
   return { data, dtype: publicDtype, shape: shape.length > 0 ? shape : [data.length] };
@@ -132,7 +138,8 @@ function sparseToDense(
   for (let row = 0; row < rows; row++) {
     if (crow[row] > crow[row + 1]) throw new WireFormatError(`${where}: crow_indices decrease at row ${row}`);
     for (let k = crow[row]; k < crow[row + 1]; k++) {
-      if (col[k] < 0 || col[k] >= columns) throw new WireFormatError(`${where}: column ${col[k]} out of range`);
+      if (col[k] < 0 || col[k] >= columns)
+        throw new WireFormatError(`${where}: column ${col[k]} out of range`);
       dense[row * columns + col[k]] = values[k];
     }
   }

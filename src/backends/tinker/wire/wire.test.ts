@@ -103,13 +103,17 @@ describe('protobuf codec against the official Python protobuf (golden bytes)', (
   it('decodes and re-encodes a ForwardBackwardOutput (BatchedTensor byte offsets) byte for byte', () => {
     const golden = fixture('fwdbwd-output.bin');
     expect(decodeForwardBackwardOutput(golden)).toEqual(output);
-    expect(Buffer.from(encodeForwardBackwardOutput(output)).toString('hex')).toBe(Buffer.from(golden).toString('hex'));
+    expect(Buffer.from(encodeForwardBackwardOutput(output)).toString('hex')).toBe(
+      Buffer.from(golden).toString('hex'),
+    );
   });
 
   it('decodes and re-encodes a SampleResponse (NaN prompt log-prob, absent logprobs) byte for byte', () => {
     const golden = fixture('sample-response.bin');
     expect(decodeSampleResponse(golden)).toEqual(sample);
-    expect(Buffer.from(encodeSampleResponse(sample)).toString('hex')).toBe(Buffer.from(golden).toString('hex'));
+    expect(Buffer.from(encodeSampleResponse(sample)).toString('hex')).toBe(
+      Buffer.from(golden).toString('hex'),
+    );
   });
 });
 
@@ -118,8 +122,14 @@ describe('round trips', () => {
     const value: ForwardBackwardOutput = {
       lossFnOutputType: 'TorchLossReturn',
       lossFnOutputs: [
-        { logprobs: { data: [-1], dtype: 'float32', shape: [1] }, ids: { data: [2 ** 40], dtype: 'int64', shape: [1] } },
-        { logprobs: { data: [], dtype: 'float32', shape: [0] }, ids: { data: [], dtype: 'int64', shape: [0] } },
+        {
+          logprobs: { data: [-1], dtype: 'float32', shape: [1] },
+          ids: { data: [2 ** 40], dtype: 'int64', shape: [1] },
+        },
+        {
+          logprobs: { data: [], dtype: 'float32', shape: [0] },
+          ids: { data: [], dtype: 'int64', shape: [0] },
+        },
       ],
       metrics: { 'loss:sum': -3.5, 'tokens:sum': 1 },
     };
@@ -127,10 +137,14 @@ describe('round trips', () => {
   });
 
   it('the JSON codec round-trips requests, outputs and sample responses', () => {
-    expect(decodeJsonForwardBackwardRequest(JSON.parse(JSON.stringify(encodeJsonForwardBackwardRequest(ppoRequest))))).toEqual(
-      ppoRequest,
-    );
-    expect(forwardBackwardOutputFromJson(JSON.parse(JSON.stringify(forwardBackwardOutputToJson(output))))).toEqual(output);
+    expect(
+      decodeJsonForwardBackwardRequest(
+        JSON.parse(JSON.stringify(encodeJsonForwardBackwardRequest(ppoRequest))),
+      ),
+    ).toEqual(ppoRequest);
+    expect(
+      forwardBackwardOutputFromJson(JSON.parse(JSON.stringify(forwardBackwardOutputToJson(output)))),
+    ).toEqual(output);
     expect(sampleResponseFromJson(JSON.parse(JSON.stringify(sampleResponseToJson(sample))))).toEqual(sample);
   });
 
@@ -151,22 +165,38 @@ describe('round trips', () => {
 describe('malformed input', () => {
   it('garbage bytes, truncated messages and wrong wire types are WireFormatErrors', () => {
     const golden = fixture('fwdbwd-request-ce.bin');
-    expect(() => decodeForwardBackwardRequest(golden.subarray(0, golden.length - 3))).toThrow(WireFormatError);
-    expect(() => decodeForwardBackwardRequest(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff]))).toThrow(WireFormatError);
+    expect(() => decodeForwardBackwardRequest(golden.subarray(0, golden.length - 3))).toThrow(
+      WireFormatError,
+    );
+    expect(() => decodeForwardBackwardRequest(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff]))).toThrow(
+      WireFormatError,
+    );
     // field 1 (model_id) sent as a varint
     expect(() => decodeForwardBackwardRequest(new Uint8Array([0x08, 0x01]))).toThrow(/model_id: wire type 0/);
-    expect(() => decodeSampleResponse(new Uint8Array([0x0a, 0x02, 0x08, 0x07]))).toThrow(/unknown stop_reason 7/);
+    expect(() => decodeSampleResponse(new Uint8Array([0x0a, 0x02, 0x08, 0x07]))).toThrow(
+      /unknown stop_reason 7/,
+    );
   });
 
   it('tensor bytes that do not fill the dtype or the shape are refused', () => {
     const bad: ForwardBackwardRequest = {
       ...ceRequest,
-      data: [{ ...ceRequest.data[0], lossFnInputs: { weights: { data: [1, 2, 3], dtype: 'float32', shape: [4] } } }],
+      data: [
+        {
+          ...ceRequest.data[0],
+          lossFnInputs: { weights: { data: [1, 2, 3], dtype: 'float32', shape: [4] } },
+        },
+      ],
     };
-    expect(() => decodeForwardBackwardRequest(encodeForwardBackwardRequest(bad))).toThrow(/shape \[4\] holds 4 values, data has 3/);
-    expect(() => decodeJsonForwardBackwardRequest({ model_id: 'm', forward_backward_input: { data: 'x', loss_fn: 'ppo' } })).toThrow(
-      /forward_backward_input.data/,
+    expect(() => decodeForwardBackwardRequest(encodeForwardBackwardRequest(bad))).toThrow(
+      /shape \[4\] holds 4 values, data has 3/,
     );
+    expect(() =>
+      decodeJsonForwardBackwardRequest({
+        model_id: 'm',
+        forward_backward_input: { data: 'x', loss_fn: 'ppo' },
+      }),
+    ).toThrow(/forward_backward_input.data/);
   });
 
   it('unknown fields are skipped (forward compatibility)', () => {
