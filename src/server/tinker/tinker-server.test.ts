@@ -7,7 +7,11 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ForwardBackwardRequest, TensorData, WireDatum } from '../../backends/tinker/wire/index.ts';
-import { decodeSampleResponse } from '../../backends/tinker/wire/index.ts';
+import {
+  decodeSampleResponse,
+  encodeJsonForwardBackwardRequest,
+  forwardBackwardOutputFromJson,
+} from '../../backends/tinker/wire/index.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import { buildServer } from '../app.ts';
 import { TestTinkerClient } from './test-client.ts';
@@ -201,6 +205,20 @@ describe('forward_backward losses', () => {
       }
     });
   }
+
+  it('accepts the legacy JSON body and answers JSON when protobuf is not accepted', async () => {
+    const modelId = await newModel();
+    const weights = [1, 1, 1, 1];
+    const body = encodeJsonForwardBackwardRequest(
+      request(modelId, 1, 'cross_entropy', [datum(sequences[1], { weights })]),
+    );
+    const envelope = await client.json('forward_backward', body);
+    const result = await client.retrieve(envelope.request_id, 'application/json');
+    const output = forwardBackwardOutputFromJson(result);
+    const expected = (await reference.forward([sequences[1]]))[0];
+    expectClose(output.lossFnOutputs[0].logprobs.data, expected, 5);
+    expect(output.metrics['loss:sum']).toBeCloseTo(-expected.reduce((sum, value) => sum + value, 0), 4);
+  });
 
   it('refuses dro, unknown config keys and misaligned targets with 400, and the seq_id is not lost', async () => {
     const modelId = await newModel();
