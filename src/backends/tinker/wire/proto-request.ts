@@ -83,9 +83,9 @@ function writeChunk(writer: BinaryWriter, chunk: ModelInputChunk): void {
 
 /** Decodes a ForwardBackwardRequest; throws WireFormatError (a UserError) on any malformed input. */
 export function decodeForwardBackwardRequest(bytes: Uint8Array): ForwardBackwardRequest {
+  // seq_id absent on the wire (proto3 writes no 0) stays undefined: "no order", as in the JSON form.
   const request: ForwardBackwardRequest = {
     modelId: '',
-    seqId: 0,
     data: [],
     lossFn: '',
     lossFnConfig: {},
