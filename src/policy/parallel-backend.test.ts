@@ -72,9 +72,9 @@ function relativeDifference(a: Map<string, Float32Array>, b: Map<string, Float32
  */
 function expectCloseLogprobs(actual: number[][], expected: number[][]): void {
   expect(actual.map((row) => row.length)).toEqual(expected.map((row) => row.length));
-  actual.forEach((row, i) =>
-    row.forEach((value, t) => expect(Math.abs(value - expected[i][t])).toBeLessThan(1e-5)),
-  );
+  for (const [i, row] of actual.entries()) {
+    for (const [t, value] of row.entries()) expect(Math.abs(value - expected[i][t])).toBeLessThan(1e-5);
+  }
 }
 
 /** One short "training run": sample, forwardBackward, optimStep twice; everything it produced. */

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PolicyBackend } from '../core/policy.ts';
 import { Registry } from '../core/registry.ts';
 import { registerOpenAi } from './openai/index.ts';
-import { registerTinker } from './tinker/index.ts';
+import { registerTinker, type TinkerOptions } from './tinker/index.ts';
 
 export interface ProtocolContext {
   /** The checkpoint directory being served (its name is the served model's id). */
@@ -13,10 +13,15 @@ export interface ProtocolContext {
   modelName: string;
   /** Loads a fresh policy from the checkpoint (each call its own copy of the weights). */
   loadPolicy(): Promise<PolicyBackend>;
-  /** Loads another checkpoint directory the same way (weight reloads); default: in process, 1 worker. */
-  loadPolicyAt?(dir: string): Promise<PolicyBackend>;
   /** Where the server may write (saved weights, sampler checkpoints); never outside it. */
   stateDir: string;
+  /**
+   * Loads another checkpoint directory the same way: OpenAI weight reloads, Tinker load_weights and
+   * samplers (default for OpenAI: in process, 1 worker; Tinker refuses without it).
+   */
+  loadPolicyFrom?(dir: string): Promise<PolicyBackend>;
+  /** Tinker tunables (long-poll hold, seq_id wait, samplers kept); tests shorten them. */
+  tinker?: Partial<TinkerOptions>;
 }
 
 export type RegisterProtocol = (app: FastifyInstance, context: ProtocolContext) => Promise<void>;

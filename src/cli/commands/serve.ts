@@ -75,7 +75,7 @@ export function register(program: Command): void {
           checkpoint: modelPath,
           modelName: options.modelName ?? basename(resolve(options.checkpoint)),
           loadPolicy: () => loadEmbeddedPolicy(modelPath, options.workers),
-          loadPolicyAt: (dir: string) => loadEmbeddedPolicy(dir, options.workers),
+          loadPolicyFrom: (dir: string) => loadEmbeddedPolicy(dir, options.workers),
           stateDir,
         },
       });

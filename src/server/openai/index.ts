@@ -23,7 +23,7 @@ export async function registerOpenAi(app: FastifyInstance, context: ProtocolCont
     context.modelName,
     context.checkpoint,
     () => context.loadPolicy(),
-    context.loadPolicyAt ?? ((dir) => loadEmbeddedPolicy(dir, 1)),
+    context.loadPolicyFrom ?? ((dir) => loadEmbeddedPolicy(dir, 1)),
   );
   app.decorate('openAiModels', models);
   app.addHook('onClose', async () => {

@@ -1,7 +1,48 @@
-// Tinker-compatible routes of `curricula serve --tinker` (placeholder until the routes land).
+// `curricula serve --tinker`: the embedded model behind the Tinker training API, under /api/v1, so that
+// the stock Tinker Python SDK (0.25, protobuf wire) and our own client can drive it. Protocol facts:
+// ../shared/reference/tinker-wire-sdk-0.25.md (observed wire), tinker_public.proto.txt (schema).
+// Documented in docs/tinker-serving.md, with every deviation from hosted Tinker.
+// This file wires the pieces: a scope that parses protobuf bodies and refuses compressed ones (no zstd
+// here: client/config says proto_compress_fwdbwd false, a `Content-Encoding` body gets 415), and the
+// routes of routes-service.ts, routes-training.ts, routes-sampling.ts, routes-futures.ts.
 import type { FastifyInstance } from 'fastify';
+import { protobufContentType } from '../../backends/tinker/wire/index.ts';
 import type { ProtocolContext } from '../protocols.ts';
+import { createDeps } from './deps.ts';
+import { unsupportedMediaType } from './http-errors.ts';
+import { registerFutureRoutes } from './routes-futures.ts';
+import { registerSamplingRoutes } from './routes-sampling.ts';
+import { registerServiceRoutes } from './routes-service.ts';
+import { registerTrainingRoutes } from './routes-training.ts';
 
-export async function registerTinker(_app: FastifyInstance, _context: ProtocolContext): Promise<void> {
-  throw new Error('curricula serve --tinker is not built yet');
+export type { TinkerOptions } from './deps.ts';
+
+export async function registerTinker(app: FastifyInstance, context: ProtocolContext): Promise<void> {
+  const deps = createDeps(context, context.tinker);
+  await app.register(
+    async (scope) => {
+      scope.addContentTypeParser(protobufContentType, { parseAs: 'buffer' }, (_request, body, done) =>
+        done(null, body),
+      );
+      scope.addHook('onRequest', async (request) => {
+        const encoding = request.headers['content-encoding'];
+        if (encoding !== undefined && encoding !== 'identity') {
+          throw unsupportedMediaType(
+            `Content-Encoding '${encoding}' is not supported (no zstd here; client/config says proto_compress_fwdbwd: false): send the body uncompressed`,
+          );
+        }
+      });
+      scope.addHook('preClose', async () => {
+        deps.futures.close();
+      });
+      scope.addHook('onClose', async () => {
+        await deps.state.close();
+      });
+      registerServiceRoutes(scope, deps);
+      registerTrainingRoutes(scope, deps);
+      registerSamplingRoutes(scope, deps);
+      registerFutureRoutes(scope, deps);
+    },
+    { prefix: '/api/v1' },
+  );
 }
