@@ -68,8 +68,15 @@ page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXE
 page.write(code)
 call = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
 fd = os.open("/work/lock", os.O_CREAT | os.O_RDWR)
-result = call(fd, 2)  # LOCK_EX
-print("escaped" if result == 0 else f"refused {result}")`,
+# In a child: a kernel without i386 emulation (ia32_emulation=0) answers int 0x80 with SIGSEGV.
+pid = os.fork()
+if pid == 0:
+    result = call(fd, 2)  # LOCK_EX
+    print("escaped" if result == 0 else f"refused {result}", flush=True)
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+if os.WIFSIGNALED(status):
+    print(f"refused: signal {os.WTERMSIG(status)} (no i386 entry)")`,
   },
   {
     name: 'flock through the x32 numbering (bit 30 set)',
