@@ -92,7 +92,7 @@ describe('damaged inputs and user mistakes on the command line', () => {
     });
     expectOneLineError(
       runCli(['train', '--config', config, '--quiet']),
-      /invalid options for loss 'ppo-clip': unknown key 'epsilon_low' at \(options\); allowed: aggregation, tokenSumNormaliser, epsilonLow, epsilonHigh, dualClipBound, logRatioClamp/,
+      /invalid options for loss 'ppo-clip': unknown key 'epsilon_low' at \(options\); allowed: aggregation, tokenSumNormaliser, rolloutCorrection, epsilonLow, epsilonHigh, dualClipBound, logRatioClamp/,
     );
     expect(existsSync(join(dir, 'typo'))).toBe(false);
   });
