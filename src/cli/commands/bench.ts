@@ -6,6 +6,7 @@ import { parseThreadList } from '../../bench/torch-sweep.ts';
 import { UserError } from '../../core/errors.ts';
 import { parseWorkersList } from '../../policy/parallel-options.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
+import { registerRemoteBench } from './bench-remote.ts';
 
 function describeConfigs(): string {
   return Object.entries(policyBenchConfigs)
@@ -220,11 +221,12 @@ const benchSubcommands: ((bench: Command) => void)[] = [
   registerTrainBench,
   registerRewardsBench,
   registerSelectorsBench,
+  registerRemoteBench,
 ];
 
 export function register(program: Command): void {
   const bench = program
     .command('bench')
-    .description('performance benchmarks, one subcommand each (policy, train, rewards, selectors)');
+    .description('performance benchmarks, one subcommand each (policy, train, rewards, selectors, remote)');
   for (const registerSubcommand of benchSubcommands) registerSubcommand(bench);
 }
