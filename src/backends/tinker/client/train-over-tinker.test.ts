@@ -1,0 +1,91 @@
+// `train` with policy.backend tinker against the real `curricula serve --tinker` (in process, loopback):
+// a 2-step RL run completes and its metrics equal the in-process run's at the same seed. One prompt per
+// sample call (batchSize 1, one held-out problem) on purpose: with several prompts in one call the
+// embedded sampler draws all of them from ONE Rng(seed), while Tinker's asample takes one prompt per
+// request (seeds seed, seed+1, … here), so multi-prompt sampling cannot match draw for draw.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunStore } from '../../../runs/run-store.ts';
+import { rlConfigSchema } from '../../../training/rl/config.ts';
+import { train } from '../../../training/rl/train.ts';
+import { apiKey, baseModel, checkpoint, startTinkerServer } from './test-server.ts';
+
+let app: FastifyInstance;
+let url: string;
+const previousKey = process.env.TINKER_API_KEY;
+
+beforeAll(async () => {
+  ({ app, url } = await startTinkerServer());
+  process.env.TINKER_API_KEY = apiKey;
+});
+
+afterAll(async () => {
+  if (previousKey === undefined) delete process.env.TINKER_API_KEY;
+  else process.env.TINKER_API_KEY = previousKey;
+  await app?.close();
+});
+
+function config(name: string, runsDir: string, policy: Record<string, unknown>) {
+  return rlConfigSchema.parse({
+    name,
+    runsDir,
+    seed: 11,
+    init: { checkpoint },
+    tasks: [{ task: 'addition', difficulties: [2] }],
+    poolSize: 8,
+    rollout: { groupSize: 8, maxTokens: 24 },
+    train: { steps: 2, batchSize: 1, learningRate: 0.003 },
+    eval: { every: 0, problemsPerDifficulty: 1, samples: 2 },
+    log: { samplesPerStep: 1 },
+    policy,
+  });
+}
+
+/** Metrics of each step without wall-clock ones (perf/*, time). */
+function stepMetrics(runDir: string): Record<string, number>[] {
+  const store = RunStore.read(runDir);
+  try {
+    const names = store.keys().filter((name) => !name.startsWith('perf/') && !name.includes('seconds'));
+    const steps = [0, 1, 2];
+    return steps.map((step) =>
+      Object.fromEntries(
+        names.flatMap((name) => {
+          const row = store.series(name).find((entry) => entry.step === step);
+          return row ? [[name, row.value]] : [];
+        }),
+      ),
+    );
+  } finally {
+    store.close();
+  }
+}
+
+describe('curricula train with policy.backend tinker', () => {
+  it('a 2-step RL run over HTTP gives the in-process run’s metrics at the same seed', async () => {
+    const runsDir = mkdtempSync(join(tmpdir(), 'train-over-tinker-'));
+    const local = await train(config('local', runsDir, { workers: 1 }));
+    const remote = await train(
+      config('remote', runsDir, { workers: 1, backend: 'tinker', tinker: { url, baseModel } }),
+    );
+    expect(remote.steps).toBe(2);
+    const localMetrics = stepMetrics(local.runDir);
+    const remoteMetrics = stepMetrics(remote.runDir);
+    expect(Object.keys(remoteMetrics[2]).sort()).toEqual(Object.keys(localMetrics[2]).sort());
+    // Step 1 learns (mixed rewards, a non-zero gradient), so step 2 samples from changed weights.
+    expect(localMetrics[1]['train/grad_norm']).toBeGreaterThan(0.1);
+    expect(localMetrics[1]['reward/std']).toBeGreaterThan(0);
+    expect(Object.keys(localMetrics[1])).toContain('reward/mean');
+    for (let step = 0; step <= 2; step++) {
+      for (const [name, value] of Object.entries(localMetrics[step])) {
+        expect([step, name, remoteMetrics[step][name]]).toEqual([step, name, expect.closeTo(value, 4)]);
+      }
+    }
+    // The run's checkpoint records where the weights are (on the server), not a local copy.
+    const stored = JSON.parse(readFileSync(join(remote.runDir, 'config.json'), 'utf8'));
+    expect(stored.policy).toMatchObject({ backend: 'tinker', tinker: { url, baseModel } });
+    expect(JSON.stringify(stored)).not.toContain(apiKey);
+  });
+});
