@@ -129,12 +129,16 @@ export class TinkerPolicyBackend implements PolicyBackend {
     return posted;
   }
 
-  /** One forward_backward request (protobuf or JSON per `codec`) → its decoded output. */
-  private async forwardBackwardCall(
+  /**
+   * One raw forward_backward request (protobuf or JSON per `codec`) → its decoded output. Public for the
+   * conformance check, which sends Tinker's built-in losses directly.
+   */
+  async forwardBackwardCall(
     call: string,
     data: WireDatum[],
     lossFn: string,
     forwardOnly: boolean,
+    lossFnConfig: Record<string, number> = {},
   ): Promise<ForwardBackwardOutput> {
     const requestId = await this.submit(call, (seqId) => {
       const request: ForwardBackwardRequest = {
@@ -142,7 +146,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
         seqId,
         data,
         lossFn,
-        lossFnConfig: {},
+        lossFnConfig,
         forwardOnly,
       };
       return this.options.codec === 'protobuf'
@@ -153,7 +157,8 @@ export class TinkerPolicyBackend implements PolicyBackend {
     return result instanceof Uint8Array ? decodeForwardBackwardOutput(result) : forwardBackwardOutputFromJson(result);
   }
 
-  private static datum(tokens: readonly number[], inputs: Record<string, readonly number[]>): WireDatum {
+  /** A Tinker datum of a whole sequence: model_input = tokens[:-1], target_tokens = tokens[1:]. */
+  static datum(tokens: readonly number[], inputs: Record<string, readonly number[]>): WireDatum {
     const lossFnInputs: WireDatum['lossFnInputs'] = {
       target_tokens: { data: tokens.slice(1), dtype: 'int64', shape: [tokens.length - 1] },
     };
