@@ -4,7 +4,6 @@
 // one-core machine that is 1, the in-process backend; `workers: 1` pins the in-process path anywhere.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { tinkerClientOptionsSchema } from '../backends/tinker/client/options.ts';
 import { UserError } from '../core/errors.ts';
 
 /** A positive worker count, or 'auto' (os.availableParallelism()). */
@@ -19,15 +18,6 @@ export const defaultWorkers: WorkerCount = 'auto';
 export const policyBlockSchema = z.strictObject({
   /** Replicas of the embedded policy in worker threads; 1 = in process (no threads); auto = one per core. */
   workers: workerCountSchema.default(defaultWorkers),
-  /**
-   * Which PolicyBackend runs the policy: absent = 'embedded' (in process); 'tinker' = a Tinker-compatible
-   * service (the `tinker` block). Names are checked against the registry (src/training/policy-backends.ts).
-   * No default value, so a config without it resolves (and is stored) exactly as before.
-   */
-  backend: z.string().optional(),
-  /** Options of the Tinker client (src/backends/tinker/client/options.ts); the API key comes from the
-   *  environment (TINKER_API_KEY) only, so it is never written into a run's stored config. */
-  tinker: tinkerClientOptionsSchema.omit({ apiKey: true }).optional(),
 });
 
 export type PolicyBlock = z.output<typeof policyBlockSchema>;

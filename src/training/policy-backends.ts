@@ -11,8 +11,9 @@ import type { PolicyBackend, Tokenizer } from '../core/policy.ts';
 import { Registry } from '../core/registry.ts';
 import { readCheckpoint } from '../policy/checkpoint.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
-import { defaultWorkers, type PolicyBlock } from '../policy/parallel-options.ts';
+import { defaultWorkers } from '../policy/parallel-options.ts';
 import { CharTokenizer, suiteTokenizer } from '../policy/tokenizer.ts';
+import type { RlPolicyBlock as PolicyBlock } from './policy-block.ts';
 
 export interface PolicyBackendRequest {
   policy: PolicyBlock | undefined;

@@ -2,10 +2,10 @@
 // Every named part (selector, guidance, reward, advantage, loss) resolves through its registry, and its
 // `options` are validated by that part's own schema when the run is set up, before anything is written.
 import { z } from 'zod';
-import { policyBlockSchema } from '../../policy/parallel-options.ts';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
 import { modelBlockSchema } from '../model-presets.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
+import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { mixEntrySchema } from '../problem-mix.ts';
 
 const rolloutBudgetDefaults = {
@@ -129,9 +129,9 @@ export const rlConfigSchema = z.strictObject({
       samplesPerStep: z.number().int().nonnegative().default(8),
     })
     .default({ samplesPerStep: 8 }),
-  /** How the embedded policy runs (worker threads); absent = 1 worker, in process. Last, so that
-   * the allowed-keys list of an error message keeps its order. */
-  policy: policyBlockSchema.optional(),
+  /** Which backend runs the policy (policy-block.ts; absent = embedded) and how the embedded policy runs
+   * (worker threads). Last, so that the allowed-keys list of an error message keeps its order. */
+  policy: rlPolicyBlockSchema.optional(),
 });
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
