@@ -108,7 +108,15 @@ export class TinkerPolicyBackend implements PolicyBackend {
     try {
       const modelId = await createModel(http, session.sessionId, options.baseModel, options.loraRank);
       const contextLength = model.maxContextLength ?? deps.contextLength ?? 2048;
-      return new TinkerPolicyBackend(options, http, capabilities, session, modelId, deps.tokenizer, contextLength);
+      return new TinkerPolicyBackend(
+        options,
+        http,
+        capabilities,
+        session,
+        modelId,
+        deps.tokenizer,
+        contextLength,
+      );
     } catch (error) {
       session.stop();
       throw error;
@@ -154,7 +162,9 @@ export class TinkerPolicyBackend implements PolicyBackend {
         : this.http.postJson('forward_backward', encodeJsonForwardBackwardRequest(request));
     });
     const result = await this.http.retrieve(requestId, call, this.options.codec === 'protobuf');
-    return result instanceof Uint8Array ? decodeForwardBackwardOutput(result) : forwardBackwardOutputFromJson(result);
+    return result instanceof Uint8Array
+      ? decodeForwardBackwardOutput(result)
+      : forwardBackwardOutputFromJson(result);
   }
 
   /** A Tinker datum of a whole sequence: model_input = tokens[:-1], target_tokens = tokens[1:]. */
@@ -205,7 +215,9 @@ export class TinkerPolicyBackend implements PolicyBackend {
       wire = data.map((datum) => TinkerPolicyBackend.datum(datum.tokens, { weights: datum.weights }));
     } else {
       const mapping = linearLossMappings.get(this.options.linearLoss);
-      const current = mapping.needsLogprobs ? await this.forward(data.map((datum) => datum.tokens)) : undefined;
+      const current = mapping.needsLogprobs
+        ? await this.forward(data.map((datum) => datum.tokens))
+        : undefined;
       lossFn = mapping.lossFn;
       wire = data.map((datum, i) =>
         TinkerPolicyBackend.datum(datum.tokens, mapping.inputs(datum.weights, current?.[i])),
@@ -324,7 +336,8 @@ export class TinkerPolicyBackend implements PolicyBackend {
       }),
     );
     const result = await this.http.retrieve(requestId, 'save_weights', false);
-    if (typeof result?.path !== 'string') throw new TinkerCallError('Tinker save_weights: no path in the result');
+    if (typeof result?.path !== 'string')
+      throw new TinkerCallError('Tinker save_weights: no path in the result');
     mkdirSync(target, { recursive: true });
     const record = {
       backend: 'tinker',

@@ -26,7 +26,12 @@ afterAll(async () => {
 describe('tinker-check: built-in losses against their closed forms', () => {
   it('cross_entropy, importance_sampling, ppo and cispo match in value and gradient weights', async () => {
     const results = await checkLossConformance(backend);
-    expect(results.map((result) => result.loss)).toEqual(['cross_entropy', 'importance_sampling', 'ppo', 'cispo']);
+    expect(results.map((result) => result.loss)).toEqual([
+      'cross_entropy',
+      'importance_sampling',
+      'ppo',
+      'cispo',
+    ]);
     for (const result of results) {
       expect(result).toMatchObject({ accepted: true, pass: true });
       expect(result.valueError).toBeLessThan(1e-4);

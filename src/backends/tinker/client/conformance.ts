@@ -94,7 +94,12 @@ export async function checkLossConformance(
     }
     const form = closedForms[loss];
     if (!form) {
-      results.push({ loss, accepted: true, error: `accepted, but no closed form is known here`, pass: false });
+      results.push({
+        loss,
+        accepted: true,
+        error: `accepted, but no closed form is known here`,
+        pass: false,
+      });
       continue;
     }
     const logprobs = output.lossFnOutputs[0]?.logprobs?.data ?? current;
@@ -102,7 +107,8 @@ export async function checkLossConformance(
     const expected = terms.reduce((sum, term) => sum + term.value, 0);
     const elementwise = output.lossFnOutputs[0]?.elementwise_loss?.data;
     const reported =
-      output.metrics['loss:sum'] ?? (elementwise ? elementwise.reduce((sum, value) => sum + value, 0) : undefined);
+      output.metrics['loss:sum'] ??
+      (elementwise ? elementwise.reduce((sum, value) => sum + value, 0) : undefined);
     const valueError =
       reported === undefined ? undefined : Math.abs(reported - expected) / Math.max(1, Math.abs(expected));
     const alone = (await backend.optimStep({ learningRate: 0 })).gradNorm;

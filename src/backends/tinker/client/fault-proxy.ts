@@ -23,6 +23,8 @@ export class FaultProxy {
   private server: Server | undefined;
   private readonly counts = new Map<string, number>();
   readonly injected: string[] = [];
+  /** Every request path seen, in arrival order. */
+  readonly seen: string[] = [];
   rules: FaultRule[] = [];
 
   constructor(private target: string) {}
@@ -49,6 +51,7 @@ export class FaultProxy {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const path = request.url ?? '/';
+    this.seen.push(path);
     const rulePath = this.rules.find((rule) => path.endsWith(rule.path))?.path;
     let fault: Fault | undefined;
     if (rulePath !== undefined) {

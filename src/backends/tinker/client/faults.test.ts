@@ -2,7 +2,6 @@
 // loopback, fault-proxy.ts): 500s, 429 with Retry-After, connections dropped before the request reaches
 // the server and after it took effect, and a server restart. The run completes with 0 duplicated and
 // 0 lost optimizer steps (the server counts them: get_info.optimizer_steps) and the in-process weights.
-import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Datum } from '../../../core/policy.ts';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
@@ -21,7 +20,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup() {
+async function setup(extra: Record<string, unknown> = {}) {
   const server = await startTinkerServer();
   cleanups.push(() => server.app.close());
   const proxy = new FaultProxy(server.url);
@@ -30,7 +29,7 @@ async function setup() {
   const local = await EmbeddedBackend.load(checkpoint);
   const tokenizer = local.tokenizer;
   local.dispose();
-  const backend = await TinkerPolicyBackend.connect(clientOptions(proxyUrl), { tokenizer });
+  const backend = await TinkerPolicyBackend.connect(clientOptions(proxyUrl, extra), { tokenizer });
   cleanups.push(() => backend.close());
   return { server, proxy, backend };
 }
@@ -92,5 +91,23 @@ describe('Tinker client under injected faults', () => {
     cleanups.push(() => restarted.app.close());
     proxy.retarget(restarted.url);
     await expect(backend.optimStep({ learningRate: 0.01 })).rejects.toThrow(/Tinker optim_step: HTTP 4\d\d/);
+  });
+
+  it('heartbeats the session while open and stops at close()', async () => {
+    const { proxy, backend } = await setup({ heartbeatMs: 40 });
+    const heartbeats = () => proxy.seen.filter((path) => path.endsWith('/session_heartbeat')).length;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(heartbeats()).toBeGreaterThanOrEqual(2);
+    await backend.close();
+    const atClose = heartbeats();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(heartbeats()).toBe(atClose);
+    // The SDK's connect sequence, in order (tinker-wire-sdk-0.25.md §2).
+    expect(proxy.seen.slice(0, 4)).toEqual([
+      '/api/v1/client/config',
+      '/api/v1/get_server_capabilities',
+      '/api/v1/create_session',
+      '/api/v1/create_model',
+    ]);
   });
 });

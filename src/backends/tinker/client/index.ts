@@ -1,5 +1,5 @@
 // The Tinker client backend: PolicyBackend over a Tinker-compatible HTTP service (docs/tinker-client.md).
-export { TinkerPolicyBackend, type TinkerBackendDeps } from './backend.ts';
+export { type TinkerBackendDeps, TinkerPolicyBackend } from './backend.ts';
 export { TinkerCallError, TinkerUnreachableError } from './http.ts';
 export { linearLossMappings } from './linear-loss.ts';
 export { normaliseTinkerUrl, parseTinkerClientOptions, type TinkerClientOptions } from './options.ts';

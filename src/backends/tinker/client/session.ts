@@ -88,6 +88,7 @@ export async function createModel(
     type: 'create_model',
   });
   const result = await http.retrieve(envelope.request_id, 'create_model', false);
-  if (typeof result?.model_id !== 'string') throw new ConfigError('Tinker create_model: no model_id in result');
+  if (typeof result?.model_id !== 'string')
+    throw new ConfigError('Tinker create_model: no model_id in result');
   return result.model_id;
 }

@@ -78,34 +78,38 @@ describe('TinkerPolicyBackend over curricula serve --tinker', () => {
     ['cross_entropy', 'linear'],
     ['importance_sampling', 'linear'],
     ['cross_entropy', 'cross_entropy'],
-  ] as const)('linearLoss %s: forwardBackward(%s) + optimStep give the in-process weights', async (linearLoss, loss) => {
-    const backend = await connect({ linearLoss });
-    const reference = await EmbeddedBackend.load(checkpoint);
-    try {
-      const lossData = loss === 'cross_entropy' ? data.map((d) => ({ ...d, weights: d.weights.map(Math.abs) })) : data;
-      const optim = { learningRate: 0.01 };
-      for (let step = 0; step < 2; step++) {
-        const remote = await backend.forwardBackward(lossData, loss);
-        const local = await reference.forwardBackward(lossData, loss);
-        expect(remote.loss).toBeCloseTo(local.loss, 4);
-        expect(remote.tokens).toBe(local.tokens);
-        expectAllClose(remote.logprobs, local.logprobs, 1e-4);
-        const remoteStep = await backend.optimStep(optim);
-        const localStep = await reference.optimStep(optim);
-        expect(remoteStep.step).toBe(localStep.step);
-        expect(remoteStep.gradNorm).toBeCloseTo(localStep.gradNorm, 3);
+  ] as const)(
+    'linearLoss %s: forwardBackward(%s) + optimStep give the in-process weights',
+    async (linearLoss, loss) => {
+      const backend = await connect({ linearLoss });
+      const reference = await EmbeddedBackend.load(checkpoint);
+      try {
+        const lossData =
+          loss === 'cross_entropy' ? data.map((d) => ({ ...d, weights: d.weights.map(Math.abs) })) : data;
+        const optim = { learningRate: 0.01 };
+        for (let step = 0; step < 2; step++) {
+          const remote = await backend.forwardBackward(lossData, loss);
+          const local = await reference.forwardBackward(lossData, loss);
+          expect(remote.loss).toBeCloseTo(local.loss, 4);
+          expect(remote.tokens).toBe(local.tokens);
+          expectAllClose(remote.logprobs, local.logprobs, 1e-4);
+          const remoteStep = await backend.optimStep(optim);
+          const localStep = await reference.optimStep(optim);
+          expect(remoteStep.step).toBe(localStep.step);
+          expect(remoteStep.gradNorm).toBeCloseTo(localStep.gradNorm, 3);
+        }
+        const after = await reference.forward(probe);
+        const base = await EmbeddedBackend.load(checkpoint);
+        // The step moved the weights (else the comparison below would prove nothing).
+        const before = await base.forward(probe);
+        base.dispose();
+        expect(Math.max(...after[0].map((value, t) => Math.abs(value - before[0][t])))).toBeGreaterThan(1e-3);
+        expectAllClose(await backend.forward(probe), after, 1e-4);
+      } finally {
+        reference.dispose();
       }
-      const after = await reference.forward(probe);
-      const base = await EmbeddedBackend.load(checkpoint);
-      // The step moved the weights (else the comparison below would prove nothing).
-      const before = await base.forward(probe);
-      base.dispose();
-      expect(Math.max(...after[0].map((value, t) => Math.abs(value - before[0][t])))).toBeGreaterThan(1e-3);
-      expectAllClose(await backend.forward(probe), after, 1e-4);
-    } finally {
-      reference.dispose();
-    }
-  });
+    },
+  );
 
   it('pipelines forward_backward and optim_step (sent back to back, in seq_id order)', async () => {
     const backend = await connect();
@@ -166,9 +170,9 @@ describe('TinkerPolicyBackend over curricula serve --tinker', () => {
     const port = (probeServer.address() as AddressInfo).port;
     await new Promise((resolve) => probeServer.close(resolve));
     const down = `http://127.0.0.1:${port}`;
-    await expect(
-      TinkerPolicyBackend.connect(clientOptions(down), { tokenizer }),
-    ).rejects.toThrow(new TinkerUnreachableError(`cannot reach the Tinker server at ${down} (ECONNREFUSED); is it running?`));
+    await expect(TinkerPolicyBackend.connect(clientOptions(down), { tokenizer })).rejects.toThrow(
+      new TinkerUnreachableError(`cannot reach the Tinker server at ${down} (ECONNREFUSED); is it running?`),
+    );
   });
 
   it('a wrong API key and an unknown base model are clear errors', async () => {

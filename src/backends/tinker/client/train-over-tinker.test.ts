@@ -3,7 +3,9 @@
 // sample call (batchSize 1, one held-out problem) on purpose: with several prompts in one call the
 // embedded sampler draws all of them from ONE Rng(seed), while Tinker's asample takes one prompt per
 // request (seeds seed, seed+1, … here), so multi-prompt sampling cannot match draw for draw.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -87,5 +89,33 @@ describe('curricula train with policy.backend tinker', () => {
     const stored = JSON.parse(readFileSync(join(remote.runDir, 'config.json'), 'utf8'));
     expect(stored.policy).toMatchObject({ backend: 'tinker', tinker: { url, baseModel } });
     expect(JSON.stringify(stored)).not.toContain(apiKey);
+  });
+
+  it('a Tinker server that is down at start: one clear error naming the URL, nothing written', async () => {
+    const runsDir = mkdtempSync(join(tmpdir(), 'train-over-tinker-down-'));
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const down = `tinker://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise((resolve) => probe.close(resolve));
+    await expect(
+      train(config('down', runsDir, { workers: 1, backend: 'tinker', tinker: { url: down, baseModel } })),
+    ).rejects.toThrow(
+      /^cannot reach the Tinker server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); is it running\?$/,
+    );
+    expect(readdirSync(runsDir)).toEqual([]);
+  });
+
+  it('config mistakes: an unknown backend, a tinker backend without its block', async () => {
+    const runsDir = mkdtempSync(join(tmpdir(), 'train-over-tinker-bad-'));
+    await expect(train(config('bad', runsDir, { backend: 'vllm' }))).rejects.toThrow(
+      "unknown policy backend 'vllm'; known: embedded, tinker",
+    );
+    await expect(train(config('bad', runsDir, { backend: 'tinker' }))).rejects.toThrow(
+      'policy.backend tinker needs a policy.tinker block with url and baseModel',
+    );
+    expect(() =>
+      config('bad', runsDir, { backend: 'tinker', tinker: { url, baseModel, apiKey: 'tml-x' } }),
+    ).toThrow(/apiKey/);
+    expect(readdirSync(runsDir)).toEqual([]);
   });
 });
