@@ -3,7 +3,7 @@
 // the field is absent) is exactly the in-process/worker-thread path that existed before this registry;
 // 'tinker' drives a Tinker-compatible training service over HTTP (src/backends/tinker/client,
 // docs/tinker-client.md).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TinkerPolicyBackend } from '../backends/tinker/client/index.ts';
 import { ConfigError } from '../core/errors.ts';
@@ -19,11 +19,12 @@ export interface PolicyBackendRequest {
   policy: PolicyBlock | undefined;
   /** The checkpoint to start from (init or resume), or null for a fresh model (`create`). */
   checkpoint: string | null;
+  /** The run's init checkpoint (a remote backend takes its tokenizer from there), or null. */
+  init: string | null;
   /** Builds a fresh embedded model (the config's `model` block). */
   create: () => Promise<PolicyBackend>;
   /** 'policy' is trained; 'reference' is frozen (KL anchor). */
   role: 'policy' | 'reference';
-  seed: number;
 }
 
 export interface PolicyBackendFactory {
@@ -42,6 +43,7 @@ const embedded: PolicyBackendFactory = {
 
 /** The tokenizer a Tinker run encodes with: the init checkpoint's, else the suite's char tokenizer. */
 function localTokenizer(checkpoint: string | null): Tokenizer {
+  // Only the tokenizer is read; readCheckpoint also reads the (small, local) weights file.
   if (!checkpoint) return suiteTokenizer();
   return CharTokenizer.fromJSON(readCheckpoint(checkpoint).tokenizer);
 }
@@ -52,18 +54,36 @@ const tinker: PolicyBackendFactory = {
       throw new ConfigError('policy.backend tinker needs a policy.tinker block with url and baseModel');
     }
   },
-  build: async ({ policy, checkpoint, role, seed }) => {
+  build: async ({ policy, checkpoint, init, role }) => {
+    const options = policy!.tinker!;
+    const backend = await TinkerPolicyBackend.connect(options, { tokenizer: localTokenizer(init) });
+    // Resume: the run's checkpoint is a record of weights saved on the server; load them (with the
+    // optimizer state) into the fresh model.
     if (role === 'policy' && checkpoint && readCheckpointKind(checkpoint) === 'tinker') {
-      throw new ConfigError(
-        'resuming a run trained over Tinker is not supported yet (its weights live on the server)',
-      );
+      try {
+        await backend.loadState(readTinkerRecord(checkpoint, backend.options.url, options.baseModel));
+      } catch (error) {
+        await backend.close();
+        throw error;
+      }
     }
-    return TinkerPolicyBackend.connect(
-      { seed, ...policy!.tinker },
-      { tokenizer: localTokenizer(checkpoint && readCheckpointKind(checkpoint) === 'embedded' ? checkpoint : null) },
-    );
+    return backend;
   },
 };
+
+/** The tinker:// path of a checkpoint record, checked against the server and base model of this run. */
+function readTinkerRecord(dir: string, url: string, baseModel: string): string {
+  const record = JSON.parse(readFileSync(join(dir, 'tinker-checkpoint.json'), 'utf8'));
+  if (record.url !== url || record.baseModel !== baseModel) {
+    throw new ConfigError(
+      `checkpoint ${dir} was saved on ${record.url} (${record.baseModel}); this run uses ${url} (${baseModel})`,
+    );
+  }
+  if (typeof record.path !== 'string' || !record.path.startsWith('tinker://')) {
+    throw new ConfigError(`checkpoint ${dir}: tinker-checkpoint.json has no tinker:// path`);
+  }
+  return record.path;
+}
 
 /** A checkpoint written by TinkerPolicyBackend.save holds tinker-checkpoint.json, not weights. */
 function readCheckpointKind(dir: string): 'tinker' | 'embedded' {

@@ -64,7 +64,11 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   // policy.backend (registry, default embedded). Embedded with policy.workers > 1 (default auto: one per
   // core): the policy and the reference run in worker threads (parallel-backend.ts).
   const backend = policyBackendOf(config.policy);
-  const request = { policy: config.policy, create: () => createFresh(config), seed: config.seed };
+  const request = {
+    policy: config.policy,
+    create: () => createFresh(config),
+    init: initPath,
+  };
   const policy = await backend.build({ ...request, checkpoint: modelPath ?? initPath, role: 'policy' });
   const reference =
     config.algorithm.kl.coefficient > 0

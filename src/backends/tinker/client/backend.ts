@@ -350,6 +350,21 @@ export class TinkerPolicyBackend implements PolicyBackend {
     writeFileSync(join(target, 'tinker-checkpoint.json'), `${JSON.stringify(record, null, 2)}\n`);
   }
 
+  /** load_weights with the optimizer state (a `tinker://` path from save), e.g. to resume a run. */
+  async loadState(path: string): Promise<void> {
+    const requestId = await this.submit('load_weights', (seqId) =>
+      this.http.postJson('load_weights', {
+        model_id: this.modelId,
+        path,
+        seq_id: seqId,
+        optimizer: true,
+        type: 'load_weights',
+      }),
+    );
+    await this.http.retrieve(requestId, 'load_weights', false);
+    this.samplingSessionId = undefined;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.session.stop();

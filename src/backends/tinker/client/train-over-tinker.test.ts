@@ -30,7 +30,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-function config(name: string, runsDir: string, policy: Record<string, unknown>) {
+function config(name: string, runsDir: string, policy: Record<string, unknown>, steps = 2) {
   return rlConfigSchema.parse({
     name,
     runsDir,
@@ -39,19 +39,21 @@ function config(name: string, runsDir: string, policy: Record<string, unknown>) 
     tasks: [{ task: 'addition', difficulties: [2] }],
     poolSize: 8,
     rollout: { groupSize: 8, maxTokens: 24 },
-    train: { steps: 2, batchSize: 1, learningRate: 0.003 },
+    train: { steps, batchSize: 1, learningRate: 0.003 },
     eval: { every: 0, problemsPerDifficulty: 1, samples: 2 },
     log: { samplesPerStep: 1 },
+    // A checkpoint after every step, so that a resume starts from step 1's weights, not step 0's.
+    checkpoint: { latestEvery: 1 },
     policy,
   });
 }
 
 /** Metrics of each step without wall-clock ones (perf/*, time). */
-function stepMetrics(runDir: string): Record<string, number>[] {
+function stepMetrics(runDir: string, last = 2): Record<string, number>[] {
   const store = RunStore.read(runDir);
   try {
     const names = store.keys().filter((name) => !name.startsWith('perf/') && !name.includes('seconds'));
-    const steps = [0, 1, 2];
+    const steps = Array.from({ length: last + 1 }, (_, step) => step);
     return steps.map((step) =>
       Object.fromEntries(
         names.flatMap((name) => {
@@ -89,6 +91,25 @@ describe('curricula train with policy.backend tinker', () => {
     const stored = JSON.parse(readFileSync(join(remote.runDir, 'config.json'), 'utf8'));
     expect(stored.policy).toMatchObject({ backend: 'tinker', tinker: { url, baseModel } });
     expect(JSON.stringify(stored)).not.toContain(apiKey);
+  });
+
+  it('resume: a run stopped after step 1 and resumed (load_weights with Adam state) equals the uninterrupted run', async () => {
+    const runsDir = mkdtempSync(join(tmpdir(), 'train-over-tinker-resume-'));
+    const policy = { workers: 1, backend: 'tinker', tinker: { url, baseModel } };
+    // 3 steps, stopped after 1: step 2 samples from the loaded weights, and step 3 from weights that
+    // step 2's Adam update moved through the loaded moments (step 2's own gradient is zero here).
+    const whole = await train(config('whole', runsDir, policy, 3));
+    const stopped = await train(config('parts', runsDir, policy, 3), { stopAfter: 1 });
+    expect(stopped.steps).toBe(1);
+    const resumed = await train(null, { resume: stopped.runDir });
+    expect(resumed.steps).toBe(3);
+    const wholeMetrics = stepMetrics(whole.runDir, 3);
+    const resumedMetrics = stepMetrics(resumed.runDir, 3);
+    for (const step of [2, 3]) {
+      for (const [name, value] of Object.entries(wholeMetrics[step])) {
+        expect([step, name, resumedMetrics[step][name]]).toEqual([step, name, expect.closeTo(value, 4)]);
+      }
+    }
   });
 
   it('a Tinker server that is down at start: one clear error naming the URL, nothing written', async () => {
