@@ -25,7 +25,9 @@ export function register(program: Command): void {
       const losses = options.losses ? String(options.losses).split(',') : conformanceLosses;
       for (const loss of losses) {
         if (!conformanceLosses.includes(loss))
-          throw new UserError(`--losses: no closed form for '${loss}'; known: ${conformanceLosses.join(', ')}`);
+          throw new UserError(
+            `--losses: no closed form for '${loss}'; known: ${conformanceLosses.join(', ')}`,
+          );
       }
       const backend = await TinkerPolicyBackend.connect(
         { url: options.url, baseModel: options.baseModel, codec: options.codec },

@@ -11,7 +11,8 @@ import { refuseIgnoredResumeOptions, resumedTotalSteps } from '../resume-options
 /** `--policy tinker://…` and `--base-model` as config overrides (applied before any --set). */
 function policyOverrides(options: { policy?: string; baseModel?: string }): ConfigOverride[] {
   if (options.policy === undefined) {
-    if (options.baseModel !== undefined) throw new UserError('--base-model needs --policy tinker://HOST:PORT');
+    if (options.baseModel !== undefined)
+      throw new UserError('--base-model needs --policy tinker://HOST:PORT');
     return [];
   }
   if (!options.policy.startsWith('tinker://') && !/^https?:\/\//.test(options.policy)) {
@@ -47,7 +48,10 @@ export function register(program: Command): void {
     .action(async (options) => {
       refuseIgnoredResumeOptions('train', options);
       const config = options.config
-        ? loadConfigWithOverrides(rlConfigSchema, { ...options, set: [...policyOverrides(options), ...(options.set ?? [])] })
+        ? loadConfigWithOverrides(rlConfigSchema, {
+            ...options,
+            set: [...policyOverrides(options), ...(options.set ?? [])],
+          })
         : null;
       const { train } = await import('../../training/rl/train.ts');
       const total = options.resume

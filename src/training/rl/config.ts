@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
 import { modelBlockSchema } from '../model-presets.ts';
-import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
 import { rlPolicyBlockSchema } from '../policy-block.ts';
+import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
 import { mixEntrySchema } from '../problem-mix.ts';
 
 const rolloutBudgetDefaults = {
