@@ -66,7 +66,8 @@ export class TinkerPolicyBackend implements PolicyBackend {
   /** seq_id of the next training request (the SDK counts from 1). */
   private nextSeq = 1;
   private submitChain: Promise<unknown> = Promise.resolve();
-  private samplingSessionId: string | undefined;
+  /** The sampling session of the current weights; undefined after a weight change. */
+  private samplingSession: Promise<string> | undefined;
   private nextSamplerSeq = 0;
   private nextSampleSeq = 0;
   private optimizerSteps = 0;
@@ -256,7 +257,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
       }),
     );
     // The sampler must see the new weights: the next sample saves them first.
-    this.samplingSessionId = undefined;
+    this.samplingSession = undefined;
     const result = await this.http.retrieve(requestId, 'optim_step', false);
     this.optimizerSteps++;
     const metrics: Record<string, number> = result?.metrics ?? {};
@@ -264,23 +265,34 @@ export class TinkerPolicyBackend implements PolicyBackend {
     return { gradNorm: pick('grad_norm') ?? Number.NaN, step: pick('optimizer_step') ?? this.optimizerSteps };
   }
 
-  /** The sampling session of the current weights (save_weights_for_sampler after each weight change). */
-  private async sampler(): Promise<string> {
-    if (this.samplingSessionId) return this.samplingSessionId;
+  /**
+   * The sampling session of the current weights (save_weights_for_sampler after each weight change;
+   * concurrent sample calls share one). Its asample seq_ids count from 0, as the SDK's per-sampler ones.
+   */
+  private sampler(): Promise<string> {
+    if (this.samplingSession) return this.samplingSession;
     const samplerSeq = this.nextSamplerSeq++;
-    const requestId = await this.submit('save_weights_for_sampler', (seqId) =>
-      this.http.postJson('save_weights_for_sampler', {
-        model_id: this.modelId,
-        sampling_session_seq_id: samplerSeq,
-        seq_id: seqId,
-        type: 'save_weights_for_sampler',
-      }),
-    );
-    const result = await this.http.retrieve(requestId, 'save_weights_for_sampler', false);
-    if (typeof result?.sampling_session_id !== 'string')
-      throw new TinkerCallError('Tinker save_weights_for_sampler: no sampling_session_id in the result');
-    this.samplingSessionId = result.sampling_session_id;
-    return result.sampling_session_id;
+    const session = (async () => {
+      const requestId = await this.submit('save_weights_for_sampler', (seqId) =>
+        this.http.postJson('save_weights_for_sampler', {
+          model_id: this.modelId,
+          sampling_session_seq_id: samplerSeq,
+          seq_id: seqId,
+          type: 'save_weights_for_sampler',
+        }),
+      );
+      const result = await this.http.retrieve(requestId, 'save_weights_for_sampler', false);
+      if (typeof result?.sampling_session_id !== 'string')
+        throw new TinkerCallError('Tinker save_weights_for_sampler: no sampling_session_id in the result');
+      this.nextSampleSeq = 0;
+      return result.sampling_session_id as string;
+    })();
+    this.samplingSession = session;
+    // A failed save is not cached: the next sample tries again.
+    session.catch(() => {
+      if (this.samplingSession === session) this.samplingSession = undefined;
+    });
+    return session;
   }
 
   async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
@@ -362,7 +374,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
       }),
     );
     await this.http.retrieve(requestId, 'load_weights', false);
-    this.samplingSessionId = undefined;
+    this.samplingSession = undefined;
   }
 
   async close(): Promise<void> {

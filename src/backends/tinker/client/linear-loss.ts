@@ -3,9 +3,11 @@
 // forward_backward_custom turns a loss on log-probs into per-token weights the same way).
 //
 // - 'cross_entropy' (default): weights = −w. Tinker's cross_entropy is ℓ = −Σ weights·logp, LINEAR in the
-//   weights, so dℓ/dlogp = −weights = w exactly, for either sign of w; one round trip. It relies on the
-//   server not clamping or normalising weights — what the conformance check (conformance.ts) verifies
-//   for a given server (cross_entropy with a negative weight).
+//   weights, so dℓ/dlogp = −weights = w exactly, for either sign of w; one round trip. This is what the
+//   official SDK's forward_backward_custom does ("Backend CE is L = sum(-logprobs * weights)", weights =
+//   −dC/dlogp; remote-and-guidance-2026.md §1.3). It relies on the server not clamping or normalising
+//   weights — what the conformance check (conformance.ts) verifies for a given server (its cancellation
+//   step sends cross_entropy weights of both signs).
 // - 'importance_sampling': advantages = −w and sampling log-probs = the current log-probs from a forward
 //   pass first. ℓ = −Σ r·A with r = exp(logp − logp_old) gives dℓ/dlogp = −r·A = w at r = 1. Exact only
 //   up to the float32 round trip of logp_old (|r − 1| ≈ 1e-7), costs one extra forward round trip, and

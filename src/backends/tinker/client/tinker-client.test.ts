@@ -163,6 +163,18 @@ describe('TinkerPolicyBackend over curricula serve --tinker', () => {
     }
   });
 
+  it('the JSON codec samples the same sequences as protobuf (legacy JSON results)', async () => {
+    const options = { n: 2, temperature: 1, topP: 1, maxTokens: 8, seed: 5 };
+    const viaJson = await (await connect({ codec: 'json' })).sample([[1, 50, 51]], options);
+    const viaProtobuf = await (await connect()).sample([[1, 50, 51]], options);
+    expect(viaJson[0].map((s) => s.tokens)).toEqual(viaProtobuf[0].map((s) => s.tokens));
+    expectAllClose(
+      viaJson[0].map((s) => s.logprobs),
+      viaProtobuf[0].map((s) => s.logprobs),
+      1e-6,
+    );
+  });
+
   it('a server that is down: one UserError naming the URL', async () => {
     // A port that was just free: listen on 0, note the port, close.
     const probeServer = createServer();
