@@ -21,6 +21,7 @@ export function register(program: Command): void {
       const { checkLossConformance, conformanceLosses } = await import(
         '../../backends/tinker/client/conformance.ts'
       );
+      const { probeLosses } = await import('../../backends/tinker/client/loss-probe.ts');
       const { suiteTokenizer } = await import('../../policy/tokenizer.ts');
       const losses = options.losses ? String(options.losses).split(',') : conformanceLosses;
       for (const loss of losses) {
@@ -34,12 +35,19 @@ export function register(program: Command): void {
         { tokenizer: suiteTokenizer() },
       );
       try {
+        const accepted = await probeLosses(backend);
         const results = await checkLossConformance(backend, losses);
         if (options.json) {
-          console.log(JSON.stringify({ capabilities: backend.capabilities, results }, null, 2));
+          console.log(JSON.stringify({ capabilities: backend.capabilities, accepted, results }, null, 2));
         } else {
           const models = backend.capabilities.models.map((model) => model.name).join(', ');
           console.log(`server ${backend.capabilities.url}: models ${models}`);
+          const names = (ok: boolean) =>
+            accepted
+              .filter((probe) => probe.accepted === ok)
+              .map((probe) => probe.loss)
+              .join(', ') || 'none';
+          console.log(`losses accepted: ${names(true)}; refused: ${names(false)}`);
           for (const result of results) {
             const detail = result.accepted
               ? `value error ${result.valueError?.toExponential(1) ?? 'n/a'}, gradient residual ${result.gradientResidual?.toExponential(1) ?? 'not checked (no grad_norm metric)'}`

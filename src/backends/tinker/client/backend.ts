@@ -128,8 +128,9 @@ export class TinkerPolicyBackend implements PolicyBackend {
   private submit(call: string, send: (seqId: number) => Promise<any>): Promise<string> {
     const posted = this.submitChain.then(async () => {
       if (this.closed) throw new TinkerCallError(`Tinker ${call}: the backend is closed`);
-      const envelope = await send(this.nextSeq);
-      this.nextSeq++;
+      // The seq_id is used up once sent, as in the SDK: a server answers a refused request (4xx) having
+      // consumed its seq_id, so the next request must not reuse it.
+      const envelope = await send(this.nextSeq++);
       if (typeof envelope?.request_id !== 'string')
         throw new TinkerCallError(`Tinker ${call}: the reply has no request_id`);
       return envelope.request_id as string;

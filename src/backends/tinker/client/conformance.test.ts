@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
 import { TinkerPolicyBackend } from './backend.ts';
 import { checkLossConformance } from './conformance.ts';
+import { probeLosses } from './loss-probe.ts';
 import { checkpoint, clientOptions, startTinkerServer } from './test-server.ts';
 
 let app: FastifyInstance;
@@ -44,5 +45,25 @@ describe('tinker-check: built-in losses against their closed forms', () => {
     expect(dro.accepted).toBe(false);
     expect(dro.pass).toBe(false);
     expect(dro.error).toMatch(/dro/);
+  });
+
+  it('the cheap probe: forward-only requests show which losses the server accepts', async () => {
+    // dro first: a refused request uses up its seq_id on the server, and the client must move on.
+    const probes = await probeLosses(backend, [
+      'dro',
+      'cross_entropy',
+      'importance_sampling',
+      'ppo',
+      'cispo',
+    ]);
+    expect(probes.map(({ loss, accepted, error }) => [loss, accepted || error])).toEqual([
+      ['dro', probes[0].error],
+      ['cross_entropy', true],
+      ['importance_sampling', true],
+      ['ppo', true],
+      ['cispo', true],
+    ]);
+    expect(probes[0].accepted).toBe(false);
+    expect(probes[0].error).toMatch(/Tinker forward_backward: HTTP 400: .*'dro' is not supported/);
   });
 });
