@@ -131,6 +131,9 @@ describe('curricula train with policy.backend tinker', () => {
     await expect(train(config('bad', runsDir, { backend: 'vllm' }))).rejects.toThrow(
       "unknown policy backend 'vllm'; known: embedded, tinker",
     );
+    await expect(train(config('bad', runsDir, { tinker: { url, baseModel } }))).rejects.toThrow(
+      'policy.tinker is set but policy.backend is not tinker',
+    );
     await expect(train(config('bad', runsDir, { backend: 'tinker' }))).rejects.toThrow(
       'policy.backend tinker needs a policy.tinker block with url and baseModel',
     );
