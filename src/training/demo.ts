@@ -32,6 +32,9 @@ export interface DemoOptions extends TrainHooks {
   steps?: number;
   /** policy.workers of both stages (default: the example configs', i.e. auto = one per core). */
   workers?: WorkerCount;
+  /** Run the RL stage through a Tinker-compatible service (docs/tinker-client.md); the cold start is
+   *  then only the tokenizer's source, the weights are the server's base model. */
+  tinker?: { url: string; baseModel: string };
   overwrite?: boolean;
   /** Told what is removed when `overwrite` replaces an existing run. */
   onOverwrite?: (message: string) => void;
@@ -83,7 +86,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       name,
       seed: options.seed ?? raw.seed,
       init: { checkpoint: coldStart },
-      ...(options.workers !== undefined ? { policy: { workers: options.workers } } : {}),
+      ...(options.workers !== undefined || options.tinker
+        ? {
+            policy: {
+              ...(options.workers !== undefined ? { workers: options.workers } : {}),
+              ...(options.tinker ? { backend: 'tinker', tinker: options.tinker } : {}),
+            },
+          }
+        : {}),
       train: { ...raw.train, steps: options.steps ?? raw.train.steps },
     },
     demoPaths.trainConfig,

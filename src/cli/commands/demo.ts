@@ -23,6 +23,11 @@ export function register(program: Command): void {
       'policy.workers for both stages: replicas of the policy in worker threads (default auto = one per core; 1 = in process)',
       parseWorkersOption,
     )
+    .option(
+      '--policy <url>',
+      'run the RL stage through a Tinker-compatible service at tinker://HOST:PORT (e.g. curricula serve --tinker; key: $TINKER_API_KEY)',
+    )
+    .option('--base-model <name>', 'with --policy: the base model on that service', 'demo-cold')
     .option('--json', 'print {runDir, before, after, wallSeconds, ...} as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
@@ -35,6 +40,7 @@ export function register(program: Command): void {
         seed: options.seed === undefined ? undefined : Number(options.seed),
         name: options.name,
         workers: options.workers,
+        ...(options.policy ? { tinker: { url: options.policy, baseModel: options.baseModel } } : {}),
         runsDir: options.runsDir,
         overwrite: options.overwrite,
         // On stderr even with --quiet: it says what is deleted.

@@ -9,6 +9,7 @@ import { register as registerReport } from './report.ts';
 import { register as registerReward } from './reward.ts';
 import { register as registerServe } from './serve.ts';
 import { register as registerSimulate } from './simulate.ts';
+import { register as registerTinkerCheck } from './tinker-check.ts';
 import { register as registerTrain } from './train.ts';
 
 export type RegisterCommand = (program: Command) => void;
@@ -23,5 +24,6 @@ export const commands: RegisterCommand[] = [
   registerReward,
   registerSimulate,
   registerServe,
+  registerTinkerCheck,
   registerBench,
 ];

@@ -1,10 +1,30 @@
 // `curricula train --config <yaml>` / `curricula train --resume runs/<name>`: RL fine-tuning.
 import type { Command } from 'commander';
+import type { ConfigOverride } from '../../core/config-overrides.ts';
+import { UserError } from '../../core/errors.ts';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
 import { rlConfigSchema } from '../../training/rl/config.ts';
 import { addConfigOverrideOptions, loadConfigWithOverrides } from '../config-options.ts';
 import { createProgress } from '../progress.ts';
 import { refuseIgnoredResumeOptions, resumedTotalSteps } from '../resume-options.ts';
+
+/** `--policy tinker://…` and `--base-model` as config overrides (applied before any --set). */
+function policyOverrides(options: { policy?: string; baseModel?: string }): ConfigOverride[] {
+  if (options.policy === undefined) {
+    if (options.baseModel !== undefined)
+      throw new UserError('--base-model needs --policy tinker://HOST:PORT');
+    return [];
+  }
+  if (!options.policy.startsWith('tinker://') && !/^https?:\/\//.test(options.policy)) {
+    throw new UserError(`--policy must be tinker://HOST:PORT (or an http URL), got '${options.policy}'`);
+  }
+  if (options.baseModel === undefined) throw new UserError('--policy needs --base-model <name>');
+  return [
+    { path: ['policy', 'backend'], value: 'tinker', text: '--policy' },
+    { path: ['policy', 'tinker', 'url'], value: options.policy, text: '--policy' },
+    { path: ['policy', 'tinker', 'baseModel'], value: options.baseModel, text: '--base-model' },
+  ];
+}
 
 export function register(program: Command): void {
   const command = program
@@ -15,14 +35,24 @@ export function register(program: Command): void {
       '--resume <runDir>',
       'continue an RL run from its latest checkpoint with its stored config (--steps N extends it)',
     )
-    .option('--overwrite', 'replace an existing run of the same name (only a run, and not one in use)');
+    .option('--overwrite', 'replace an existing run of the same name (only a run, and not one in use)')
+    .option(
+      '--policy <url>',
+      'train through a Tinker-compatible service at tinker://HOST:PORT (sets policy.backend tinker; key: $TINKER_API_KEY)',
+    )
+    .option('--base-model <name>', 'with --policy: the base model on that service (policy.tinker.baseModel)');
   addConfigOverrideOptions(command)
     .option('--no-report', 'skip writing runs/<name>/report/ at the end')
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
       refuseIgnoredResumeOptions('train', options);
-      const config = options.config ? loadConfigWithOverrides(rlConfigSchema, options) : null;
+      const config = options.config
+        ? loadConfigWithOverrides(rlConfigSchema, {
+            ...options,
+            set: [...policyOverrides(options), ...(options.set ?? [])],
+          })
+        : null;
       const { train } = await import('../../training/rl/train.ts');
       const total = options.resume
         ? resumedTotalSteps(options.resume, options.steps ?? config?.train.steps)

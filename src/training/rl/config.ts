@@ -3,9 +3,9 @@
 // `options` are validated by that part's own schema when the run is set up, before anything is written.
 import { z } from 'zod';
 import { vcrlFilterSchema } from '../../algorithms/vcrl-filter.ts';
-import { policyBlockSchema } from '../../policy/parallel-options.ts';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
 import { modelBlockSchema } from '../model-presets.ts';
+import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
 import { mixEntrySchema } from '../problem-mix.ts';
 
@@ -133,9 +133,9 @@ export const rlConfigSchema = z.strictObject({
       samplesPerStep: z.number().int().nonnegative().default(8),
     })
     .default({ samplesPerStep: 8 }),
-  /** How the embedded policy runs (worker threads); absent = auto (one per core), stored as a number. Last, so that
-   * the allowed-keys list of an error message keeps its order. */
-  policy: policyBlockSchema.optional(),
+  /** Which backend runs the policy (policy-block.ts; absent = embedded) and how the embedded policy runs
+   * (worker threads). Last, so that the allowed-keys list of an error message keeps its order. */
+  policy: rlPolicyBlockSchema.optional(),
 });
 
 export type RlConfig = z.output<typeof rlConfigSchema>;

@@ -10,12 +10,13 @@ import type { Reward } from '../../core/reward.ts';
 import { Rng } from '../../core/rng.ts';
 import { selectors } from '../../curricula/index.ts';
 import { guidances } from '../../guidance/index.ts';
-import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
+import { createEmbeddedPolicy } from '../../policy/parallel-factory.ts';
 import { defaultWorkers } from '../../policy/parallel-options.ts';
 import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
 import { resolveModelShape } from '../model-presets.ts';
+import { policyBackendOf } from '../policy-backends.ts';
 import { ProblemMix, validateMix } from '../problem-mix.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
@@ -36,6 +37,7 @@ export function validateRlConfig(config: RlConfig): void {
   selectors.get(config.selector.name);
   guidances.get(config.guidance.name);
   rewards.get(config.reward.name);
+  policyBackendOf(config.policy).validate({ policy: config.policy });
   if (!config.init && !config.model) {
     throw new ConfigError(
       'give init.checkpoint (a cold-start checkpoint) or a model block to start from scratch',
@@ -59,19 +61,18 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
   const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
-  // policy.workers > 1 (default auto: one per core): the policy and the reference run in worker threads
-  // (parallel-backend.ts).
-  const workers = config.policy?.workers ?? defaultWorkers;
-  const policy = modelPath
-    ? await loadEmbeddedPolicy(modelPath, workers)
-    : initPath
-      ? await loadEmbeddedPolicy(initPath, workers)
-      : await createFresh(config);
+  // policy.backend (registry, default embedded). Embedded with policy.workers > 1 (default auto: one per
+  // core): the policy and the reference run in worker threads (parallel-backend.ts).
+  const backend = policyBackendOf(config.policy);
+  const request = {
+    policy: config.policy,
+    create: () => createFresh(config),
+    init: initPath,
+  };
+  const policy = await backend.build({ ...request, checkpoint: modelPath ?? initPath, role: 'policy' });
   const reference =
     config.algorithm.kl.coefficient > 0
-      ? initPath
-        ? await loadEmbeddedPolicy(initPath, workers)
-        : await createFresh(config)
+      ? await backend.build({ ...request, checkpoint: initPath, role: 'reference' })
       : null;
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   const loss = policyLosses.get(config.algorithm.loss.name);

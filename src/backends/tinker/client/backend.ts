@@ -1,0 +1,385 @@
+// TinkerPolicyBackend: the PolicyBackend contract (src/core/policy.ts) over a Tinker-compatible HTTP
+// service, speaking the wire of the stock SDK 0.25 (../shared/reference/tinker-wire-sdk-0.25.md).
+// What maps to what:
+//   forward(seqs)            → forward_backward, forward_only, loss cross_entropy with zero weights
+//   forwardBackward(cross_entropy) → forward_backward cross_entropy with the weights
+//   forwardBackward(linear)  → the custom-loss mapping of linear-loss.ts (default cross_entropy, −w)
+//   optimStep                → optim_step with adam_params (our Adam defaults sent explicitly)
+//   sample                   → save_weights_for_sampler (after a weight change) + one asample per prompt
+//   save(dir)                → save_weights, plus dir/tinker-checkpoint.json recording the tinker:// path
+// A sequence of L tokens is a Tinker datum with model_input = tokens[:-1] and target_tokens = tokens[1:];
+// the returned per-datum `logprobs` are then our L−1 log-probs. Training requests of the model carry
+// seq_id 1, 2, … and are POSTed strictly in that order (a promise chain), but results are not awaited
+// between them: a caller that starts optimStep without awaiting forwardBackward pipelines the two.
+// Deviations: `samplingLogprobs` are the server's log-probs (Tinker returns log π at temperature 1 only,
+// so they are exact only for temperature 1 and top_p 1); several prompts are sampled with seeds seed,
+// seed+1, … (one asample each), so sampling several prompts is not the embedded backend's single-Rng
+// draw (one prompt with the same seed is identical); `gradNorm` is NaN when the server sends no
+// `grad_norm:*` metric.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type {
+  Datum,
+  ForwardBackwardResult,
+  LossKind,
+  OptimOptions,
+  OptimStepResult,
+  PolicyBackend,
+  SampledSequence,
+  SampleOptions,
+  Tokenizer,
+} from '../../../core/policy.ts';
+import { adamDefaults } from '../../../policy/optimizer.ts';
+import {
+  decodeForwardBackwardOutput,
+  decodeSampleResponse,
+  encodeForwardBackwardRequest,
+  encodeJsonForwardBackwardRequest,
+  type ForwardBackwardOutput,
+  type ForwardBackwardRequest,
+  forwardBackwardOutputFromJson,
+  type SampleResponse,
+  sampleResponseFromJson,
+  type WireDatum,
+} from '../wire/index.ts';
+import { TinkerCallError, TinkerHttp } from './http.ts';
+import { linearLossMappings } from './linear-loss.ts';
+import { normaliseTinkerUrl, parseTinkerClientOptions, type TinkerClientOptions } from './options.ts';
+import {
+  createModel,
+  createSession,
+  probeCapabilities,
+  servedModel,
+  type TinkerCapabilities,
+  type TinkerSession,
+} from './session.ts';
+
+export interface TinkerBackendDeps {
+  /** The tokenizer of the served model (Tinker serves none over the wire). */
+  tokenizer: Tokenizer;
+  /** Used when the server does not report max_context_length. */
+  contextLength?: number;
+  fetch?: typeof fetch;
+}
+
+export class TinkerPolicyBackend implements PolicyBackend {
+  /** seq_id of the next training request (the SDK counts from 1). */
+  private nextSeq = 1;
+  private submitChain: Promise<unknown> = Promise.resolve();
+  /** The sampling session of the current weights; undefined after a weight change. */
+  private samplingSession: Promise<string> | undefined;
+  private nextSamplerSeq = 0;
+  private nextSampleSeq = 0;
+  private optimizerSteps = 0;
+  private closed = false;
+
+  private constructor(
+    readonly options: TinkerClientOptions,
+    readonly http: TinkerHttp,
+    readonly capabilities: TinkerCapabilities,
+    private readonly session: TinkerSession,
+    readonly modelId: string,
+    readonly tokenizer: Tokenizer,
+    readonly contextLength: number,
+  ) {}
+
+  /** Connects, creates a session and a model. A server that is down → one UserError naming the URL. */
+  static async connect(input: unknown, deps: TinkerBackendDeps): Promise<TinkerPolicyBackend> {
+    const parsed = parseTinkerClientOptions(input);
+    const options = {
+      ...parsed,
+      url: normaliseTinkerUrl(parsed.url),
+      apiKey: parsed.apiKey ?? process.env.TINKER_API_KEY,
+    };
+    const http = new TinkerHttp({
+      baseUrl: options.url,
+      apiKey: options.apiKey,
+      sdkVersion: options.sdkVersion,
+      maxRetries: options.maxRetries,
+      backoffMs: options.backoffMs,
+      maxBackoffMs: options.maxBackoffMs,
+      timeoutMs: options.timeoutMs,
+      longPollTimeoutMs: options.longPollTimeoutMs,
+      seed: options.seed,
+      fetch: deps.fetch,
+    });
+    const capabilities = await probeCapabilities(http, options.sdkVersion);
+    const model = servedModel(capabilities, options.baseModel);
+    const session = await createSession(http, options.sdkVersion, options.heartbeatMs);
+    try {
+      const modelId = await createModel(http, session.sessionId, options.baseModel, options.loraRank);
+      const contextLength = model.maxContextLength ?? deps.contextLength ?? 2048;
+      return new TinkerPolicyBackend(
+        options,
+        http,
+        capabilities,
+        session,
+        modelId,
+        deps.tokenizer,
+        contextLength,
+      );
+    } catch (error) {
+      session.stop();
+      throw error;
+    }
+  }
+
+  /** POSTs a training request with the next seq_id, strictly after the previous one was accepted. */
+  private submit(call: string, send: (seqId: number) => Promise<any>): Promise<string> {
+    const posted = this.submitChain.then(async () => {
+      if (this.closed) throw new TinkerCallError(`Tinker ${call}: the backend is closed`);
+      // The seq_id is used up once sent, as in the SDK: a server answers a refused request (4xx) having
+      // consumed its seq_id, so the next request must not reuse it.
+      const envelope = await send(this.nextSeq++);
+      if (typeof envelope?.request_id !== 'string')
+        throw new TinkerCallError(`Tinker ${call}: the reply has no request_id`);
+      return envelope.request_id as string;
+    });
+    this.submitChain = posted.catch(() => {});
+    return posted;
+  }
+
+  /**
+   * One raw forward_backward request (protobuf or JSON per `codec`) → its decoded output. Public for the
+   * conformance check, which sends Tinker's built-in losses directly.
+   */
+  async forwardBackwardCall(
+    call: string,
+    data: WireDatum[],
+    lossFn: string,
+    forwardOnly: boolean,
+    lossFnConfig: Record<string, number> = {},
+  ): Promise<ForwardBackwardOutput> {
+    const requestId = await this.submit(call, (seqId) => {
+      const request: ForwardBackwardRequest = {
+        modelId: this.modelId,
+        seqId,
+        data,
+        lossFn,
+        lossFnConfig,
+        forwardOnly,
+      };
+      return this.options.codec === 'protobuf'
+        ? this.http.postProtobuf('forward_backward', encodeForwardBackwardRequest(request))
+        : this.http.postJson('forward_backward', encodeJsonForwardBackwardRequest(request));
+    });
+    const result = await this.http.retrieve(requestId, call, this.options.codec === 'protobuf');
+    return result instanceof Uint8Array
+      ? decodeForwardBackwardOutput(result)
+      : forwardBackwardOutputFromJson(result);
+  }
+
+  /** A Tinker datum of a whole sequence: model_input = tokens[:-1], target_tokens = tokens[1:]. */
+  static datum(tokens: readonly number[], inputs: Record<string, readonly number[]>): WireDatum {
+    const lossFnInputs: WireDatum['lossFnInputs'] = {
+      target_tokens: { data: tokens.slice(1), dtype: 'int64', shape: [tokens.length - 1] },
+    };
+    for (const [name, values] of Object.entries(inputs))
+      lossFnInputs[name] = { data: [...values], dtype: 'float32', shape: [values.length] };
+    return { modelInput: [{ type: 'encoded_text', tokens: tokens.slice(0, -1) }], lossFnInputs };
+  }
+
+  private static logprobsOf(output: ForwardBackwardOutput, lengths: number[], call: string): number[][] {
+    if (output.lossFnOutputs.length !== lengths.length) {
+      throw new TinkerCallError(
+        `Tinker ${call}: ${output.lossFnOutputs.length} outputs for ${lengths.length} sequences`,
+      );
+    }
+    return output.lossFnOutputs.map((record, i) => {
+      const logprobs = record.logprobs?.data;
+      if (!logprobs || logprobs.length !== lengths[i] - 1) {
+        throw new TinkerCallError(
+          `Tinker ${call}: output ${i} has ${logprobs?.length ?? 'no'} logprobs for ${lengths[i]} tokens`,
+        );
+      }
+      return logprobs;
+    });
+  }
+
+  async forward(sequences: number[][]): Promise<number[][]> {
+    if (sequences.length === 0) return [];
+    const data = sequences.map((tokens) =>
+      TinkerPolicyBackend.datum(tokens, { weights: new Array(tokens.length - 1).fill(0) }),
+    );
+    const output = await this.forwardBackwardCall('forward', data, 'cross_entropy', true);
+    return TinkerPolicyBackend.logprobsOf(
+      output,
+      sequences.map((tokens) => tokens.length),
+      'forward',
+    );
+  }
+
+  async forwardBackward(data: Datum[], loss: LossKind): Promise<ForwardBackwardResult> {
+    const lengths = data.map((datum) => datum.tokens.length);
+    let lossFn = 'cross_entropy';
+    let wire: WireDatum[];
+    if (loss === 'cross_entropy') {
+      wire = data.map((datum) => TinkerPolicyBackend.datum(datum.tokens, { weights: datum.weights }));
+    } else {
+      const mapping = linearLossMappings.get(this.options.linearLoss);
+      const current = mapping.needsLogprobs
+        ? await this.forward(data.map((datum) => datum.tokens))
+        : undefined;
+      lossFn = mapping.lossFn;
+      wire = data.map((datum, i) =>
+        TinkerPolicyBackend.datum(datum.tokens, mapping.inputs(datum.weights, current?.[i])),
+      );
+    }
+    const output = await this.forwardBackwardCall(`forward_backward (${lossFn})`, wire, lossFn, false);
+    const logprobs = TinkerPolicyBackend.logprobsOf(output, lengths, 'forward_backward');
+    // The value of OUR loss from the returned log-probs (the server's loss:sum is the mapped loss's).
+    const sign = loss === 'linear' ? 1 : -1;
+    let value = 0;
+    let tokens = 0;
+    data.forEach((datum, i) => {
+      datum.weights.forEach((weight, t) => {
+        if (weight !== 0) tokens++;
+        value += sign * weight * logprobs[i][t];
+      });
+    });
+    return { loss: value, logprobs, tokens };
+  }
+
+  async optimStep(options: OptimOptions): Promise<OptimStepResult> {
+    const [beta1, beta2] = options.betas ?? adamDefaults.betas;
+    const requestId = await this.submit('optim_step', (seqId) =>
+      this.http.postJson('optim_step', {
+        adam_params: {
+          learning_rate: options.learningRate,
+          beta1,
+          beta2,
+          eps: options.eps ?? adamDefaults.eps,
+          weight_decay: options.weightDecay ?? adamDefaults.weightDecay,
+          grad_clip_norm: options.gradClip ?? 0,
+        },
+        model_id: this.modelId,
+        seq_id: seqId,
+        type: 'optim_step',
+      }),
+    );
+    // The sampler must see the new weights: the next sample saves them first.
+    this.samplingSession = undefined;
+    const result = await this.http.retrieve(requestId, 'optim_step', false);
+    this.optimizerSteps++;
+    const metrics: Record<string, number> = result?.metrics ?? {};
+    const pick = (name: string) => Object.entries(metrics).find(([key]) => key.split(':')[0] === name)?.[1];
+    return { gradNorm: pick('grad_norm') ?? Number.NaN, step: pick('optimizer_step') ?? this.optimizerSteps };
+  }
+
+  /**
+   * The sampling session of the current weights (save_weights_for_sampler after each weight change;
+   * concurrent sample calls share one). Its asample seq_ids count from 0, as the SDK's per-sampler ones.
+   */
+  private sampler(): Promise<string> {
+    if (this.samplingSession) return this.samplingSession;
+    const samplerSeq = this.nextSamplerSeq++;
+    const session = (async () => {
+      const requestId = await this.submit('save_weights_for_sampler', (seqId) =>
+        this.http.postJson('save_weights_for_sampler', {
+          model_id: this.modelId,
+          sampling_session_seq_id: samplerSeq,
+          seq_id: seqId,
+          type: 'save_weights_for_sampler',
+        }),
+      );
+      const result = await this.http.retrieve(requestId, 'save_weights_for_sampler', false);
+      if (typeof result?.sampling_session_id !== 'string')
+        throw new TinkerCallError('Tinker save_weights_for_sampler: no sampling_session_id in the result');
+      this.nextSampleSeq = 0;
+      return result.sampling_session_id as string;
+    })();
+    this.samplingSession = session;
+    // A failed save is not cached: the next sample tries again.
+    session.catch(() => {
+      if (this.samplingSession === session) this.samplingSession = undefined;
+    });
+    return session;
+  }
+
+  async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
+    const samplingSessionId = await this.sampler();
+    const protobuf = this.options.codec === 'protobuf';
+    return Promise.all(
+      prompts.map(async (prompt, index) => {
+        const envelope = await this.http.postJson('asample', {
+          num_samples: options.n,
+          prompt: { chunks: [{ tokens: prompt, type: 'encoded_text' }] },
+          sampling_params: {
+            max_tokens: options.maxTokens,
+            seed: options.seed + index,
+            temperature: options.temperature,
+            top_k: -1,
+            top_p: options.topP,
+            ...(options.stop?.length ? { stop: options.stop } : {}),
+          },
+          sampling_session_id: samplingSessionId,
+          seq_id: this.nextSampleSeq++,
+          prompt_logprobs: false,
+          topk_prompt_logprobs: 0,
+          type: 'sample',
+        });
+        const result = await this.http.retrieve(envelope.request_id, 'asample', protobuf);
+        const response: SampleResponse =
+          result instanceof Uint8Array ? decodeSampleResponse(result) : sampleResponseFromJson(result);
+        return response.sequences.map((sequence): SampledSequence => {
+          if (!sequence.logprobs) throw new TinkerCallError('Tinker asample: the server sent no logprobs');
+          const endsWithEos = sequence.tokens.at(-1) === this.tokenizer.eos;
+          return {
+            tokens: sequence.tokens,
+            text: this.tokenizer.decode(sequence.tokens),
+            logprobs: sequence.logprobs,
+            samplingLogprobs: sequence.logprobs,
+            stopReason: sequence.stopReason === 'length' ? 'length' : endsWithEos ? 'eos' : 'stop',
+          };
+        });
+      }),
+    );
+  }
+
+  /** save_weights on the server; `dir` gets tinker-checkpoint.json with the returned tinker:// path. */
+  async save(dir: string): Promise<void> {
+    const target = resolve(dir);
+    const requestId = await this.submit('save_weights', (seqId) =>
+      this.http.postJson('save_weights', {
+        model_id: this.modelId,
+        path: `curricula-${seqId}`,
+        seq_id: seqId,
+        overwrite: true,
+        type: 'save_weights',
+      }),
+    );
+    const result = await this.http.retrieve(requestId, 'save_weights', false);
+    if (typeof result?.path !== 'string')
+      throw new TinkerCallError('Tinker save_weights: no path in the result');
+    mkdirSync(target, { recursive: true });
+    const record = {
+      backend: 'tinker',
+      url: this.options.url,
+      baseModel: this.options.baseModel,
+      modelId: this.modelId,
+      path: result.path,
+      optimizerSteps: this.optimizerSteps,
+    };
+    writeFileSync(join(target, 'tinker-checkpoint.json'), `${JSON.stringify(record, null, 2)}\n`);
+  }
+
+  /** load_weights with the optimizer state (a `tinker://` path from save), e.g. to resume a run. */
+  async loadState(path: string): Promise<void> {
+    const requestId = await this.submit('load_weights', (seqId) =>
+      this.http.postJson('load_weights', {
+        model_id: this.modelId,
+        path,
+        seq_id: seqId,
+        optimizer: true,
+        type: 'load_weights',
+      }),
+    );
+    await this.http.retrieve(requestId, 'load_weights', false);
+    this.samplingSession = undefined;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.session.stop();
+  }
+}

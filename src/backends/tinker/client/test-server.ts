@@ -1,0 +1,34 @@
+// Test helper: `curricula serve --tinker` in process (buildServer, protocols ['tinker'], port 0) on the
+// real demo-cold checkpoint, and an in-process reference policy of the same checkpoint.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
+import { buildServer } from '../../../server/app.ts';
+
+export const checkpoint = resolve(import.meta.dirname, '../../../../examples/checkpoints/demo-cold');
+export const apiKey = 'tml-client-test-key';
+export const baseModel = 'demo-cold';
+
+export async function startTinkerServer(port = 0): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await buildServer({
+    protocols: ['tinker'],
+    apiKey,
+    context: {
+      checkpoint,
+      modelName: baseModel,
+      loadPolicy: () => EmbeddedBackend.load(checkpoint),
+      loadPolicyFrom: (dir) => EmbeddedBackend.load(dir),
+      stateDir: mkdtempSync(join(tmpdir(), 'curricula-tinker-client-')),
+      tinker: { longPollMs: 300, seqWaitMs: 1500 },
+    },
+  });
+  const url = await app.listen({ host: '127.0.0.1', port });
+  return { app, url };
+}
+
+/** Client options for tests: fast backoff, the test key. */
+export function clientOptions(url: string, extra: Record<string, unknown> = {}) {
+  return { url, baseModel, apiKey, backoffMs: 5, maxBackoffMs: 50, ...extra };
+}
