@@ -12,10 +12,13 @@
 // seq_id 1, 2, … and are POSTed strictly in that order (a promise chain), but results are not awaited
 // between them: a caller that starts optimStep without awaiting forwardBackward pipelines the two.
 // Deviations: `samplingLogprobs` are the server's log-probs (Tinker returns log π at temperature 1 only,
-// so they are exact only for temperature 1 and top_p 1); several prompts are sampled with seeds seed,
-// seed+1, … (one asample each), so sampling several prompts is not the embedded backend's single-Rng
-// draw (one prompt with the same seed is identical); `gradNorm` is NaN when the server sends no
-// `grad_norm:*` metric.
+// so they are exact only for temperature 1 and top_p 1); several prompts go out as one asample each,
+// prompt p with seed = the p-th nextUint32 of Rng(options.seed), exactly as the worker-parallel backend
+// seeds prompt p's own Rng (src/policy/parallel-backend.ts). A server that samples one prompt from
+// Rng(seed) (curricula serve --tinker with workers 1, the default) therefore draws what an in-process
+// run with policy.workers ≥ 2 draws, not what workers 1 draws (one Rng shared by all prompts), and a
+// one-prompt call is no longer seeded with options.seed itself; `gradNorm` is NaN when the server sends
+// no `grad_norm:*` metric.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type {
@@ -29,6 +32,7 @@ import type {
   SampleOptions,
   Tokenizer,
 } from '../../../core/policy.ts';
+import { Rng } from '../../../core/rng.ts';
 import { adamDefaults } from '../../../policy/optimizer.ts';
 import {
   decodeForwardBackwardOutput,
@@ -60,6 +64,15 @@ export interface TinkerBackendDeps {
   /** Used when the server does not report max_context_length. */
   contextLength?: number;
   fetch?: typeof fetch;
+}
+
+/**
+ * The seed of each prompt's asample: the p-th nextUint32 of Rng(seed), as ParallelEmbeddedBackend.sample
+ * seeds prompt p's own Rng, so that a run over Tinker samples what an in-process workers ≥ 2 run samples.
+ */
+export function promptSeedsOf(count: number, seed: number): number[] {
+  const seeds = new Rng(seed);
+  return Array.from({ length: count }, () => seeds.nextUint32());
 }
 
 export class TinkerPolicyBackend implements PolicyBackend {
@@ -299,6 +312,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
   async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
     const samplingSessionId = await this.sampler();
     const protobuf = this.options.codec === 'protobuf';
+    const promptSeeds = promptSeedsOf(prompts.length, options.seed);
     return Promise.all(
       prompts.map(async (prompt, index) => {
         const envelope = await this.http.postJson('asample', {
@@ -306,7 +320,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
           prompt: { chunks: [{ tokens: prompt, type: 'encoded_text' }] },
           sampling_params: {
             max_tokens: options.maxTokens,
-            seed: options.seed + index,
+            seed: promptSeeds[index],
             temperature: options.temperature,
             top_k: -1,
             top_p: options.topP,

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Datum } from '../../../core/policy.ts';
+import { Rng } from '../../../core/rng.ts';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
 import { TinkerPolicyBackend } from './backend.ts';
 import { TinkerUnreachableError } from './http.ts';
@@ -128,22 +129,32 @@ describe('TinkerPolicyBackend over curricula serve --tinker', () => {
     }
   });
 
-  it('sample: one prompt equals the embedded sampler at the same seed, and repeats at that seed', async () => {
+  it('sample: prompt p is the embedded sampler at seed = the p-th draw of Rng(seed) (as a parallel worker), and repeats', async () => {
     const backend = await connect();
     const reference = await EmbeddedBackend.load(checkpoint);
     try {
       const options = { n: 3, temperature: 1, topP: 1, maxTokens: 12, seed: 77 };
-      const prompt = [[1, 40, 41, 42]];
-      const remote = await backend.sample(prompt, options);
-      const local = await reference.sample(prompt, options);
-      expect(remote[0].map((s) => s.tokens)).toEqual(local[0].map((s) => s.tokens));
-      expect(remote[0].map((s) => s.text)).toEqual(local[0].map((s) => s.text));
-      expect(remote[0].map((s) => s.stopReason)).toEqual(local[0].map((s) => s.stopReason));
-      expectAllClose(
-        remote[0].map((s) => s.logprobs),
-        local[0].map((s) => s.logprobs),
-        1e-5,
-      );
+      // ParallelEmbeddedBackend.sample seeds prompt p's own Rng with the p-th nextUint32 of Rng(seed).
+      const draws = new Rng(options.seed);
+      const promptSeeds = [draws.nextUint32(), draws.nextUint32()];
+      const prompts = [
+        [1, 40, 41, 42],
+        [1, 43, 44],
+      ];
+      const both = await backend.sample(prompts, options);
+      for (const [p, prompt] of prompts.entries()) {
+        const [local] = await reference.sample([prompt], { ...options, seed: promptSeeds[p] });
+        expect(both[p].map((s) => s.tokens)).toEqual(local.map((s) => s.tokens));
+        expect(both[p].map((s) => s.text)).toEqual(local.map((s) => s.text));
+        expect(both[p].map((s) => s.stopReason)).toEqual(local.map((s) => s.stopReason));
+        expectAllClose(
+          both[p].map((s) => s.logprobs),
+          local.map((s) => s.logprobs),
+          1e-5,
+        );
+      }
+      const prompt = [prompts[0]];
+      const remote = [both[0]];
       expect((await backend.sample(prompt, options))[0].map((s) => s.tokens)).toEqual(
         remote[0].map((s) => s.tokens),
       );
@@ -155,7 +166,7 @@ describe('TinkerPolicyBackend over curricula serve --tinker', () => {
       const stepped = await backend.sample(prompt, options);
       expectAllClose(
         stepped[0].map((s) => s.logprobs),
-        (await reference.sample(prompt, options))[0].map((s) => s.logprobs),
+        (await reference.sample(prompt, { ...options, seed: promptSeeds[0] }))[0].map((s) => s.logprobs),
         1e-4,
       );
     } finally {

@@ -1,8 +1,9 @@
-// `train` with policy.backend tinker against the real `curricula serve --tinker` (in process, loopback):
-// a 2-step RL run completes and its metrics equal the in-process run's at the same seed. One prompt per
-// sample call (batchSize 1, one held-out problem) on purpose: with several prompts in one call the
-// embedded sampler draws all of them from ONE Rng(seed), while Tinker's asample takes one prompt per
-// request (seeds seed, seed+1, … here), so multi-prompt sampling cannot match draw for draw.
+// `train` with policy.backend tinker against the real `curricula serve --tinker` (in process, loopback,
+// server workers 1): a 2-step RL run completes, and its sampled completions, rewards and metrics equal the
+// in-process run's with policy.workers 2 at the same seed. Two prompts per sample call (batchSize 2): the
+// client seeds prompt p's asample with the p-th draw of Rng(seed), as the worker-parallel backend seeds
+// prompt p's own Rng, and the server samples one prompt from Rng(seed). Log-probs differ by float32
+// rounding only (the in-process forward splits the batch over two replicas, the server's does not).
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +31,13 @@ afterAll(async () => {
   await app?.close();
 });
 
-function config(name: string, runsDir: string, policy: Record<string, unknown>, steps = 2) {
+function config(
+  name: string,
+  runsDir: string,
+  policy: Record<string, unknown>,
+  steps = 2,
+  batchSize = 1,
+) {
   return rlConfigSchema.parse({
     name,
     runsDir,
@@ -39,9 +46,10 @@ function config(name: string, runsDir: string, policy: Record<string, unknown>, 
     tasks: [{ task: 'addition', difficulties: [2] }],
     poolSize: 8,
     rollout: { groupSize: 8, maxTokens: 24 },
-    train: { steps, batchSize: 1, learningRate: 0.003 },
+    train: { steps, batchSize, learningRate: 0.003 },
     eval: { every: 0, problemsPerDifficulty: 1, samples: 2 },
-    log: { samplesPerStep: 1 },
+    // Every sample of a step is logged, so that the runs' completions and rewards can be compared.
+    log: { samplesPerStep: batchSize * 8 },
     // A checkpoint after every step, so that a resume starts from step 1's weights, not step 0's.
     checkpoint: { latestEvery: 1 },
     policy,
@@ -67,14 +75,34 @@ function stepMetrics(runDir: string, last = 2): Record<string, number>[] {
   }
 }
 
+/** The logged samples of one step: prompt, completion, reward, reason. */
+function samples(runDir: string, step: number) {
+  const store = RunStore.read(runDir);
+  try {
+    return store
+      .samples(step)
+      .map(({ prompt, completion, reward, reason }) => ({ prompt, completion, reward, reason }));
+  } finally {
+    store.close();
+  }
+}
+
 describe('curricula train with policy.backend tinker', () => {
-  it('a 2-step RL run over HTTP gives the in-process run’s metrics at the same seed', async () => {
+  it('a 2-step RL run over HTTP samples and scores what an in-process workers-2 run does at the same seed', async () => {
     const runsDir = mkdtempSync(join(tmpdir(), 'train-over-tinker-'));
-    const local = await train(config('local', runsDir, { workers: 1 }));
+    const local = await train(config('local', runsDir, { workers: 2 }, 2, 2));
     const remote = await train(
-      config('remote', runsDir, { workers: 1, backend: 'tinker', tinker: { url, baseModel } }),
+      config('remote', runsDir, { workers: 1, backend: 'tinker', tinker: { url, baseModel } }, 2, 2),
     );
     expect(remote.steps).toBe(2);
+    for (const step of [1, 2]) {
+      const localSamples = samples(local.runDir, step);
+      expect(localSamples).toHaveLength(16);
+      // Two different prompts, several different completions: the comparison is not vacuous.
+      expect(new Set(localSamples.map((sample) => sample.prompt)).size).toBe(2);
+      expect(new Set(localSamples.map((sample) => sample.completion)).size).toBeGreaterThan(2);
+      expect(samples(remote.runDir, step)).toEqual(localSamples);
+    }
     const localMetrics = stepMetrics(local.runDir);
     const remoteMetrics = stepMetrics(remote.runDir);
     expect(Object.keys(remoteMetrics[2]).sort()).toEqual(Object.keys(localMetrics[2]).sort());
@@ -84,7 +112,9 @@ describe('curricula train with policy.backend tinker', () => {
     expect(Object.keys(localMetrics[1])).toContain('reward/mean');
     for (let step = 0; step <= 2; step++) {
       for (const [name, value] of Object.entries(localMetrics[step])) {
-        expect([step, name, remoteMetrics[step][name]]).toEqual([step, name, expect.closeTo(value, 4)]);
+        const remoteValue = remoteMetrics[step][name];
+        const agrees = Math.abs(remoteValue - value) <= 1e-5 * Math.max(1, Math.abs(value));
+        expect([step, name, agrees ? value : remoteValue]).toEqual([step, name, value]);
       }
     }
     // The run's checkpoint records where the weights are (on the server), not a local copy.
