@@ -130,8 +130,18 @@ export class EmbeddedBackend implements PolicyBackend {
     return this.model.config.contextLength;
   }
 
-  async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
-    return sampleWithKvCache(this.model, this.tokenizer, prompts, options);
+  /**
+   * `promptSeeds` (optional, one per prompt; not part of PolicyBackend): prompt p draws from its own
+   * Rng(promptSeeds[p]) instead of all rows sharing Rng(options.seed), as a parallel worker does
+   * (prompt-seeds.ts).
+   */
+  async sample(
+    prompts: number[][],
+    options: SampleOptions,
+    promptSeeds?: readonly number[],
+  ): Promise<SampledSequence[][]> {
+    const promptRngs = promptSeeds?.map((seed) => new Rng(seed));
+    return sampleWithKvCache(this.model, this.tokenizer, prompts, options, promptRngs);
   }
 
   async forward(sequences: number[][]): Promise<number[][]> {

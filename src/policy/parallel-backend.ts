@@ -36,7 +36,6 @@ import type {
   SampledSequence,
   SampleOptions,
 } from '../core/policy.ts';
-import { Rng } from '../core/rng.ts';
 import { readCheckpoint } from './checkpoint.ts';
 import {
   checkDatum,
@@ -49,6 +48,7 @@ import type { ModelConfig } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
 import { printNativeWarning } from './native-kernels.ts';
 import { splitByCost } from './parallel-split.ts';
+import { promptSeedsOf } from './prompt-seeds.ts';
 import { scatter, sumGradients } from './replica-calls.ts';
 import { validateSampleRequest } from './sampler.ts';
 import {
@@ -222,8 +222,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
     validateSampleRequest(prompts, options, this.config.contextLength, this.config.vocabSize);
     if (prompts.length === 0) return [];
     // One seed per prompt, from one stream: prompt p's randomness does not depend on the split.
-    const seeds = new Rng(options.seed);
-    const promptSeeds = prompts.map(() => seeds.nextUint32());
+    const promptSeeds = promptSeedsOf(prompts.length, options.seed);
     const parts = await scatter(
       this.links,
       splitByCost(

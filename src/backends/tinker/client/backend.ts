@@ -32,8 +32,8 @@ import type {
   SampleOptions,
   Tokenizer,
 } from '../../../core/policy.ts';
-import { Rng } from '../../../core/rng.ts';
 import { adamDefaults } from '../../../policy/optimizer.ts';
+import { promptSeedsOf } from '../../../policy/prompt-seeds.ts';
 import {
   decodeForwardBackwardOutput,
   decodeSampleResponse,
@@ -64,15 +64,6 @@ export interface TinkerBackendDeps {
   /** Used when the server does not report max_context_length. */
   contextLength?: number;
   fetch?: typeof fetch;
-}
-
-/**
- * The seed of each prompt's asample: the p-th nextUint32 of Rng(seed), as ParallelEmbeddedBackend.sample
- * seeds prompt p's own Rng, so that a run over Tinker samples what an in-process workers ≥ 2 run samples.
- */
-export function promptSeedsOf(count: number, seed: number): number[] {
-  const seeds = new Rng(seed);
-  return Array.from({ length: count }, () => seeds.nextUint32());
 }
 
 export class TinkerPolicyBackend implements PolicyBackend {

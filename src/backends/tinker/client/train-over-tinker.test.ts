@@ -31,13 +31,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-function config(
-  name: string,
-  runsDir: string,
-  policy: Record<string, unknown>,
-  steps = 2,
-  batchSize = 1,
-) {
+function config(name: string, runsDir: string, policy: Record<string, unknown>, steps = 2, batchSize = 1) {
   return rlConfigSchema.parse({
     name,
     runsDir,

@@ -1,0 +1,37 @@
+// The remote bench's Tinker part, small: real RL steps of the demo-cold checkpoint in process and over
+// `curricula serve --tinker` (loopback, protobuf), alternating. The timings are not checked (a shared
+// machine); what is checked is that both lanes ran every timed step, that the overhead is the ratio of
+// the medians, and that the two lanes sampled the same completions and agree on every metric — which
+// holds only because the client seeds prompt p as the in-process PromptSeededPolicy does.
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { formatTinkerBench, runTinkerBench } from './tinker-step-bench.ts';
+
+describe('bench remote --only tinker', () => {
+  it('runs an RL step in process and over HTTP, alternating, with the same samples and metrics', async () => {
+    const lines: string[] = [];
+    const result = await runTinkerBench({
+      checkpoint: resolve(import.meta.dirname, '../../examples/checkpoints/demo-cold'),
+      steps: 2,
+      warmup: 0,
+      batchSize: 3,
+      groupSize: 4,
+      maxTokens: 16,
+      seed: 5,
+      onProgress: (line) => lines.push(line),
+    });
+    expect(result.inProcess.stepsSeconds).toHaveLength(2);
+    expect(result.overHttp.stepsSeconds).toHaveLength(2);
+    expect(result.overhead).toBeCloseTo(result.overHttp.stepSeconds / result.inProcess.stepSeconds - 1, 12);
+    expect(lines.map((line) => line.split(':')[0])).toEqual(['step 1', 'step 2']);
+    expect(result.agreement).toMatchObject({
+      samplesEqual: true,
+      stepsWithDifferentSamples: [],
+      missingMetrics: [],
+      agree: true,
+    });
+    expect(result.agreement.maxMetricDifference).toBeLessThanOrEqual(1e-5);
+    expect(formatTinkerBench(result)).toMatch(/overhead -?\d+\.\d% \(target ≤ 15%: (met|NOT met)\)/);
+    expect(formatTinkerBench(result)).toContain('samples identical; metrics agree');
+  }, 120_000);
+});

@@ -1,0 +1,226 @@
+// `curricula bench remote --only tinker`: the cost of driving an RL step over the Tinker protocol (issue 11's
+// target: overhead ≤ 15% against the same step in process, identical metrics at the same seed).
+//
+// Two lanes run the same RL config and seed from the same checkpoint (default: the base-size demo-cold
+// model), their steps alternating so that a busy machine slows both alike; medians of the timed steps:
+// - in process: the EmbeddedBackend (policy.workers 1), sampling with per-prompt seeds
+//   (PromptSeededPolicy, src/policy/prompt-seeds.ts) — the same batched sample call and cost as a plain
+//   workers-1 run, but the random draws a Tinker client asks for;
+// - over HTTP: policy.backend tinker (protobuf codec) against `curricula serve --tinker` built in this
+//   process (buildServer, loopback, port 0, server policy workers 1). Client and server share the two
+//   cores of this process, as they would on one machine.
+// Agreement: per step, the sampled completions and rewards of the two lanes are compared, and every
+// metric but perf/* is compared (largest absolute difference, relative to max(1, |value|)). They agree
+// up to float32 rounding: the server samples and scores one prompt per asample request, in process all
+// prompts go in one batch (other matrix shapes), which can in principle flip a sampled token; the report
+// says so when it happens rather than hiding it.
+// Deviation from the target's wording: the in-process lane is not the plain workers-1 run, whose sampler
+// draws every prompt from one shared Rng (a Tinker server cannot reproduce that one request per prompt).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { parseConfig } from '../core/config.ts';
+import { EmbeddedBackend } from '../policy/embedded-backend.ts';
+import { PromptSeededPolicy } from '../policy/prompt-seeds.ts';
+import { buildServer } from '../server/app.ts';
+import { type RlConfig, rlConfigSchema } from '../training/rl/config.ts';
+import type { RlContext } from '../training/rl/context.ts';
+import { buildContext } from '../training/rl/setup.ts';
+import { rlStep, type StepReport } from '../training/rl/step.ts';
+import { median } from './median.ts';
+
+export interface TinkerBenchOptions {
+  /** Model directory both lanes start from (the server serves it as its base model). */
+  checkpoint: string;
+  steps: number;
+  warmup: number;
+  batchSize: number;
+  groupSize: number;
+  maxTokens: number;
+  seed: number;
+  onProgress?: (line: string) => void;
+}
+
+export interface TinkerBenchLane {
+  /** Median seconds per RL step. */
+  stepSeconds: number;
+  stepsSeconds: number[];
+}
+
+export interface TinkerBenchResult {
+  options: Omit<TinkerBenchOptions, 'onProgress'>;
+  inProcess: TinkerBenchLane;
+  overHttp: TinkerBenchLane;
+  /** overHttp median / inProcess median − 1. */
+  overhead: number;
+  targetOverhead: number;
+  agreement: {
+    /** Every step (warm-up included) sampled the same completions with the same rewards. */
+    samplesEqual: boolean;
+    /** Steps whose samples differ. */
+    stepsWithDifferentSamples: number[];
+    /** Largest |a − b| / max(1, |a|) over the metrics of every step (perf/* excluded). */
+    maxMetricDifference: number;
+    /** The metric where that largest difference is, `step:name`. */
+    worstMetric: string | null;
+    /** Metrics one lane reported and the other did not. */
+    missingMetrics: string[];
+    /** samplesEqual and maxMetricDifference ≤ tolerance. */
+    agree: boolean;
+    tolerance: number;
+  };
+  loadAverage: [number, number];
+}
+
+const tolerance = 1e-5;
+
+function benchConfig(options: TinkerBenchOptions, policy: Record<string, unknown>): RlConfig {
+  return parseConfig(
+    rlConfigSchema,
+    {
+      name: 'bench-remote-tinker',
+      seed: options.seed,
+      init: { checkpoint: options.checkpoint },
+      tasks: [{ task: 'addition', difficulties: [1, 2, 3] }],
+      poolSize: 64,
+      policy,
+      rollout: { groupSize: options.groupSize, maxTokens: options.maxTokens },
+      train: { steps: options.steps + options.warmup, batchSize: options.batchSize, learningRate: 1e-4 },
+    },
+    'bench remote --only tinker',
+  );
+}
+
+/** What a step sampled and scored: completion and reward of every rollout, in order. */
+function sampled(report: StepReport): string[] {
+  return report.groups.flatMap((group) =>
+    group.completions.map(
+      (completion, i) => `${group.attempt.problem.id}\u0000${completion}\u0000${group.rewards[i]}`,
+    ),
+  );
+}
+
+function comparableMetrics(report: StepReport): Map<string, number> {
+  return new Map(Object.entries(report.metrics).filter(([name]) => !name.startsWith('perf/')));
+}
+
+async function startServer(
+  checkpoint: string,
+  stateDir: string,
+): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await buildServer({
+    protocols: ['tinker'],
+    context: {
+      checkpoint,
+      modelName: basename(checkpoint),
+      loadPolicy: () => EmbeddedBackend.load(checkpoint),
+      loadPolicyFrom: (dir) => EmbeddedBackend.load(dir),
+      stateDir,
+    },
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, url };
+}
+
+export async function runTinkerBench(options: TinkerBenchOptions): Promise<TinkerBenchResult> {
+  const loadStart = loadavg()[0];
+  const stateDir = mkdtempSync(join(tmpdir(), 'curricula-bench-tinker-'));
+  const contexts: RlContext[] = [];
+  let app: FastifyInstance | undefined;
+  try {
+    const server = await startServer(options.checkpoint, stateDir);
+    app = server.app;
+    const local = await buildContext(benchConfig(options, { workers: 1 }));
+    contexts.push(local);
+    if (!(local.policy instanceof EmbeddedBackend))
+      throw new Error('bench: workers 1 did not give the embedded backend');
+    local.policy = new PromptSeededPolicy(local.policy);
+    const remote = await buildContext(
+      benchConfig(options, {
+        workers: 1,
+        backend: 'tinker',
+        tinker: { url: server.url, baseModel: basename(options.checkpoint), codec: 'protobuf' },
+      }),
+    );
+    contexts.push(remote);
+
+    const seconds = { local: [] as number[], remote: [] as number[] };
+    const differentSteps: number[] = [];
+    const missing = new Set<string>();
+    let worst = { difference: 0, metric: null as string | null };
+    const timed = async (ctx: RlContext, step: number): Promise<[StepReport, number]> => {
+      const start = performance.now();
+      const report = await rlStep(ctx, step, 1e-4);
+      return [report, (performance.now() - start) / 1000];
+    };
+    for (let step = 1; step <= options.warmup + options.steps; step++) {
+      const [localReport, localSeconds] = await timed(local, step);
+      const [remoteReport, remoteSeconds] = await timed(remote, step);
+      if (step > options.warmup) {
+        seconds.local.push(localSeconds);
+        seconds.remote.push(remoteSeconds);
+      }
+      if (sampled(localReport).join('\u0001') !== sampled(remoteReport).join('\u0001'))
+        differentSteps.push(step);
+      const localMetrics = comparableMetrics(localReport);
+      const remoteMetrics = comparableMetrics(remoteReport);
+      for (const name of new Set([...localMetrics.keys(), ...remoteMetrics.keys()])) {
+        const a = localMetrics.get(name);
+        const b = remoteMetrics.get(name);
+        if (a === undefined || b === undefined) {
+          missing.add(name);
+          continue;
+        }
+        // NaN on both sides agrees; NaN on one side is an infinite difference.
+        const difference =
+          Number.isNaN(a) && Number.isNaN(b) ? 0 : Math.abs(a - b) / Math.max(1, Math.abs(a));
+        if (!(difference <= worst.difference))
+          worst = { difference: Number.isNaN(difference) ? Infinity : difference, metric: `${step}:${name}` };
+      }
+      options.onProgress?.(
+        `step ${step}${step <= options.warmup ? ' (warm-up)' : ''}: in process ${localSeconds.toFixed(2)} s, over HTTP ${remoteSeconds.toFixed(2)} s`,
+      );
+    }
+    const inProcess = { stepSeconds: median(seconds.local), stepsSeconds: seconds.local };
+    const overHttp = { stepSeconds: median(seconds.remote), stepsSeconds: seconds.remote };
+    const { onProgress: _progress, ...rest } = options;
+    return {
+      options: rest,
+      inProcess,
+      overHttp,
+      overhead: overHttp.stepSeconds / inProcess.stepSeconds - 1,
+      targetOverhead: 0.15,
+      agreement: {
+        samplesEqual: differentSteps.length === 0,
+        stepsWithDifferentSamples: differentSteps,
+        maxMetricDifference: worst.difference,
+        worstMetric: worst.metric,
+        missingMetrics: [...missing].sort(),
+        agree: differentSteps.length === 0 && missing.size === 0 && worst.difference <= tolerance,
+        tolerance,
+      },
+      loadAverage: [loadStart, loadavg()[0]],
+    };
+  } finally {
+    for (const ctx of contexts) {
+      await ctx.policy.close?.();
+      await ctx.reference?.close?.();
+    }
+    await app?.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+export function formatTinkerBench(result: TinkerBenchResult): string {
+  const { options, agreement } = result;
+  const met = result.overhead <= result.targetOverhead ? 'met' : 'NOT met';
+  return [
+    `tinker: RL step of ${basename(options.checkpoint)}, ${options.batchSize} problems × ${options.groupSize} samples, max ${options.maxTokens} tokens, ${options.steps} timed steps after ${options.warmup} warm-up, alternating`,
+    `  in process (workers 1): median ${result.inProcess.stepSeconds.toFixed(3)} s/step`,
+    `  over HTTP (Tinker protobuf, loopback, server workers 1): median ${result.overHttp.stepSeconds.toFixed(3)} s/step`,
+    `  overhead ${(100 * result.overhead).toFixed(1)}% (target ≤ ${100 * result.targetOverhead}%: ${met})`,
+    `  samples ${agreement.samplesEqual ? 'identical' : `DIFFER at steps ${agreement.stepsWithDifferentSamples.join(', ')}`}; metrics ${agreement.agree ? 'agree' : 'DO NOT agree'} (largest relative difference ${agreement.maxMetricDifference.toExponential(1)}${agreement.worstMetric ? ` at ${agreement.worstMetric}` : ''}, tolerance ${agreement.tolerance})${agreement.missingMetrics.length ? `; missing on one side: ${agreement.missingMetrics.join(', ')}` : ''}`,
+    `  load average ${result.loadAverage.map((value) => value.toFixed(1)).join(' → ')} (${cpus().length} cores)`,
+  ].join('\n');
+}
