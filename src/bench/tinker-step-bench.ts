@@ -46,12 +46,16 @@ export interface TinkerBenchLane {
   /** Median seconds per RL step. */
   stepSeconds: number;
   stepsSeconds: number[];
+  /** Median seconds of each phase the step times (perf/time/<phase>: sample, reference, update, …). */
+  phaseSeconds: Record<string, number>;
 }
 
 export interface TinkerBenchResult {
   options: Omit<TinkerBenchOptions, 'onProgress'>;
   inProcess: TinkerBenchLane;
   overHttp: TinkerBenchLane;
+  /** The server's asample requests and the policy sample calls it batched them into (all steps). */
+  serverSampling: { requests: number; sampleCalls: number };
   /** overHttp median / inProcess median − 1. */
   overhead: number;
   targetOverhead: number;
@@ -146,6 +150,15 @@ export async function runTinkerBench(options: TinkerBenchOptions): Promise<Tinke
     contexts.push(remote);
 
     const seconds = { local: [] as number[], remote: [] as number[] };
+    const phases = { local: new Map<string, number[]>(), remote: new Map<string, number[]>() };
+    const addPhases = (into: Map<string, number[]>, report: StepReport) => {
+      for (const [key, value] of Object.entries(report.metrics)) {
+        if (!key.startsWith('perf/time/')) continue;
+        const phase = key.slice('perf/time/'.length);
+        if (!into.has(phase)) into.set(phase, []);
+        into.get(phase)!.push(value);
+      }
+    };
     const differentSteps: number[] = [];
     const missing = new Set<string>();
     let worst = { difference: 0, metric: null as string | null };
@@ -160,6 +173,8 @@ export async function runTinkerBench(options: TinkerBenchOptions): Promise<Tinke
       if (step > options.warmup) {
         seconds.local.push(localSeconds);
         seconds.remote.push(remoteSeconds);
+        addPhases(phases.local, localReport);
+        addPhases(phases.remote, remoteReport);
       }
       if (sampled(localReport).join('\u0001') !== sampled(remoteReport).join('\u0001'))
         differentSteps.push(step);
@@ -182,13 +197,19 @@ export async function runTinkerBench(options: TinkerBenchOptions): Promise<Tinke
         `step ${step}${step <= options.warmup ? ' (warm-up)' : ''}: in process ${localSeconds.toFixed(2)} s, over HTTP ${remoteSeconds.toFixed(2)} s`,
       );
     }
-    const inProcess = { stepSeconds: median(seconds.local), stepsSeconds: seconds.local };
-    const overHttp = { stepSeconds: median(seconds.remote), stepsSeconds: seconds.remote };
+    const lane = (stepsSeconds: number[], phaseLists: Map<string, number[]>): TinkerBenchLane => ({
+      stepSeconds: median(stepsSeconds),
+      stepsSeconds,
+      phaseSeconds: Object.fromEntries([...phaseLists].map(([phase, values]) => [phase, median(values)])),
+    });
+    const inProcess = lane(seconds.local, phases.local);
+    const overHttp = lane(seconds.remote, phases.remote);
     const { onProgress: _progress, ...rest } = options;
     return {
       options: rest,
       inProcess,
       overHttp,
+      serverSampling: { ...(app.tinkerSampleStats ?? { requests: 0, sampleCalls: 0 }) },
       overhead: overHttp.stepSeconds / inProcess.stepSeconds - 1,
       targetOverhead: 0.15,
       agreement: {
@@ -219,6 +240,13 @@ export function formatTinkerBench(result: TinkerBenchResult): string {
     `tinker: RL step of ${basename(options.checkpoint)}, ${options.batchSize} problems × ${options.groupSize} samples, max ${options.maxTokens} tokens, ${options.steps} timed steps after ${options.warmup} warm-up, alternating`,
     `  in process (workers 1): median ${result.inProcess.stepSeconds.toFixed(3)} s/step`,
     `  over HTTP (Tinker protobuf, loopback, server workers 1): median ${result.overHttp.stepSeconds.toFixed(3)} s/step`,
+    `  phases (median s, in process / over HTTP): ${Object.keys(result.overHttp.phaseSeconds)
+      .map(
+        (phase) =>
+          `${phase} ${(result.inProcess.phaseSeconds[phase] ?? Number.NaN).toFixed(3)} / ${result.overHttp.phaseSeconds[phase].toFixed(3)}`,
+      )
+      .join(', ')}`,
+    `  server: ${result.serverSampling.requests} asample requests in ${result.serverSampling.sampleCalls} sample calls`,
     `  overhead ${(100 * result.overhead).toFixed(1)}% (target ≤ ${100 * result.targetOverhead}%: ${met})`,
     `  samples ${agreement.samplesEqual ? 'identical' : `DIFFER at steps ${agreement.stepsWithDifferentSamples.join(', ')}`}; metrics ${agreement.agree ? 'agree' : 'DO NOT agree'} (largest relative difference ${agreement.maxMetricDifference.toExponential(1)}${agreement.worstMetric ? ` at ${agreement.worstMetric}` : ''}, tolerance ${agreement.tolerance})${agreement.missingMetrics.length ? `; missing on one side: ${agreement.missingMetrics.join(', ')}` : ''}`,
     `  load average ${result.loadAverage.map((value) => value.toFixed(1)).join(' → ')} (${cpus().length} cores)`,

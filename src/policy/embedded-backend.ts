@@ -130,17 +130,20 @@ export class EmbeddedBackend implements PolicyBackend {
     return this.model.config.contextLength;
   }
 
+  async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
+    return sampleWithKvCache(this.model, this.tokenizer, prompts, options);
+  }
+
   /**
-   * `promptSeeds` (optional, one per prompt; not part of PolicyBackend): prompt p draws from its own
-   * Rng(promptSeeds[p]) instead of all rows sharing Rng(options.seed), as a parallel worker does
-   * (prompt-seeds.ts).
+   * PromptSeedSampling (prompt-seeds.ts; not part of PolicyBackend): prompt p draws from its own
+   * Rng(promptSeeds[p]) instead of all rows sharing Rng(options.seed), as a parallel worker does.
    */
-  async sample(
+  async sampleWithPromptSeeds(
     prompts: number[][],
     options: SampleOptions,
-    promptSeeds?: readonly number[],
+    promptSeeds: readonly number[],
   ): Promise<SampledSequence[][]> {
-    const promptRngs = promptSeeds?.map((seed) => new Rng(seed));
+    const promptRngs = promptSeeds.map((seed) => new Rng(seed));
     return sampleWithKvCache(this.model, this.tokenizer, prompts, options, promptRngs);
   }
 

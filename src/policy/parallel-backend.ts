@@ -217,12 +217,23 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
   }
 
   async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
+    // One seed per prompt, from one stream: prompt p's randomness does not depend on the split.
+    return this.sampleWithPromptSeeds(prompts, options, promptSeedsOf(prompts.length, options.seed));
+  }
+
+  /** PromptSeedSampling (prompt-seeds.ts): prompt p draws from Rng(promptSeeds[p]). */
+  async sampleWithPromptSeeds(
+    prompts: number[][],
+    options: SampleOptions,
+    promptSeeds: readonly number[],
+  ): Promise<SampledSequence[][]> {
     this.checkOpen();
     // Checked here so that a mistake names the prompt by its index in the whole list, not in a chunk.
     validateSampleRequest(prompts, options, this.config.contextLength, this.config.vocabSize);
+    if (promptSeeds.length !== prompts.length) {
+      throw new RangeError(`sample: ${promptSeeds.length} prompt seeds for ${prompts.length} prompts`);
+    }
     if (prompts.length === 0) return [];
-    // One seed per prompt, from one stream: prompt p's randomness does not depend on the split.
-    const promptSeeds = promptSeedsOf(prompts.length, options.seed);
     const parts = await scatter(
       this.links,
       splitByCost(

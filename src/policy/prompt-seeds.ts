@@ -29,6 +29,23 @@ export function promptSeedsOf(count: number, seed: number): number[] {
   return Array.from({ length: count }, () => seeds.nextUint32());
 }
 
+/**
+ * A backend that can sample with given per-prompt seeds (EmbeddedBackend, ParallelEmbeddedBackend): what
+ * `curricula serve --tinker` uses to sample several one-prompt requests, each with its own seed, in one
+ * batched call.
+ */
+export interface PromptSeedSampling {
+  sampleWithPromptSeeds(
+    prompts: number[][],
+    options: SampleOptions,
+    promptSeeds: readonly number[],
+  ): Promise<SampledSequence[][]>;
+}
+
+export function hasPromptSeedSampling(policy: PolicyBackend): policy is PolicyBackend & PromptSeedSampling {
+  return typeof (policy as Partial<PromptSeedSampling>).sampleWithPromptSeeds === 'function';
+}
+
 export class PromptSeededPolicy implements PolicyBackend {
   constructor(readonly embedded: EmbeddedBackend) {}
 
@@ -41,7 +58,7 @@ export class PromptSeededPolicy implements PolicyBackend {
   }
 
   sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
-    return this.embedded.sample(prompts, options, promptSeedsOf(prompts.length, options.seed));
+    return this.embedded.sampleWithPromptSeeds(prompts, options, promptSeedsOf(prompts.length, options.seed));
   }
 
   forward(sequences: number[][]): Promise<number[][]> {

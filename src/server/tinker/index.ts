@@ -4,7 +4,8 @@
 // Documented in docs/tinker-serving.md, with every deviation from hosted Tinker.
 // This file wires the pieces: a scope that parses protobuf bodies and refuses compressed ones (no zstd
 // here: client/config says proto_compress_fwdbwd false, a `Content-Encoding` body gets 415), and the
-// routes of routes-service.ts, routes-training.ts, routes-sampling.ts, routes-futures.ts.
+// routes of routes-service.ts, routes-training.ts, routes-sampling.ts (batched by sample-batcher.ts),
+// routes-futures.ts.
 import type { FastifyInstance } from 'fastify';
 import { protobufContentType } from '../../backends/tinker/wire/index.ts';
 import type { ProtocolContext } from '../protocols.ts';
@@ -14,11 +15,21 @@ import { registerFutureRoutes } from './routes-futures.ts';
 import { registerSamplingRoutes } from './routes-sampling.ts';
 import { registerServiceRoutes } from './routes-service.ts';
 import { registerTrainingRoutes } from './routes-training.ts';
+import { SampleBatcher, type SampleBatchStats } from './sample-batcher.ts';
 
 export type { TinkerOptions } from './deps.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** asample requests served and the policy sample calls they took; set by registerTinker. */
+    tinkerSampleStats?: SampleBatchStats;
+  }
+}
+
 export async function registerTinker(app: FastifyInstance, context: ProtocolContext): Promise<void> {
   const deps = createDeps(context, context.tinker);
+  const batcher = new SampleBatcher(deps.futures);
+  app.decorate('tinkerSampleStats', batcher.stats);
   await app.register(
     async (scope) => {
       scope.addContentTypeParser(protobufContentType, { parseAs: 'buffer' }, (_request, body, done) =>
@@ -40,7 +51,7 @@ export async function registerTinker(app: FastifyInstance, context: ProtocolCont
       });
       registerServiceRoutes(scope, deps);
       registerTrainingRoutes(scope, deps);
-      registerSamplingRoutes(scope, deps);
+      registerSamplingRoutes(scope, deps, batcher);
       registerFutureRoutes(scope, deps);
     },
     { prefix: '/api/v1' },

@@ -1,7 +1,9 @@
 // Sampling routes of `curricula serve --tinker`: create_sampling_session, asample (also the SDK's
 // compute_logprobs: asample with prompt_logprobs), GET samplers/{id}.
 // A sampler is a frozen policy: from save_weights_for_sampler (unnamed), from a tinker:// sampler or
-// weights path, or the served base model. Requests to one sampler run one at a time.
+// weights path, or the served base model. Requests to one sampler run one batch at a time; requests that
+// arrive together with the same options are sampled in one policy call, each from its own seed
+// (sample-batcher.ts).
 // Mapping to the embedded sampler (src/core/policy.ts SampleOptions), with the deviations:
 // - `logprobs` are log π(token) at temperature 1 (what the trainer computes), whatever the temperature;
 // - stop: strings as given; token ids are decoded to their text and used as stop strings; the EOS token
@@ -12,55 +14,19 @@
 
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import type { SampleResponse } from '../../backends/tinker/wire/index.ts';
-import { UserError } from '../../core/errors.ts';
-import type { PolicyBackend, SampleOptions } from '../../core/policy.ts';
-import { errorCategory, errorMessage, idempotencyKey, type TinkerDeps } from './deps.ts';
+import type { PolicyBackend } from '../../core/policy.ts';
+import { idempotencyKey, type TinkerDeps } from './deps.ts';
 import { badRequest } from './http-errors.ts';
 import type { Sampler } from './models.ts';
 import { resolveTinkerPath } from './paths.ts';
+import type { SampleBatcher } from './sample-batcher.ts';
 import { createSamplingSessionSchema, parseBody, sampleSchema } from './schemas.ts';
 
-function stopStrings(
-  policy: PolicyBackend,
-  stop: string | string[] | number[] | null | undefined,
-): string[] | undefined {
-  if (stop == null) return undefined;
-  if (typeof stop === 'string') return [stop];
-  const strings = stop.map((item) => (typeof item === 'number' ? policy.tokenizer.decode([item]) : item));
-  return strings.filter((text) => text !== '');
-}
-
-async function sampleOnce(
-  policy: PolicyBackend,
-  prompt: number[],
-  options: Omit<SampleOptions, 'stop' | 'maxTokens'> & {
-    maxTokens?: number;
-    stop: Parameters<typeof stopStrings>[1];
-  },
-  promptLogprobs: boolean,
-): Promise<SampleResponse> {
-  const maxTokens = options.maxTokens ?? Math.max(0, policy.contextLength - prompt.length);
-  const [sequences] = await policy.sample([prompt], {
-    ...options,
-    maxTokens,
-    stop: stopStrings(policy, options.stop),
-  });
-  const response: SampleResponse = {
-    sequences: sequences.map((sequence) => ({
-      stopReason: sequence.stopReason === 'length' ? 'length' : 'stop',
-      tokens: sequence.tokens,
-      logprobs: sequence.logprobs,
-    })),
-  };
-  if (promptLogprobs) {
-    const scored = prompt.length >= 2 ? (await policy.forward([prompt]))[0] : [];
-    response.promptLogprobs = [null, ...scored];
-  }
-  return response;
-}
-
-export function registerSamplingRoutes(scope: FastifyInstance, deps: TinkerDeps): void {
+export function registerSamplingRoutes(
+  scope: FastifyInstance,
+  deps: TinkerDeps,
+  batcher: SampleBatcher,
+): void {
   const { state, futures, context } = deps;
 
   const samplerForPath = (path: string): Sampler => {
@@ -143,18 +109,12 @@ export function registerSamplingRoutes(scope: FastifyInstance, deps: TinkerDeps)
       ...(params.max_tokens != null ? { maxTokens: params.max_tokens } : {}),
     };
     const envelope = futures.create(key);
-    const job = async () => {
-      try {
-        const policy = await sampler.policy;
-        const response = await sampleOnce(policy, prompt, options, body.prompt_logprobs === true);
-        futures.resolve(envelope.request_id, { kind: 'sample', response });
-      } catch (error) {
-        const message =
-          error instanceof UserError ? error.message : `sampling failed: ${errorMessage(error)}`;
-        futures.fail(envelope.request_id, message, errorCategory(error));
-      }
-    };
-    sampler.chain = sampler.chain.then(job);
+    batcher.enqueue(sampler, {
+      requestId: envelope.request_id,
+      prompt,
+      options,
+      promptLogprobs: body.prompt_logprobs === true,
+    });
     return envelope;
   });
 }
