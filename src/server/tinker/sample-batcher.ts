@@ -84,26 +84,25 @@ export class SampleBatcher {
       return;
     }
     this.pending.set(sampler, [job]);
-    sampler.chain = sampler.chain
-      .then(async () => {
-        // Wait while requests keep arriving: `windowMs` without a new request closes the batch.
-        let seen: number;
-        do {
-          seen = this.pending.get(sampler)!.length;
-          await new Promise<void>((resolve) => setTimeout(resolve, this.windowMs));
-        } while (this.pending.get(sampler)!.length > seen);
-        const jobs = this.pending.get(sampler) ?? [];
-        this.pending.delete(sampler);
-        let policy: PolicyBackend;
-        try {
-          policy = await sampler.policy;
-        } catch (error) {
-          // The sampler's policy failed to load: every request of the batch fails with that.
-          for (const job of jobs) this.fail(job, error);
-          return;
-        }
-        await this.run(policy, jobs);
-      });
+    sampler.chain = sampler.chain.then(async () => {
+      // Wait while requests keep arriving: `windowMs` without a new request closes the batch.
+      let seen: number;
+      do {
+        seen = this.pending.get(sampler)!.length;
+        await new Promise<void>((resolve) => setTimeout(resolve, this.windowMs));
+      } while (this.pending.get(sampler)!.length > seen);
+      const jobs = this.pending.get(sampler) ?? [];
+      this.pending.delete(sampler);
+      let policy: PolicyBackend;
+      try {
+        policy = await sampler.policy;
+      } catch (error) {
+        // The sampler's policy failed to load: every request of the batch fails with that.
+        for (const job of jobs) this.fail(job, error);
+        return;
+      }
+      await this.run(policy, jobs);
+    });
   }
 
   private async run(policy: PolicyBackend, jobs: SampleJob[]): Promise<void> {
