@@ -248,6 +248,15 @@ export class EmbeddedBackend implements PolicyBackend {
     });
   }
 
+  /**
+   * A frozen copy of the current weights for sampling (no Adam state, no gradients): what save() then
+   * load() gives, without the disk. `curricula serve --tinker` makes one per save_weights_for_sampler.
+   */
+  snapshotForSampling(): EmbeddedBackend {
+    const model = new TransformerModel(this.model.config, this.model.parameterValues());
+    return new EmbeddedBackend(model, this.tokenizer, { maxTokensPerMicroBatch: this.tokenBudget });
+  }
+
   /** Frees every tensor the backend holds; the backend is unusable afterwards. */
   dispose(): void {
     this.zeroGradients();

@@ -4,6 +4,8 @@
 // (sequencer.ts) — except create_model, which has no seq_id and loads the model's policy.
 // Deviations (docs/tinker-serving.md): LoRA configs are recorded, but all weights train; adam_params map
 // to our AdamW (grad_clip_norm 0 = no clipping); checkpoints are our own format (safetensors + JSON).
+// An unnamed save_weights_for_sampler copies the weights in memory when the policy can
+// (EmbeddedBackend.snapshotForSampling), else saves and reloads them through a temporary directory.
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -14,6 +16,7 @@ import {
   protobufContentType,
 } from '../../backends/tinker/wire/index.ts';
 import { UserError } from '../../core/errors.ts';
+import type { PolicyBackend } from '../../core/policy.ts';
 import {
   errorCategory,
   errorMessage,
@@ -23,6 +26,14 @@ import {
 } from './deps.ts';
 import { badRequest } from './http-errors.ts';
 import { releasePolicy } from './models.ts';
+
+/** A policy that can copy its weights for sampling without the disk (EmbeddedBackend). */
+function hasSamplingSnapshot(
+  policy: PolicyBackend,
+): policy is PolicyBackend & { snapshotForSampling(): PolicyBackend } {
+  return typeof (policy as { snapshotForSampling?: unknown }).snapshotForSampling === 'function';
+}
+
 import { checkName, checkpointDir, resolveTinkerPath, tinkerPath } from './paths.ts';
 import {
   createModelSchema,
@@ -221,8 +232,8 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
         };
       },
       async (target) => {
-        await (await model.policy).save(target.dir);
         if (target.named) {
+          await (await model.policy).save(target.dir);
           return {
             kind: 'json',
             body: {
@@ -232,11 +243,18 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
           };
         }
         const samplerId = `${session.id}:sample:${target.seq}`;
-        try {
-          const policy = await deps.loadFrom(target.dir);
-          state.addSampler(samplerId, Promise.resolve(policy), model.baseModel);
-        } finally {
-          rmSync(target.dir, { recursive: true, force: true });
+        const trained = await model.policy;
+        if (hasSamplingSnapshot(trained)) {
+          // In memory: the same weights as the save → load round trip, without the disk.
+          state.addSampler(samplerId, Promise.resolve(trained.snapshotForSampling()), model.baseModel);
+        } else {
+          await trained.save(target.dir);
+          try {
+            const policy = await deps.loadFrom(target.dir);
+            state.addSampler(samplerId, Promise.resolve(policy), model.baseModel);
+          } finally {
+            rmSync(target.dir, { recursive: true, force: true });
+          }
         }
         return { kind: 'json', body: { type: 'save_weights_for_sampler', sampling_session_id: samplerId } };
       },
