@@ -5,6 +5,7 @@
 // holds only because the client seeds prompt p as the in-process PromptSeededPolicy does.
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../test/helpers.ts';
 import { formatTinkerBench, runTinkerBench } from './tinker-step-bench.ts';
 
 describe('bench remote --only tinker', () => {
@@ -34,4 +35,10 @@ describe('bench remote --only tinker', () => {
     expect(formatTinkerBench(result)).toMatch(/overhead -?\d+\.\d% \(target ≤ 15%: (met|NOT met)\)/);
     expect(formatTinkerBench(result)).toContain('samples identical; metrics agree');
   }, 120_000);
+
+  it('refuses an unknown --only with one line and exit code 2', () => {
+    const result = runCli(['bench', 'remote', '--only', 'vllm']);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe("error: unknown --only 'vllm'; known: openai, tinker");
+  });
 });
