@@ -11,9 +11,11 @@
 //   cores of this process, as they would on one machine.
 // Agreement: per step, the sampled completions and rewards of the two lanes are compared, and every
 // metric but perf/* is compared (largest absolute difference, relative to max(1, |value|)). They agree
-// up to float32 rounding: the server samples and scores one prompt per asample request, in process all
-// prompts go in one batch (other matrix shapes), which can in principle flip a sampled token; the report
-// says so when it happens rather than hiding it.
+// up to float32 rounding: the server batches the asample requests that arrive together
+// (src/server/tinker/sample-batcher.ts), but a batch may hold fewer prompts than the in-process call
+// (other matrix shapes), which can in principle flip a sampled token; the report says so when it
+// happens rather than hiding it. It also gives each lane's phase medians (perf/time/*) and how many
+// policy sample calls the server made for its asample requests.
 // Deviation from the target's wording: the in-process lane is not the plain workers-1 run, whose sampler
 // draws every prompt from one shared Rng (a Tinker server cannot reproduce that one request per prompt).
 import { mkdtempSync, rmSync } from 'node:fs';
