@@ -2,8 +2,9 @@
 // server workers 1): a 2-step RL run completes, and its sampled completions, rewards and metrics equal the
 // in-process run's with policy.workers 2 at the same seed. Two prompts per sample call (batchSize 2): the
 // client seeds prompt p's asample with the p-th draw of Rng(seed), as the worker-parallel backend seeds
-// prompt p's own Rng, and the server samples one prompt from Rng(seed). Log-probs differ by float32
-// rounding only (the in-process forward splits the batch over two replicas, the server's does not).
+// prompt p's own Rng, and the server samples each request's prompt from Rng(its seed), batched or not.
+// Log-probs differ by float32 rounding only (the in-process forward splits the batch over two replicas,
+// the server's does not).
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
