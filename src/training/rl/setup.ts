@@ -16,9 +16,11 @@ import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
 import { resolveModelShape } from '../model-presets.ts';
-import { ProblemMix, validateMix } from '../problem-mix.ts';
+import { heldOutProblems, ProblemMix, validateMix } from '../problem-mix.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
+import { checkLevelsFit, checkPoolFits, policyLimits } from './level-fit.ts';
+import { readPoolFile } from './pool-file.ts';
 import { createRolloutBudget, validateRolloutBudget } from './rollout-budget.ts';
 
 /** Seed offset of the pool stream, so the pool does not depend on how many steps have run. */
@@ -52,13 +54,27 @@ export function drawPool(config: RlConfig): Problem[] {
   return new ProblemMix(config.tasks).pool(config.poolSize, new Rng(config.seed + poolSeedOffset));
 }
 
+/**
+ * The selector's pool: drawn from the mix, or read from `pool.file`. Every level of the mix and every
+ * pool problem must fit the starting policy (level-fit.ts); both checks run before any model is loaded.
+ */
+export function loadPool(config: RlConfig, startPath: string | null): Problem[] {
+  const limits = policyLimits(config, startPath);
+  checkLevelsFit(config.tasks, limits, config.rollout.maxTokens);
+  if (!config.pool) return drawPool(config);
+  const heldOut = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
+  const entries = readPoolFile(config.pool.file, heldOut);
+  checkPoolFits(entries, config.pool.file, limits, config.rollout.maxTokens);
+  return entries.map((entry) => entry.problem);
+}
+
 /** `modelPath`: load the policy from here instead of init (resume). */
 export async function buildContext(config: RlConfig, modelPath?: string): Promise<RlContext> {
   validateRlConfig(config);
-  const pool = drawPool(config);
+  const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
+  const pool = loadPool(config, modelPath ?? initPath);
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
-  const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
   // policy.workers > 1 (default auto: one per core): the policy and the reference run in worker threads
   // (parallel-backend.ts).
   const workers = config.policy?.workers ?? defaultWorkers;
@@ -75,9 +91,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
       : null;
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   const loss = policyLosses.get(config.algorithm.loss.name);
-  const selector = selectors.get(config.selector.name)(pool, config.selector.options, {
-    totalSteps: config.train.steps,
-  });
+  const selector = createSelector(config, pool);
   return {
     config,
     policy,
@@ -93,6 +107,19 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     lossOptions: loss.resolveOptions(config.algorithm.loss.options),
     rng: new Rng(config.seed),
   };
+}
+
+/** The selector over the pool; a pool file's name prefixes the selector's config-time refusals. */
+function createSelector(config: RlConfig, pool: Problem[]) {
+  const factory = selectors.get(config.selector.name);
+  try {
+    return factory(pool, config.selector.options, { totalSteps: config.train.steps });
+  } catch (error) {
+    if (config.pool && error instanceof ConfigError) {
+      throw new ConfigError(`pool ${config.pool.file}: ${error.message}`);
+    }
+    throw error;
+  }
 }
 
 /**
