@@ -55,11 +55,18 @@ function expectOneLineError(result: { status: number | null; stderr: string }, p
 }
 
 describe('train on a JSONL pool', () => {
-  it('trains on the problems of the file: every stored sample is one of them', async () => {
+  it('trains on the problems of the file: every stored sample is one of them; solutions maxTokens cuts are advised', async () => {
     const dir = tempDir('pool-train');
     const pool = writePool(dir, 'pool.jsonl', poolProblems);
-    const config = rlConfigSchema.parse(baseConfig(dir, 'from-pool', { pool: { file: pool } }));
-    const result = await train(config);
+    // maxTokens 24: the 2-digit solutions (at most 23 tokens) fit, the two 3-digit ones (33) do not: advice.
+    const config = rlConfigSchema.parse(
+      baseConfig(dir, 'from-pool', { pool: { file: pool }, rollout: { groupSize: 2, maxTokens: 24 } }),
+    );
+    const advice: string[] = [];
+    const result = await train(config, { onAdvice: (message) => advice.push(message) });
+    expect(advice).toEqual([
+      `${pool}: 2 of 4 problems have worked solutions longer than rollout.maxTokens (24), first on line 3; their completions are cut before the answer line and cannot be right`,
+    ]);
     expect(result.steps).toBe(2);
     const store = RunStore.read(result.runDir);
     const ids = new Set(poolProblems.map((problem) => problem.id));
@@ -125,7 +132,7 @@ describe('train on a JSONL pool', () => {
     );
     expectOneLineError(
       runCli(['train', '--config', config, '--quiet']),
-      /^tasks\.1: addition difficulty 12: sequences need up to 151 tokens .*context of the cold start .*demo-cold \(128\)/,
+      /^error: tasks\.1: addition difficulty 12: sequences need up to 151 tokens .*context of the cold start .*demo-cold \(128\)/,
     );
     expect(existsSync(join(dir, 'too-long'))).toBe(false);
   }, 60_000);

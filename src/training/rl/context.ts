@@ -28,4 +28,6 @@ export interface RlContext {
   lossOptions: unknown;
   /** The run's random stream (problem choice, sampling seeds); saved with checkpoints. */
   rng: Rng;
+  /** Setup's advice for a new run (e.g. levels whose solutions rollout.maxTokens cuts; level-fit.ts). */
+  advice?: string[];
 }

@@ -8,7 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { CharTokenizer, printableAscii } from '../../policy/tokenizer.ts';
 import { additionProblem } from '../../tasks/addition.ts';
 import { rlConfigSchema } from './config.ts';
-import { checkLevelsFit, checkPoolFits, policyLimits } from './level-fit.ts';
+import {
+  checkLevelsFit,
+  checkPoolFits,
+  levelsCutByMaxTokens,
+  policyLimits,
+  poolCutByMaxTokens,
+} from './level-fit.ts';
 
 const demoCold = resolve(import.meta.dirname, '../../../examples/checkpoints/demo-cold');
 
@@ -29,10 +35,10 @@ describe('level fit', () => {
     expect(limits.tokenizer.encode('12+34\n')).toHaveLength(6);
   });
 
-  it('accepts 1-8 digit addition with maxTokens 96 (8 digits: at most a 103-token sequence, 83-token solution)', () => {
-    expect(() =>
-      checkLevelsFit([{ task: 'addition', difficulties: [1, 2, 3, 4, 5, 6, 7, 8], weight: 1 }], limits, 96),
-    ).not.toThrow();
+  it('accepts 1-8 digit addition (8 digits: at most a 103-token sequence, 83-token solution)', () => {
+    const ladder = [{ task: 'addition', difficulties: [1, 2, 3, 4, 5, 6, 7, 8], weight: 1 }];
+    expect(() => checkLevelsFit(ladder, limits)).not.toThrow();
+    expect(levelsCutByMaxTokens(ladder, 96)).toEqual([]);
   });
 
   it('refuses a level whose sequences exceed the context, naming the entry and level', () => {
@@ -42,20 +48,23 @@ describe('level fit', () => {
     ];
     // d digits need at most 12d + 7 tokens: BOS + (2d + 2) prompt + 9d column lines + 'A:' + (d + 1) + EOS;
     // 10 digits: 127 fits the context of 128, 11 digits (139) does not.
-    expect(() => checkLevelsFit(entries, limits, 200)).not.toThrow();
+    expect(() => checkLevelsFit(entries, limits)).not.toThrow();
     entries[1].difficulties = [10, 11];
-    expect(() => checkLevelsFit(entries, limits, 200)).toThrow(
+    expect(() => checkLevelsFit(entries, limits)).toThrow(
       `tasks.1: addition difficulty 11: sequences need up to 139 tokens (BOS + prompt + solution + EOS), more than the context of the cold start`,
     );
   });
 
-  it('refuses a level whose worked solutions exceed rollout.maxTokens', () => {
-    // 8 digits: 8 columns × 9 characters + 'A:' + up to 9 digits = 83.
+  it('advises (does not refuse) on levels whose worked solutions exceed rollout.maxTokens', () => {
+    // d digits: d column lines of 9 characters + 'A:' + up to d + 1 digits = 10d + 3; 8 digits: 83.
     const entries = [{ task: 'addition', difficulties: [7, 8], weight: 1 }];
-    expect(() => checkLevelsFit(entries, limits, 83)).not.toThrow();
-    expect(() => checkLevelsFit(entries, limits, 82)).toThrow(
-      'tasks.0: addition difficulty 8: worked solutions take up to 83 tokens, more than rollout.maxTokens (82)',
+    expect(levelsCutByMaxTokens(entries, 83)).toEqual([]);
+    const advice = levelsCutByMaxTokens(entries, 82);
+    expect(advice).toHaveLength(1);
+    expect(advice[0]).toMatch(
+      /^tasks\.0: addition difficulty 8: worked solutions take up to 83 tokens, more than rollout\.maxTokens \(82\)/,
     );
+    expect(levelsCutByMaxTokens(entries, 72)).toHaveLength(2);
   });
 
   it('refuses a level the cold start cannot tokenize, naming the level and the character', () => {
@@ -65,7 +74,7 @@ describe('level fit', () => {
     writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(withoutPlus.toJSON()));
     const narrow = policyLimits(config({ init: { checkpoint: dir } }), dir);
     expect(() =>
-      checkLevelsFit([{ task: 'addition', difficulties: [2], weight: 1 }], narrow, 96, 'tasks'),
+      checkLevelsFit([{ task: 'addition', difficulties: [2], weight: 1 }], narrow, 'tasks'),
     ).toThrow(
       /^tasks\.0: addition difficulty 2: the cold start .* cannot tokenize this level \(character '\+'/,
     );
@@ -79,7 +88,7 @@ describe('level fit', () => {
     });
     const small = policyLimits(fresh, null);
     expect(small.source).toBe('the fresh model');
-    expect(() => checkLevelsFit([{ task: 'addition', difficulties: [8], weight: 1 }], small, 96)).toThrow(
+    expect(() => checkLevelsFit([{ task: 'addition', difficulties: [8], weight: 1 }], small)).toThrow(
       /addition difficulty 8: sequences need up to 103 tokens .* more than the context of the fresh model \(64\)/,
     );
   });
@@ -90,12 +99,13 @@ describe('level fit', () => {
       { problem: additionProblem('1', '2'), line: 1 },
       { problem: long, line: 4 },
     ];
-    expect(() => checkPoolFits(entries, 'p.jsonl', limits, 200)).toThrow(
+    expect(() => checkPoolFits(entries, 'p.jsonl', limits)).toThrow(
       `p.jsonl line 4: problem '${long.id}' takes 138 tokens (BOS + prompt + solution + EOS), more than the context`,
     );
-    expect(() => checkPoolFits(entries.slice(0, 1), 'p.jsonl', limits, 11)).toThrow(
-      // '1+2+0=03\nA:3' is 12 characters.
-      /p\.jsonl line 1: the worked solution of problem .* takes 12 tokens, more than rollout.maxTokens \(11\)/,
-    );
+    // '1+2+0=03\nA:3' is 12 characters, the 11-digit solution 112.
+    expect(poolCutByMaxTokens(entries, 'p.jsonl', 112)).toEqual([]);
+    expect(poolCutByMaxTokens(entries, 'p.jsonl', 11)).toEqual([
+      'p.jsonl: 2 of 2 problems have worked solutions longer than rollout.maxTokens (11), first on line 1; their completions are cut before the answer line and cannot be right',
+    ]);
   });
 });

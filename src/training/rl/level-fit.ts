@@ -1,14 +1,18 @@
 // Config-time checks that every level of a run fits the policy it starts from, before any model is
 // loaded: a ladder that asks for a level the cold start cannot tokenize, or whose sequences do not fit its
-// context, or whose worked solutions do not fit `rollout.maxTokens`, would otherwise train on problems the
-// policy can never solve (and an 8-digit addition would read as "0% pass@8" for the wrong reason).
-// Checked for each (task, difficulty) of the `tasks` mix (the held-out evaluation, and the pool unless a
-// pool file is given) and for each problem of a pool file (named by file and line).
+// context, would otherwise train and evaluate on problems the policy can never solve (an 8-digit addition
+// would read as "0% pass@8" for the wrong reason). Checked for each (task, difficulty) of the `tasks` mix
+// (the held-out evaluation, and the pool unless a pool file is given) and for each problem of a pool file
+// (named by file and line); both are errors.
+// Worked solutions longer than `rollout.maxTokens` are advice, not an error (a warning when the run starts,
+// src/training/rl/advice.ts): a completion cut before its answer line can never be right, but short caps are
+// also a legitimate way to keep a test or a smoke run fast.
 // Sources of the limits: the init checkpoint's config.json (contextLength) and tokenizer.json (read
 // with CharTokenizer.fromJSON, as the embedded backend does), or the fresh model's shape and the suite
 // tokenizer. Tokenization is checked on the task's declared alphabet and on seeded sample problems;
 // the context on the task's declared sequence bound (src/tasks/lengths.ts); maxTokens on the longest
 // solution of 200 seeded samples (a lower bound on the true maximum: a rare longer solution can pass).
+// A pool problem's length counts the tokenizer's ids (BOS + prompt + solution + EOS).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DataError } from '../../core/errors.ts';
@@ -17,7 +21,7 @@ import { Rng } from '../../core/rng.ts';
 import { parseModelConfig } from '../../policy/model-config.ts';
 import { CharTokenizer, suiteTokenizer } from '../../policy/tokenizer.ts';
 import { tasks } from '../../tasks/index.ts';
-import { maxSequenceLength, sequenceTokens } from '../../tasks/lengths.ts';
+import { maxSequenceLength } from '../../tasks/lengths.ts';
 import type { ProblemLine } from '../../tasks/problem-set.ts';
 import { resolveModelShape } from '../model-presets.ts';
 import type { MixEntry } from '../problem-mix.ts';
@@ -59,13 +63,8 @@ export function policyLimits(config: RlConfig, modelPath: string | null): Policy
   };
 }
 
-/** Every level of the mix tokenizes, fits the context and its solutions fit maxTokens; else ConfigError naming it. */
-export function checkLevelsFit(
-  entries: readonly MixEntry[],
-  limits: PolicyLimits,
-  maxTokens: number,
-  where = 'tasks',
-): void {
+/** Every level of the mix tokenizes and fits the context; else ConfigError naming it. */
+export function checkLevelsFit(entries: readonly MixEntry[], limits: PolicyLimits, where = 'tasks'): void {
   entries.forEach((entry, index) => {
     const task = tasks.get(entry.task);
     for (const difficulty of entry.difficulties) {
@@ -85,25 +84,47 @@ export function checkLevelsFit(
           `${level}: sequences need up to ${longest} tokens (BOS + prompt + solution + EOS), more than the context of ${limits.source} (${limits.contextLength}); drop the level or start from a model with a longer context`,
         );
       }
-      const longestSolution = Math.max(
-        ...samples(entry.task, difficulty, solutionSamples).map((p) => [...p.solution].length),
-      );
-      if (longestSolution > maxTokens) {
-        throw new ConfigError(
-          `${level}: worked solutions take up to ${longestSolution} tokens, more than rollout.maxTokens (${maxTokens}), so a completion is cut before its answer; raise rollout.maxTokens or drop the level`,
-        );
-      }
     }
   });
 }
 
-/** Every pool problem tokenizes and fits the context and maxTokens; else DataError naming file and line. */
-export function checkPoolFits(
+/** Advice for each level of the mix whose worked solutions (longest of 200 samples) exceed maxTokens. */
+export function levelsCutByMaxTokens(
+  entries: readonly MixEntry[],
+  maxTokens: number,
+  where = 'tasks',
+): string[] {
+  const advice: string[] = [];
+  entries.forEach((entry, index) => {
+    for (const difficulty of entry.difficulties) {
+      const longestSolution = Math.max(
+        ...samples(entry.task, difficulty, solutionSamples).map((p) => [...p.solution].length),
+      );
+      if (longestSolution > maxTokens) {
+        advice.push(
+          `${where}.${index}: ${entry.task} difficulty ${difficulty}: worked solutions take up to ${longestSolution} tokens, more than rollout.maxTokens (${maxTokens}), so such completions are cut before their answer line and cannot be right; raise rollout.maxTokens or drop the level`,
+        );
+      }
+    }
+  });
+  return advice;
+}
+
+/** Advice when some pool problems' worked solutions exceed maxTokens (count and the first line). */
+export function poolCutByMaxTokens(
   entries: readonly ProblemLine[],
   file: string,
-  limits: PolicyLimits,
   maxTokens: number,
-): void {
+): string[] {
+  const cut = entries.filter((entry) => [...entry.problem.solution].length > maxTokens);
+  if (cut.length === 0) return [];
+  return [
+    `${file}: ${cut.length} of ${entries.length} problems have worked solutions longer than rollout.maxTokens (${maxTokens}), first on line ${cut[0].line}; their completions are cut before the answer line and cannot be right`,
+  ];
+}
+
+/** Every pool problem tokenizes and fits the context; else DataError naming file and line. */
+export function checkPoolFits(entries: readonly ProblemLine[], file: string, limits: PolicyLimits): void {
   for (const { problem, line } of entries) {
     const where = `${file} line ${line}`;
     const untokenizable = firstUntokenizable(limits.tokenizer, [problem.prompt, problem.solution]);
@@ -112,16 +133,11 @@ export function checkPoolFits(
         `${where}: ${limits.source} cannot tokenize problem '${problem.id}' (${untokenizable})`,
       );
     }
-    const length = sequenceTokens(problem.prompt, problem.solution);
+    const length =
+      2 + limits.tokenizer.encode(problem.prompt).length + limits.tokenizer.encode(problem.solution).length;
     if (length > limits.contextLength) {
       throw new DataError(
         `${where}: problem '${problem.id}' takes ${length} tokens (BOS + prompt + solution + EOS), more than the context of ${limits.source} (${limits.contextLength})`,
-      );
-    }
-    const solution = [...problem.solution].length;
-    if (solution > maxTokens) {
-      throw new DataError(
-        `${where}: the worked solution of problem '${problem.id}' takes ${solution} tokens, more than rollout.maxTokens (${maxTokens})`,
       );
     }
   }

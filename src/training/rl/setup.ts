@@ -19,7 +19,13 @@ import { resolveModelShape } from '../model-presets.ts';
 import { heldOutProblems, ProblemMix, validateMix } from '../problem-mix.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
-import { checkLevelsFit, checkPoolFits, policyLimits } from './level-fit.ts';
+import {
+  checkLevelsFit,
+  checkPoolFits,
+  levelsCutByMaxTokens,
+  policyLimits,
+  poolCutByMaxTokens,
+} from './level-fit.ts';
 import { readPoolFile } from './pool-file.ts';
 import { createRolloutBudget, validateRolloutBudget } from './rollout-budget.ts';
 
@@ -57,22 +63,27 @@ export function drawPool(config: RlConfig): Problem[] {
 /**
  * The selector's pool: drawn from the mix, or read from `pool.file`. Every level of the mix and every
  * pool problem must fit the starting policy (level-fit.ts); both checks run before any model is loaded.
+ * `advice`: levels or pool problems whose solutions rollout.maxTokens cuts (warnings at run start).
  */
-export function loadPool(config: RlConfig, startPath: string | null): Problem[] {
+export function loadPool(config: RlConfig, startPath: string | null): { pool: Problem[]; advice: string[] } {
   const limits = policyLimits(config, startPath);
-  checkLevelsFit(config.tasks, limits, config.rollout.maxTokens);
-  if (!config.pool) return drawPool(config);
+  checkLevelsFit(config.tasks, limits);
+  const maxTokens = config.rollout.maxTokens;
+  if (!config.pool) return { pool: drawPool(config), advice: levelsCutByMaxTokens(config.tasks, maxTokens) };
   const heldOut = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
   const entries = readPoolFile(config.pool.file, heldOut);
-  checkPoolFits(entries, config.pool.file, limits, config.rollout.maxTokens);
-  return entries.map((entry) => entry.problem);
+  checkPoolFits(entries, config.pool.file, limits);
+  return {
+    pool: entries.map((entry) => entry.problem),
+    advice: poolCutByMaxTokens(entries, config.pool.file, maxTokens),
+  };
 }
 
 /** `modelPath`: load the policy from here instead of init (resume). */
 export async function buildContext(config: RlConfig, modelPath?: string): Promise<RlContext> {
   validateRlConfig(config);
   const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
-  const pool = loadPool(config, modelPath ?? initPath);
+  const { pool, advice } = loadPool(config, modelPath ?? initPath);
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
   // policy.workers > 1 (default auto: one per core): the policy and the reference run in worker threads
@@ -106,6 +117,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     loss,
     lossOptions: loss.resolveOptions(config.algorithm.loss.options),
     rng: new Rng(config.seed),
+    advice,
   };
 }
 

@@ -74,12 +74,15 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       store.event('resumed', { step, replayed });
     } else {
       const { train: schedule } = runConfig;
-      for (const message of runAdvice({
-        selector: ctx.selector,
-        poolSize: ctx.poolSize,
-        steps: schedule.steps,
-        batchSize: schedule.batchSize,
-      })) {
+      for (const message of [
+        ...runAdvice({
+          selector: ctx.selector,
+          poolSize: ctx.poolSize,
+          steps: schedule.steps,
+          batchSize: schedule.batchSize,
+        }),
+        ...(ctx.advice ?? []),
+      ]) {
         store.event('advice', { message });
         options.onAdvice?.(message);
       }
