@@ -76,6 +76,23 @@ describe('train on a JSONL pool', () => {
     for (const sample of sampled) expect(ids.has(sample.problemId)).toBe(true);
   }, 120_000);
 
+  it('a resume re-reads the pool file and refuses one that changed since the run started', async () => {
+    const dir = tempDir('pool-resume');
+    const pool = writePool(dir, 'pool.jsonl', poolProblems);
+    const config = rlConfigSchema.parse(
+      baseConfig(dir, 'resumable', { pool: { file: pool }, checkpoint: { latestEvery: 1 } }),
+    );
+    const first = await train(config, { stopAfter: 1 });
+    writePool(dir, 'pool.jsonl', poolProblems.slice(0, 3));
+    await expect(train(null, { resume: first.runDir })).rejects.toThrow(
+      new RegExp(
+        `^pool\\.file: ${pool} changed since the run started \\(sha256 [0-9a-f]{12}… then, [0-9a-f]{12}… now\\)`,
+      ),
+    );
+    writePool(dir, 'pool.jsonl', poolProblems);
+    expect((await train(null, { resume: first.runDir })).steps).toBe(2);
+  }, 120_000);
+
   it("a pool without difficulties: dump's default arms are refused naming arms: task; arms: task trains", async () => {
     const dir = tempDir('pool-dump');
     const pool = writePool(dir, 'levels-free.jsonl', poolProblems, ['difficulty']);

@@ -13,7 +13,10 @@
 // A pool problem whose prompt is one of the run's held-out evaluation problems is refused as well
 // (the evaluation would measure memorisation). Deviation from the drawn pool: `poolSize` is not used;
 // the pool is the whole file, in file order.
+// A run records the file's sha256 (run event `pool-file`) and `--resume` refuses a file that changed since,
+// since the selector's saved state and the replayed steps assume the same pool.
 
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -105,4 +108,29 @@ export function checkPoolLines(
 
 function hasDifficulty(problem: Problem): boolean {
   return (problem as { difficulty?: number }).difficulty !== undefined;
+}
+
+/** What a run records about its pool file (run event `pool-file`). */
+export interface PoolFileRecord {
+  file: string;
+  sha256: string;
+}
+
+export function poolFileRecord(file: string): PoolFileRecord {
+  return {
+    file,
+    sha256: createHash('sha256')
+      .update(readFileSync(resolve(file)))
+      .digest('hex'),
+  };
+}
+
+/** Refuses a resume whose pool file differs from the one the run started with. */
+export function checkPoolUnchanged(recorded: unknown, current: PoolFileRecord): void {
+  const sha256 = (recorded as { sha256?: unknown } | undefined)?.sha256;
+  if (typeof sha256 === 'string' && sha256 !== current.sha256) {
+    throw new ConfigError(
+      `pool.file: ${current.file} changed since the run started (sha256 ${sha256.slice(0, 12)}… then, ${current.sha256.slice(0, 12)}… now); restore it, or start a new run`,
+    );
+  }
 }

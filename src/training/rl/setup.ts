@@ -26,7 +26,7 @@ import {
   policyLimits,
   poolCutByMaxTokens,
 } from './level-fit.ts';
-import { readPoolFile } from './pool-file.ts';
+import { type PoolFileRecord, poolFileRecord, readPoolFile } from './pool-file.ts';
 import { createRolloutBudget, validateRolloutBudget } from './rollout-budget.ts';
 
 /** Seed offset of the pool stream, so the pool does not depend on how many steps have run. */
@@ -65,7 +65,10 @@ export function drawPool(config: RlConfig): Problem[] {
  * pool problem must fit the starting policy (level-fit.ts); both checks run before any model is loaded.
  * `advice`: levels or pool problems whose solutions rollout.maxTokens cuts (warnings at run start).
  */
-export function loadPool(config: RlConfig, startPath: string | null): { pool: Problem[]; advice: string[] } {
+export function loadPool(
+  config: RlConfig,
+  startPath: string | null,
+): { pool: Problem[]; advice: string[]; poolFile?: PoolFileRecord } {
   const limits = policyLimits(config, startPath);
   checkLevelsFit(config.tasks, limits);
   const maxTokens = config.rollout.maxTokens;
@@ -76,6 +79,7 @@ export function loadPool(config: RlConfig, startPath: string | null): { pool: Pr
   return {
     pool: entries.map((entry) => entry.problem),
     advice: poolCutByMaxTokens(entries, config.pool.file, maxTokens),
+    poolFile: poolFileRecord(config.pool.file),
   };
 }
 
@@ -83,7 +87,7 @@ export function loadPool(config: RlConfig, startPath: string | null): { pool: Pr
 export async function buildContext(config: RlConfig, modelPath?: string): Promise<RlContext> {
   validateRlConfig(config);
   const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
-  const { pool, advice } = loadPool(config, modelPath ?? initPath);
+  const { pool, advice, poolFile } = loadPool(config, modelPath ?? initPath);
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
   // policy.workers > 1 (default auto: one per core): the policy and the reference run in worker threads
@@ -118,6 +122,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     lossOptions: loss.resolveOptions(config.algorithm.loss.options),
     rng: new Rng(config.seed),
     advice,
+    poolFile,
   };
 }
 

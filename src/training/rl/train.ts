@@ -17,6 +17,7 @@ import { learningRateAt } from '../schedule.ts';
 import { runAdvice } from './advice.ts';
 import { type RlConfig, rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
+import { checkPoolUnchanged } from './pool-file.ts';
 import type { SampledGroup } from './rollout.ts';
 import { buildContext, validateRlConfig } from './setup.ts';
 import { rlStep } from './step.ts';
@@ -170,6 +171,9 @@ async function openRun(
     try {
       const latest = readCheckpoint(store.checkpointsDir);
       const ctx = await buildContext(resumed.config, latest?.modelPath);
+      if (ctx.poolFile) {
+        checkPoolUnchanged(store.events().find((event) => event.kind === 'pool-file')?.detail, ctx.poolFile);
+      }
       return { store, ctx, latest, previousSteps: resumed.previousSteps };
     } catch (error) {
       store.close();
@@ -188,6 +192,7 @@ async function openRun(
     overwrite: options.overwrite,
     onOverwrite: options.onOverwrite,
   });
+  if (ctx.poolFile) store.event('pool-file', ctx.poolFile);
   return { store, ctx, latest: null };
 }
 
