@@ -4,9 +4,10 @@
 // would read as "0% pass@8" for the wrong reason). Checked for each (task, difficulty) of the `tasks` mix
 // (the held-out evaluation, and the pool unless a pool file is given) and for each problem of a pool file
 // (named by file and line); both are errors.
-// Worked solutions longer than `rollout.maxTokens` are advice, not an error (a warning when the run starts,
-// src/training/rl/advice.ts): a completion cut before its answer line can never be right, but short caps are
-// also a legitimate way to keep a test or a smoke run fast.
+// Worked solutions longer than `rollout.maxTokens` are advice, not an error (setup.ts puts it in the
+// context; train.ts prints it as a warning and records an `advice` event when a new run starts, beside
+// advice.ts's): a completion cut before its answer line can never be right, but short caps are also a
+// legitimate way to keep a test or a smoke run fast.
 // Sources of the limits: the init checkpoint's config.json (contextLength) and tokenizer.json (read
 // with CharTokenizer.fromJSON, as the embedded backend does), or the fresh model's shape and the suite
 // tokenizer. Tokenization is checked on the task's declared alphabet and on seeded sample problems;
