@@ -70,14 +70,15 @@ export function drawPool(config: RlConfig): Problem[] {
 export function loadPool(
   config: RlConfig,
   startPath: string | null,
+  checkFit = true,
 ): { pool: Problem[]; advice: string[]; poolFile?: PoolFileRecord } {
-  const limits = policyLimits(config, startPath);
-  checkLevelsFit(config.tasks, limits);
+  const limits = checkFit ? policyLimits(config, startPath) : null;
+  if (limits) checkLevelsFit(config.tasks, limits);
   const maxTokens = config.rollout.maxTokens;
   if (!config.pool) return { pool: drawPool(config), advice: levelsCutByMaxTokens(config.tasks, maxTokens) };
   const heldOut = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
   const entries = readPoolFile(config.pool.file, heldOut);
-  checkPoolFits(entries, config.pool.file, limits);
+  if (limits) checkPoolFits(entries, config.pool.file, limits);
   return {
     pool: entries.map((entry) => entry.problem),
     advice: poolCutByMaxTokens(entries, config.pool.file, maxTokens),
@@ -89,7 +90,13 @@ export function loadPool(
 export async function buildContext(config: RlConfig, modelPath?: string): Promise<RlContext> {
   validateRlConfig(config);
   const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
-  const { pool, advice, poolFile } = loadPool(config, modelPath ?? initPath);
+  // The level check reads the starting model's tokenizer and context: the checkpoint the embedded policy
+  // loads; for a remote backend the init checkpoint (its own checkpoints are records of weights kept on
+  // the server, not models), and none when policy.tokenizer names the remote model's tokenizer (its
+  // context length is the server's).
+  const remote = (config.policy?.backend ?? 'embedded') !== 'embedded';
+  const fitPath = remote ? initPath : (modelPath ?? initPath);
+  const { pool, advice, poolFile } = loadPool(config, fitPath, !(remote && config.policy?.tokenizer));
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
   // policy.backend (registry, default embedded). Embedded with policy.workers > 1 (default auto: one per
