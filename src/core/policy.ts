@@ -86,6 +86,11 @@ export interface Tokenizer {
   encode(text: string, where?: string): number[];
   /** Decodes ids, dropping special tokens. */
   decode(ids: readonly number[]): string;
+  /**
+   * The prompt ids a chat model expects for a user turn holding `text` (its own chat template, with the
+   * generation prompt). Absent: prompts are [BOS] + encode(text), as the embedded model was trained.
+   */
+  renderPrompt?(text: string, where?: string): number[];
 }
 
 export interface PolicyBackend {

@@ -1,6 +1,10 @@
 // Problem sets as JSONL files: one Problem per line with the fields of src/core/problem.ts. Loading
 // validates every line with zod and fails with a DataError naming the file, the line number and what is
 // wrong (bad JSON, missing field, wrong type, unknown task, duplicate id). Blank lines are skipped.
+// `difficulty: 'optional'` (training pools, src/training/rl/pool-file.ts) accepts problems without a
+// difficulty; they are returned without the field (the Problem type says number, so selectors that need
+// one check it at run setup, src/curricula/shared.ts requireDifficulty). `parseProblemSetLines` also
+// returns each problem's line number, for callers that check more and must name the line.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
@@ -20,17 +24,35 @@ export const problemSchema = z.strictObject({
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
+const optionalDifficultySchema = problemSchema.extend({ difficulty: z.number().int().optional() });
+
 const requiredFields = ['id', 'task', 'prompt', 'answer', 'solution', 'category', 'difficulty', 'params'];
 
 export interface ParseOptions {
   /** Which task names are known (default: the task registry). */
   knownTasks?: { has(name: string): boolean; names(): string[] };
+  /** 'optional': a line may leave out `difficulty` (default 'required'). */
+  difficulty?: 'required' | 'optional';
+}
+
+/** One parsed problem and the 1-based line it came from. */
+export interface ProblemLine {
+  problem: Problem;
+  line: number;
 }
 
 /** Parses JSONL text; `file` names the source in error messages. */
 export function parseProblemSet(text: string, file: string, options: ParseOptions = {}): Problem[] {
+  return parseProblemSetLines(text, file, options).map((entry) => entry.problem);
+}
+
+/** parseProblemSet, keeping each problem's line number. */
+export function parseProblemSetLines(text: string, file: string, options: ParseOptions = {}): ProblemLine[] {
   const knownTasks = options.knownTasks ?? tasks;
-  const problems: Problem[] = [];
+  const optional = options.difficulty === 'optional';
+  const schema = optional ? optionalDifficultySchema : problemSchema;
+  const required = optional ? requiredFields.filter((field) => field !== 'difficulty') : requiredFields;
+  const problems: ProblemLine[] = [];
   const firstLineOfId = new Map<string, number>();
   const lines = text.split('\n');
   for (let index = 0; index < lines.length; index++) {
@@ -48,10 +70,10 @@ export function parseProblemSet(text: string, file: string, options: ParseOption
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('expected a JSON object');
     const record = value as Record<string, unknown>;
-    const missing = requiredFields.filter((field) => record[field] === undefined);
+    const missing = required.filter((field) => record[field] === undefined);
     if (missing.length > 0)
       fail(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((f) => `'${f}'`).join(', ')}`);
-    const parsed = problemSchema.safeParse(record);
+    const parsed = schema.safeParse(record);
     if (!parsed.success) fail(describeIssues(parsed.error));
     const problem = parsed.data as Problem;
     if (!knownTasks.has(problem.task)) {
@@ -60,7 +82,7 @@ export function parseProblemSet(text: string, file: string, options: ParseOption
     const firstLine = firstLineOfId.get(problem.id);
     if (firstLine !== undefined) fail(`duplicate id '${problem.id}' (first on line ${firstLine})`);
     firstLineOfId.set(problem.id, lineNumber);
-    problems.push(problem);
+    problems.push({ problem, line: lineNumber });
   }
   return problems;
 }

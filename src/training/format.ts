@@ -1,11 +1,17 @@
-// How problems become token sequences for the embedded model: [BOS] prompt completion [EOS].
+// How problems become token sequences: [BOS] prompt completion [EOS] for the embedded model; a chat
+// model's tokenizer may render the prompt as a user turn instead (Tokenizer.renderPrompt).
 // The prompt ends where the completion begins, so the model learns to answer right after the prompt.
 import type { Datum, Tokenizer } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 
-/** [BOS] + prompt tokens (no BOS when the tokenizer has none: bos = -1). */
+/**
+ * [BOS] + prompt tokens (no BOS when the tokenizer has none: bos = -1); a chat model's own rendering of
+ * the prompt as a user turn when the tokenizer offers one (renderPrompt, `policy.promptFormat: chat`).
+ */
 export function promptTokens(tokenizer: Tokenizer, problem: Problem): number[] {
-  const prompt = tokenizer.encode(problem.prompt, `problem ${problem.id} prompt`);
+  const where = `problem ${problem.id} prompt`;
+  if (tokenizer.renderPrompt) return tokenizer.renderPrompt(problem.prompt, where);
+  const prompt = tokenizer.encode(problem.prompt, where);
   return tokenizer.bos >= 0 ? [tokenizer.bos, ...prompt] : prompt;
 }
 

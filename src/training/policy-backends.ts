@@ -13,6 +13,7 @@ import { readCheckpoint } from '../policy/checkpoint.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { defaultWorkers } from '../policy/parallel-options.ts';
 import { CharTokenizer, suiteTokenizer } from '../policy/tokenizer.ts';
+import { readTokenizer } from '../tokenizers/read-tokenizer.ts';
 import type { RlPolicyBlock as PolicyBlock } from './policy-block.ts';
 
 export interface PolicyBackendRequest {
@@ -36,13 +37,30 @@ export interface PolicyBackendFactory {
 const embedded: PolicyBackendFactory = {
   validate: ({ policy }) => {
     if (policy?.tinker) throw new ConfigError('policy.tinker is set but policy.backend is not tinker');
+    for (const key of ['tokenizer', 'promptFormat', 'chatTemplateVariables'] as const) {
+      if (policy?.[key] !== undefined) {
+        throw new ConfigError(
+          `policy.${key} is for remote backends; the embedded policy uses its checkpoint's tokenizer`,
+        );
+      }
+    }
   },
   build: ({ policy, checkpoint, create }) =>
     checkpoint ? loadEmbeddedPolicy(checkpoint, policy?.workers ?? defaultWorkers) : create(),
 };
 
-/** The tokenizer a Tinker run encodes with: the init checkpoint's, else the suite's char tokenizer. */
-function localTokenizer(checkpoint: string | null): Tokenizer {
+/**
+ * The tokenizer a remote run encodes with: policy.tokenizer's directory (char or Hugging Face, raw or chat
+ * prompts), else the init checkpoint's, else the suite's char tokenizer.
+ */
+function localTokenizer(policy: PolicyBlock | undefined, checkpoint: string | null): Tokenizer {
+  if (policy?.tokenizer !== undefined || policy?.promptFormat === 'chat') {
+    return readTokenizer(policy.tokenizer, {
+      promptFormat: policy.promptFormat,
+      chat: { variables: policy.chatTemplateVariables },
+      what: 'policy.tokenizer',
+    });
+  }
   // Only the tokenizer is read; readCheckpoint also reads the (small, local) weights file.
   if (!checkpoint) return suiteTokenizer();
   return CharTokenizer.fromJSON(readCheckpoint(checkpoint).tokenizer);
@@ -56,7 +74,7 @@ const tinker: PolicyBackendFactory = {
   },
   build: async ({ policy, checkpoint, init, role }) => {
     const options = policy!.tinker!;
-    const backend = await TinkerPolicyBackend.connect(options, { tokenizer: localTokenizer(init) });
+    const backend = await TinkerPolicyBackend.connect(options, { tokenizer: localTokenizer(policy, init) });
     // Resume: the run's checkpoint is a record of weights saved on the server; load them (with the
     // optimizer state) into the fresh model.
     if (role === 'policy' && checkpoint && readCheckpointKind(checkpoint) === 'tinker') {

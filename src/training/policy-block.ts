@@ -14,6 +14,15 @@ export const rlPolicyBlockSchema = policyBlockSchema.extend({
    * environment (TINKER_API_KEY) only, so it is never written into a run's stored config.
    */
   tinker: tinkerClientOptionsSchema.omit({ apiKey: true }).optional(),
+  /**
+   * Remote backends: a local directory holding the remote model's tokenizer (tokenizer.json, and for
+   * chat models tokenizer_config.json with its chat template); default: the init checkpoint's.
+   */
+  tokenizer: z.string().min(1).optional(),
+  /** Remote backends: raw = [BOS] + prompt (default); chat = the model's chat template (needs tokenizer). */
+  promptFormat: z.enum(['raw', 'chat']).optional(),
+  /** With promptFormat chat: extra chat-template variables, e.g. {enable_thinking: false} (Qwen3). */
+  chatTemplateVariables: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type RlPolicyBlock = z.output<typeof rlPolicyBlockSchema>;

@@ -2,16 +2,13 @@
 // today `openai:<baseUrl>[#model]`, e.g. `openai:http://127.0.0.1:8000#demo-cold`. Without `#model` the
 // server must serve exactly one model. The API key comes from $CURRICULA_OPENAI_API_KEY, else
 // $OPENAI_API_KEY (never from the command line, so it stays out of shell history and process lists).
-// The tokenizer is that of a directory's tokenizer.json: ours (char) or a Hugging Face one (default: the suite's);
-// any other tokenizer.json loads as a Hugging Face tokenizer (src/tokenizers).
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// The tokenizer is read by src/tokenizers/read-tokenizer.ts (re-exported here for eval).
 import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend, Tokenizer } from '../../core/policy.ts';
 import { Registry } from '../../core/registry.ts';
-import { charactersFromJson } from '../../policy/char-tokenizer-json.ts';
-import { CharTokenizer, suiteTokenizer } from '../../policy/tokenizer.ts';
-import { loadTokenizer } from '../../tokenizers/load-tokenizer.ts';
+
+export { readTokenizer } from '../../tokenizers/read-tokenizer.ts';
+
 import { OpenAiSamplingBackend } from './sampling-backend.ts';
 
 export interface RemotePolicyOptions {
@@ -60,32 +57,4 @@ export function connectRemotePolicy(spec: string, options: RemotePolicyOptions):
     );
   }
   return remotePolicySchemes.get(spec.slice(0, colon))(spec.slice(colon + 1), options);
-}
-
-/**
- * The tokenizer of `--tokenizer <dir>`: the embedded char tokenizer when `<dir>/tokenizer.json` is one of
- * ours (exact ids), else a Hugging Face tokenizer from the directory (src/tokenizers: tokenizer.json,
- * tokenizer_config.json, …); the embedded suite's char tokenizer when no directory is given.
- */
-export function readTokenizer(dir: string | undefined): Tokenizer {
-  if (dir === undefined) return suiteTokenizer();
-  const path = join(resolve(dir), 'tokenizer.json');
-  if (!existsSync(path)) throw new UserError(`--tokenizer ${dir}: no tokenizer.json there`);
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new UserError(`--tokenizer ${path}: not JSON (${(error as Error).message})`);
-  }
-  return isCharTokenizerJson(json) ? CharTokenizer.fromJSON(json) : loadTokenizer(dir);
-}
-
-/** Whether a tokenizer.json is the embedded char tokenizer's (either form), which CharTokenizer reads exactly. */
-function isCharTokenizerJson(json: unknown): boolean {
-  try {
-    charactersFromJson(json);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -22,6 +22,11 @@ export function register(program: Command): void {
       "with --policy: directory holding the served model's tokenizer.json (default: the embedded suite's)",
     )
     .option(
+      '--prompt-format <format>',
+      "with --policy: raw ([BOS] + prompt) or chat (the --tokenizer model's chat template, as a user turn)",
+      'raw',
+    )
+    .option(
       '--tasks <spec>',
       "tasks and difficulties, e.g. 'addition:1-4,countdown:3' (default: the run's training mix)",
     )
@@ -46,6 +51,9 @@ export function register(program: Command): void {
       if (!(temperature >= 0)) throw new UserError(`--temperature must be ≥ 0, got ${options.temperature}`);
       if (!(options.topP > 0 && options.topP <= 1))
         throw new UserError(`--top-p must be in (0, 1], got ${options.topP}`);
+      if (!['raw', 'chat'].includes(options.promptFormat)) {
+        throw new UserError(`--prompt-format must be raw or chat, got '${options.promptFormat}'`);
+      }
       if ((options.checkpoint === undefined) === (options.policy === undefined)) {
         throw new UserError('eval: give either --checkpoint <dir> or --policy <spec>');
       }
@@ -60,7 +68,8 @@ export function register(program: Command): void {
                 const { connectRemotePolicy, readTokenizer } = await import(
                   '../../backends/openai/policy-spec.ts'
                 );
-                return connectRemotePolicy(policySpec, { tokenizer: readTokenizer(options.tokenizer) });
+                const tokenizer = readTokenizer(options.tokenizer, { promptFormat: options.promptFormat });
+                return connectRemotePolicy(policySpec, { tokenizer });
               },
             };
       let progress: ReturnType<typeof createProgress> | undefined;

@@ -8,6 +8,7 @@ import { modelBlockSchema } from '../model-presets.ts';
 import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
 import { mixEntrySchema } from '../problem-mix.ts';
+import { poolBlockSchema } from './pool-file.ts';
 
 const rolloutBudgetDefaults = {
   enabled: false,
@@ -57,10 +58,13 @@ export const rlConfigSchema = z.strictObject({
   /** Start from this checkpoint (run, checkpoint or model directory); without it, from a fresh `model`. */
   init: z.strictObject({ checkpoint: z.string() }).optional(),
   model: modelBlockSchema.optional(),
-  /** The training distribution: the pool is drawn from it (never from the held-out partition). */
+  /** The training distribution: the pool is drawn from it (never from the held-out partition), unless
+   * `pool.file` gives the pool; held-out evaluation always draws from it. */
   tasks: z.array(mixEntrySchema).min(1),
-  /** Number of distinct training problems the selector chooses from. */
+  /** Number of distinct training problems the selector chooses from (not used with `pool.file`). */
   poolSize: z.number().int().positive().default(2000),
+  /** The pool as a JSONL problem set instead of drawn from `tasks` (src/training/rl/pool-file.ts). */
+  pool: poolBlockSchema.optional(),
   selector: namedPart('uniform'),
   guidance: namedPart('identity'),
   reward: namedPart('verifier'),

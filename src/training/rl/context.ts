@@ -8,6 +8,7 @@ import type { Rng } from '../../core/rng.ts';
 import type { TaskSelector } from '../../core/selector.ts';
 import type { Guidance } from '../../guidance/guidance.ts';
 import type { RlConfig } from './config.ts';
+import type { PoolFileRecord } from './pool-file.ts';
 import type { RolloutBudget } from './rollout-budget.ts';
 
 export interface RlContext {
@@ -28,4 +29,8 @@ export interface RlContext {
   lossOptions: unknown;
   /** The run's random stream (problem choice, sampling seeds); saved with checkpoints. */
   rng: Rng;
+  /** Setup's advice for a new run (e.g. levels whose solutions rollout.maxTokens cuts; level-fit.ts). */
+  advice?: string[];
+  /** The pool file and its sha256, when the pool came from `pool.file` (recorded; checked on resume). */
+  poolFile?: PoolFileRecord;
 }

@@ -17,9 +17,17 @@ import { rewards } from '../../rewards/index.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
 import { resolveModelShape } from '../model-presets.ts';
 import { policyBackendOf } from '../policy-backends.ts';
-import { ProblemMix, validateMix } from '../problem-mix.ts';
+import { heldOutProblems, ProblemMix, validateMix } from '../problem-mix.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
+import {
+  checkLevelsFit,
+  checkPoolFits,
+  levelsCutByMaxTokens,
+  policyLimits,
+  poolCutByMaxTokens,
+} from './level-fit.ts';
+import { type PoolFileRecord, poolFileRecord, readPoolFile } from './pool-file.ts';
 import { createRolloutBudget, validateRolloutBudget } from './rollout-budget.ts';
 
 /** Seed offset of the pool stream, so the pool does not depend on how many steps have run. */
@@ -54,13 +62,43 @@ export function drawPool(config: RlConfig): Problem[] {
   return new ProblemMix(config.tasks).pool(config.poolSize, new Rng(config.seed + poolSeedOffset));
 }
 
+/**
+ * The selector's pool: drawn from the mix, or read from `pool.file`. Every level of the mix and every
+ * pool problem must fit the starting policy (level-fit.ts); both checks run before any model is loaded.
+ * `advice`: levels or pool problems whose solutions rollout.maxTokens cuts (warnings at run start).
+ */
+export function loadPool(
+  config: RlConfig,
+  startPath: string | null,
+  checkFit = true,
+): { pool: Problem[]; advice: string[]; poolFile?: PoolFileRecord } {
+  const limits = checkFit ? policyLimits(config, startPath) : null;
+  if (limits) checkLevelsFit(config.tasks, limits);
+  const maxTokens = config.rollout.maxTokens;
+  if (!config.pool) return { pool: drawPool(config), advice: levelsCutByMaxTokens(config.tasks, maxTokens) };
+  const heldOut = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
+  const entries = readPoolFile(config.pool.file, heldOut);
+  if (limits) checkPoolFits(entries, config.pool.file, limits);
+  return {
+    pool: entries.map((entry) => entry.problem),
+    advice: poolCutByMaxTokens(entries, config.pool.file, maxTokens),
+    poolFile: poolFileRecord(config.pool.file),
+  };
+}
+
 /** `modelPath`: load the policy from here instead of init (resume). */
 export async function buildContext(config: RlConfig, modelPath?: string): Promise<RlContext> {
   validateRlConfig(config);
-  const pool = drawPool(config);
+  const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
+  // The level check reads the starting model's tokenizer and context: the checkpoint the embedded policy
+  // loads; for a remote backend the init checkpoint (its own checkpoints are records of weights kept on
+  // the server, not models), and none when policy.tokenizer names the remote model's tokenizer (its
+  // context length is the server's).
+  const remote = (config.policy?.backend ?? 'embedded') !== 'embedded';
+  const fitPath = remote ? initPath : (modelPath ?? initPath);
+  const { pool, advice, poolFile } = loadPool(config, fitPath, !(remote && config.policy?.tokenizer));
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
-  const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
   // policy.backend (registry, default embedded). Embedded with policy.workers > 1 (default auto: one per
   // core): the policy and the reference run in worker threads (parallel-backend.ts).
   const backend = policyBackendOf(config.policy);
@@ -76,9 +114,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
       : null;
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   const loss = policyLosses.get(config.algorithm.loss.name);
-  const selector = selectors.get(config.selector.name)(pool, config.selector.options, {
-    totalSteps: config.train.steps,
-  });
+  const selector = createSelector(config, pool);
   return {
     config,
     policy,
@@ -93,7 +129,22 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     loss,
     lossOptions: loss.resolveOptions(config.algorithm.loss.options),
     rng: new Rng(config.seed),
+    advice,
+    poolFile,
   };
+}
+
+/** The selector over the pool; a pool file's name prefixes the selector's config-time refusals. */
+function createSelector(config: RlConfig, pool: Problem[]) {
+  const factory = selectors.get(config.selector.name);
+  try {
+    return factory(pool, config.selector.options, { totalSteps: config.train.steps });
+  } catch (error) {
+    if (config.pool && error instanceof ConfigError) {
+      throw new ConfigError(`pool ${config.pool.file}: ${error.message}`);
+    }
+    throw error;
+  }
 }
 
 /**

@@ -17,6 +17,7 @@ import { learningRateAt } from '../schedule.ts';
 import { runAdvice } from './advice.ts';
 import { type RlConfig, rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
+import { checkPoolUnchanged } from './pool-file.ts';
 import type { SampledGroup } from './rollout.ts';
 import { buildContext, validateRlConfig } from './setup.ts';
 import { rlStep } from './step.ts';
@@ -74,12 +75,15 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       store.event('resumed', { step, replayed });
     } else {
       const { train: schedule } = runConfig;
-      for (const message of runAdvice({
-        selector: ctx.selector,
-        poolSize: ctx.poolSize,
-        steps: schedule.steps,
-        batchSize: schedule.batchSize,
-      })) {
+      for (const message of [
+        ...runAdvice({
+          selector: ctx.selector,
+          poolSize: ctx.poolSize,
+          steps: schedule.steps,
+          batchSize: schedule.batchSize,
+        }),
+        ...(ctx.advice ?? []),
+      ]) {
         store.event('advice', { message });
         options.onAdvice?.(message);
       }
@@ -167,6 +171,9 @@ async function openRun(
     try {
       const latest = readCheckpoint(store.checkpointsDir);
       const ctx = await buildContext(resumed.config, latest?.modelPath);
+      if (ctx.poolFile) {
+        checkPoolUnchanged(store.events().find((event) => event.kind === 'pool-file')?.detail, ctx.poolFile);
+      }
       return { store, ctx, latest, previousSteps: resumed.previousSteps };
     } catch (error) {
       store.close();
@@ -185,6 +192,7 @@ async function openRun(
     overwrite: options.overwrite,
     onOverwrite: options.onOverwrite,
   });
+  if (ctx.poolFile) store.event('pool-file', ctx.poolFile);
   return { store, ctx, latest: null };
 }
 
