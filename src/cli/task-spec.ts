@@ -5,7 +5,7 @@
 // is refused with one line, so `eval` never reports on an empty or silently shortened set.
 import { ConfigError } from '../core/errors.ts';
 import { tasks } from '../tasks/index.ts';
-import type { MixEntry } from '../training/problem-mix.ts';
+import type { MixEntry } from '../tasks/problem-mix.ts';
 
 export function parseTaskSpec(spec: string): MixEntry[] {
   const entries = spec

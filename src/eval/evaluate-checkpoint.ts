@@ -7,7 +7,7 @@ import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { defaultWorkers, type WorkerCount } from '../policy/parallel-options.ts';
 import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
 import { RunStore } from '../runs/run-store.ts';
-import { heldOutProblems, type MixEntry, validateMix } from '../training/problem-mix.ts';
+import { heldOutProblems, type MixEntry, validateMix } from '../tasks/problem-mix.ts';
 import { type EvalSummary, summarizeOutcomes } from './aggregate.ts';
 import { sampleAndVerify } from './evaluate.ts';
 

@@ -3,8 +3,8 @@
 import type { PolicyBackend } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import { statedConfidence } from '../rewards/calibration.ts';
+import { promptTokens } from '../tasks/format.ts';
 import { tasks } from '../tasks/index.ts';
-import { promptTokens } from '../training/format.ts';
 
 export interface SampleAndVerifyOptions {
   /** Completions per problem (n). */

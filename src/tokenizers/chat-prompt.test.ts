@@ -4,7 +4,7 @@
 // does not trust the template renderer it checks.
 import { describe, expect, it } from 'vitest';
 import type { Problem } from '../core/problem.ts';
-import { promptTokens } from '../training/format.ts';
+import { promptTokens } from '../tasks/format.ts';
 import { ChatPromptTokenizer } from './chat-prompt.ts';
 import { HfTokenizer } from './hf-tokenizer.ts';
 import { readTokenizer } from './read-tokenizer.ts';

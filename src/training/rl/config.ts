@@ -4,10 +4,10 @@
 import { z } from 'zod';
 import { vcrlFilterSchema } from '../../algorithms/vcrl-filter.ts';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
+import { mixEntrySchema } from '../../tasks/problem-mix.ts';
 import { modelBlockSchema } from '../model-presets.ts';
 import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
-import { mixEntrySchema } from '../problem-mix.ts';
 import { poolBlockSchema } from './pool-file.ts';
 
 const rolloutBudgetDefaults = {

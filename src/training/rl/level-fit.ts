@@ -23,9 +23,9 @@ import { parseModelConfig } from '../../policy/model-config.ts';
 import { CharTokenizer, suiteTokenizer } from '../../policy/tokenizer.ts';
 import { tasks } from '../../tasks/index.ts';
 import { maxSequenceLength } from '../../tasks/lengths.ts';
+import type { MixEntry } from '../../tasks/problem-mix.ts';
 import type { ProblemLine } from '../../tasks/problem-set.ts';
 import { resolveModelShape } from '../model-presets.ts';
-import type { MixEntry } from '../problem-mix.ts';
 import type { RlConfig } from './config.ts';
 
 export interface PolicyLimits {

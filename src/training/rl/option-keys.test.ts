@@ -10,7 +10,7 @@ import { Rng } from '../../core/rng.ts';
 import { selectors } from '../../curricula/index.ts';
 import { guidances } from '../../guidance/index.ts';
 import { rewards } from '../../rewards/index.ts';
-import { ProblemMix } from '../problem-mix.ts';
+import { ProblemMix } from '../../tasks/problem-mix.ts';
 
 const misspelt = { bogusKey: 1 };
 const pool = new ProblemMix([{ task: 'addition', difficulties: [1, 2], weight: 1 }]).pool(20, new Rng(1));

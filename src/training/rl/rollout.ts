@@ -4,7 +4,7 @@
 import type { SampledSequence } from '../../core/policy.ts';
 import type { RewardInput, RewardResult } from '../../core/reward.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
-import { promptTokens } from '../format.ts';
+import { promptTokens } from '../../tasks/format.ts';
 import type { RlContext } from './context.ts';
 
 export interface SampledGroup {

@@ -15,9 +15,9 @@ import { defaultWorkers } from '../../policy/parallel-options.ts';
 import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
+import { heldOutProblems, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
 import { resolveModelShape } from '../model-presets.ts';
 import { policyBackendOf } from '../policy-backends.ts';
-import { heldOutProblems, ProblemMix, validateMix } from '../problem-mix.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
 import {

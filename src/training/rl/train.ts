@@ -11,7 +11,7 @@ import { pinWorkerCount } from '../../policy/parallel-options.ts';
 import { type CheckpointRef, readCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
 import { runDirectory } from '../../runs/run-name.ts';
 import { RunStore, type SampleRecord } from '../../runs/run-store.ts';
-import { heldOutProblems } from '../problem-mix.ts';
+import { heldOutProblems } from '../../tasks/problem-mix.ts';
 import { recordNewSteps, resumedRlConfig } from '../resume.ts';
 import { learningRateAt } from '../schedule.ts';
 import { runAdvice } from './advice.ts';

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
-import { generateSet, generateTrainingProblem, isHeldOut } from '../tasks/generate-set.ts';
-import { tasks } from '../tasks/index.ts';
+import { generateSet, generateTrainingProblem, isHeldOut } from './generate-set.ts';
+import { tasks } from './index.ts';
 
 /** Share of every task's problem space reserved for held-out evaluation. */
 export const heldOutFraction = 0.2;
