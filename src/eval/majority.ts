@@ -3,7 +3,8 @@
 // Reasoning in Language Models" (Wang et al. 2022), arXiv 2203.11171; the maj1@k reporting follows
 // Minerva (Lewkowycz et al. 2022, arXiv 2206.14858).
 //
-// Choices (no single authors' code to follow):
+// Choices (no single authors' code to follow; the vote itself, with its tie and abstention rules, is
+// src/rewards/answer-vote.ts, shared with the TTRL reward):
 // - Reported for every power-of-two k ≤ n (majorityAtKCurve), like pass@k.
 // - First k samples, not an average over random subsets of size k: deterministic and cheap, but with
 //   more variance than the subset average (verl's maj@N uses a bootstrap over subsets instead).
@@ -14,51 +15,10 @@
 // - The vote is correct when the earliest sample of the winning class is correct (flags from the
 //   verifier). If the key groups answers that the verifier grades differently, that first sample decides.
 import { ConfigError } from '../core/errors.ts';
+import { type MajorityOptions, majorityVote } from '../rewards/answer-vote.ts';
 import { powersOfTwoUpTo } from './pass-at-k.ts';
 
-export interface MajorityOptions {
-  /** Maps an answer to its equivalence key (default: trimmed text). */
-  key?: (answer: string) => string;
-}
-
-export interface MajorityVote {
-  /** The winning answer (the text of its earliest sample), or null when no sample had an answer. */
-  answer: string | null;
-  /** Index of the earliest sample of the winning class, or −1. */
-  index: number;
-  /** Votes for the winning class. */
-  votes: number;
-}
-
-const defaultKey = (answer: string) => answer.trim();
-
-/** Majority vote over all given answers (nulls abstain). */
-export function majorityVote(
-  answers: readonly (string | null)[],
-  options: MajorityOptions = {},
-): MajorityVote {
-  const key = options.key ?? defaultKey;
-  const classes = new Map<string, { index: number; votes: number }>();
-  answers.forEach((answer, index) => {
-    if (answer === null) return;
-    const name = key(answer);
-    const entry = classes.get(name);
-    if (entry === undefined) classes.set(name, { index, votes: 1 });
-    else entry.votes += 1;
-  });
-  let best: { index: number; votes: number } | undefined;
-  for (const entry of classes.values()) {
-    if (
-      best === undefined ||
-      entry.votes > best.votes ||
-      (entry.votes === best.votes && entry.index < best.index)
-    ) {
-      best = entry;
-    }
-  }
-  if (best === undefined) return { answer: null, index: -1, votes: 0 };
-  return { answer: answers[best.index], index: best.index, votes: best.votes };
-}
+export { type MajorityOptions, type MajorityVote, majorityVote } from '../rewards/answer-vote.ts';
 
 /** maj@k over the first k samples: 1 if the majority answer is correct, else 0. */
 export function majorityAtK(

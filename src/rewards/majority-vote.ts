@@ -8,7 +8,7 @@
 //    normalised LaTeX; the authors use extract_answer + simplify_expression_string), 'verifier' answers with
 //    the task's own `A:` line extractor (trimmed text). A completion without an answer abstains.
 // 2. ŷ = the most common key (Counter.most_common: on a tie the key seen first wins, as in
-//    src/eval/majority.ts); majority_ratio = votes(ŷ) / N, N counting abstentions too. No answer at all:
+//    src/rewards/answer-vote.ts); majority_ratio = votes(ŷ) / N, N counting abstentions too. No answer at all:
 //    the authors' label is the string "None", which no answer grades equal to: every reward is 0.
 // 3. reward_i = 1 iff answer_i grades equal to ŷ (the authors swap the ground truth for ŷ and run their
 //    grader): same key, or, for math, mathEquivalent(ŷ, answer_i) (so `\frac12` earns 1 when ŷ is `0.5`
@@ -29,9 +29,9 @@ import { parseConfig } from '../core/config.ts';
 import { UserError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Reward, RewardInput, RewardResult } from '../core/reward.ts';
-import { majorityVote } from '../eval/majority.ts';
 import { tasks } from '../tasks/index.ts';
 import { answerPrefix } from '../tasks/task.ts';
+import { majorityVote } from './answer-vote.ts';
 import { extractAnswer } from './math-answer/extract.ts';
 import { MathVerifier, mathAnswerKey, parseMathAnswerOptions } from './math-answer/reward.ts';
 
