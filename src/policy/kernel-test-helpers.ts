@@ -59,3 +59,42 @@ export function tinyModelLogitsAndGradients(): Float32Array[] {
   model.dispose();
   return outputs;
 }
+
+/**
+ * The outer product [rows, 1] ⊗ [1, columns] through `product` (tf.matMul or tf.mul give the same values)
+ * with an output larger than the whole wasm heap: allocating it must grow the memory, which replaces the
+ * heap's buffer, so a kernel that took the heap before allocating its output writes into a dead buffer.
+ * Returns two corners of the result, their closed form, and whether the heap grew.
+ */
+export function heapGrowingOuterProduct(product: (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D): {
+  corners: number[][];
+  expected: number[][];
+  heapGrew: boolean;
+} {
+  const backend = tf.backend() as unknown as { wasm: { HEAPU8: Uint8Array } };
+  const heapBefore = backend.wasm.HEAPU8.length;
+  const rows = 256;
+  const columns = Math.ceil(heapBefore / 4 / rows) + 1024;
+  const corners = tf.tidy(() => {
+    const a = tf.tensor2d(
+      Float32Array.from({ length: rows }, (_, i) => i + 1),
+      [rows, 1],
+    );
+    const b = tf.tensor2d(
+      Float32Array.from({ length: columns }, (_, j) => (j % 7) + 1),
+      [1, columns],
+    );
+    const result = product(a, b);
+    return [result.slice([0, 0], [1, 2]), result.slice([rows - 1, columns - 2], [1, 2])].map((t) =>
+      Array.from(t.dataSync()),
+    );
+  });
+  return {
+    corners,
+    expected: [
+      [1, 2],
+      [rows * (((columns - 2) % 7) + 1), rows * (((columns - 1) % 7) + 1)],
+    ],
+    heapGrew: backend.wasm.HEAPU8.length > heapBefore,
+  };
+}
