@@ -4,18 +4,12 @@
 // in the first sampling round prompt 0 → 1 of 4 right (p = 0.75), prompt 1 → 2 of 4 right (p = 1); later
 // rounds give every prompt the second pattern. Both patterns are informative for DAPO.
 import { describe, expect, it } from 'vitest';
-import { advantageEstimators } from '../../algorithms/advantages/index.ts';
-import { policyLosses } from '../../algorithms/losses/index.ts';
 import type { Datum, PolicyBackend, SampledSequence } from '../../core/policy.ts';
 import type { Reward, RewardInput } from '../../core/reward.ts';
-import { Rng } from '../../core/rng.ts';
-import { selectors } from '../../curricula/index.ts';
-import { guidances } from '../../guidance/index.ts';
-import { additionProblem } from '../../tasks/addition.ts';
 import { batchFilter } from './batch-filter.ts';
 import { rlConfigSchema } from './config.ts';
-import type { RlContext } from './context.ts';
 import { rlStep } from './step.ts';
+import { stubRlContext } from './test-context.ts';
 
 const patterns = [
   ['right', 'wrong', 'wrong', 'wrong'],
@@ -54,30 +48,7 @@ async function stepWith(algorithm: object): Promise<{ sent: Datum[]; metrics: Re
     score: async (inputs: readonly RewardInput[]) =>
       inputs.map((input) => ({ reward: input.completion === 'right' ? 1 : 0, components: {}, reason: '' })),
   };
-  const config = rlConfigSchema.parse({
-    tasks: [{ task: 'addition', difficulties: [1] }],
-    rollout: { groupSize: 4 },
-    algorithm,
-    train: { steps: 1, batchSize: 2, learningRate: 1e-3 },
-  });
-  const pool = [additionProblem('1', '2'), additionProblem('3', '4')];
-  const advantage = advantageEstimators.get('grpo');
-  const loss = policyLosses.get('ppo-clip');
-  const ctx: RlContext = {
-    config,
-    policy,
-    reference: null,
-    selector: selectors.get('uniform')(pool, {}, { totalSteps: 1 }),
-    poolSize: pool.length,
-    budget: null,
-    guidance: guidances.get('identity')({}),
-    reward,
-    advantage,
-    advantageOptions: advantage.resolveOptions({}),
-    loss,
-    lossOptions: loss.resolveOptions({}),
-    rng: new Rng(3),
-  };
+  const ctx = stubRlContext({ policy, reward, groupSize: 4, algorithm });
   const report = await rlStep(ctx, 1, 1e-3);
   return { sent, metrics: report.metrics };
 }

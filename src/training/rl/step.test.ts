@@ -2,17 +2,10 @@
 // estimator must see each completion's length (REINFORCE++ whitens over tokens), and the update must
 // carry the resulting advantages onto the right completion tokens.
 import { describe, expect, it } from 'vitest';
-import { advantageEstimators } from '../../algorithms/advantages/index.ts';
-import { policyLosses } from '../../algorithms/losses/index.ts';
 import type { Datum, PolicyBackend, SampledSequence, SampleOptions } from '../../core/policy.ts';
 import type { Reward, RewardInput } from '../../core/reward.ts';
-import { Rng } from '../../core/rng.ts';
-import { selectors } from '../../curricula/index.ts';
-import { guidances } from '../../guidance/index.ts';
-import { additionProblem } from '../../tasks/addition.ts';
-import { rlConfigSchema } from './config.ts';
-import type { RlContext } from './context.ts';
 import { rlStep } from './step.ts';
+import { stubRlContext } from './test-context.ts';
 
 // Per prompt (in sampling order): two completions of different lengths; 'right' earns 1, 'wrong' 0.
 const completionsByPrompt = [
@@ -61,30 +54,13 @@ describe('rlStep with reinforce-pp', () => {
           reason: '',
         })),
     };
-    const config = rlConfigSchema.parse({
-      tasks: [{ task: 'addition', difficulties: [1] }],
-      rollout: { groupSize: 2 },
-      algorithm: { advantage: { name: 'reinforce-pp' }, loss: { name: 'importance-sampling' } },
-      train: { steps: 1, batchSize: 2, learningRate: 1e-3 },
-    });
-    const pool = [additionProblem('1', '2'), additionProblem('3', '4')];
-    const advantage = advantageEstimators.get('reinforce-pp');
-    const loss = policyLosses.get('importance-sampling');
-    const ctx: RlContext = {
-      config,
+    const ctx = stubRlContext({
       policy,
-      reference: null,
-      selector: selectors.get('uniform')(pool, {}, { totalSteps: 1 }),
-      poolSize: pool.length,
-      budget: null,
-      guidance: guidances.get('identity')({}),
       reward,
-      advantage,
-      advantageOptions: advantage.resolveOptions({}),
-      loss,
-      lossOptions: loss.resolveOptions({ aggregation: 'token-mean' }),
-      rng: new Rng(3),
-    };
+      groupSize: 2,
+      algorithm: { advantage: { name: 'reinforce-pp' }, loss: { name: 'importance-sampling' } },
+      lossOptions: { aggregation: 'token-mean' },
+    });
     await rlStep(ctx, 1, 1e-3);
 
     // Tokens 1,1,1 | 0 | 1,1 | 1,1: μ = 7/8, Σ(x − μ)² = 7/64 + 49/64 = 7/8, σ² = (7/8)/7 = 1/8 (Bessel
