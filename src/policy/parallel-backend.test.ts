@@ -11,6 +11,7 @@ import type { Datum, SampledSequence, SampleOptions } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { ParallelEmbeddedBackend, PolicyWorkerError } from './parallel-backend.ts';
+import { tf } from './runtime.ts';
 import { sampleWithKvCache } from './sampler.ts';
 import { stubTokenizer, stubTokenizerFromJSON } from './test-helpers.ts';
 
@@ -235,7 +236,20 @@ describe('ParallelEmbeddedBackend determinism and failures', () => {
         expected.set(name, sum);
       }
       expect(await backend.gradientValues()).toEqual(expected);
-      await backend.optimStep(optim);
+      // optimStep sums in shared memory (gradient-exchange.ts): its step must be exactly AdamW applied,
+      // in process, to the by-hand sum from the same weights.
+      const reference = await EmbeddedBackend.create(config, tokenizer, 3);
+      const tensors = new Map(
+        [...reference.model.params].map(([name, variable]) => [
+          name,
+          tf.tensor(expected.get(name)!, variable.shape, 'float32'),
+        ]),
+      );
+      const expectedStep = reference.optimizer.apply(reference.model.params, tensors, optim);
+      for (const tensor of tensors.values()) tensor.dispose();
+      expect(await backend.optimStep(optim)).toEqual(expectedStep);
+      expect(await backend.parameterValues()).toEqual(reference.model.parameterValues());
+      reference.dispose();
       expect(new Set(await backend.weightHashes()).size).toBe(1);
     } finally {
       await backend.close();
@@ -258,6 +272,23 @@ describe('ParallelEmbeddedBackend determinism and failures', () => {
     } finally {
       await backend.close();
     }
+  });
+
+  it('a worker that fails in the gradient exchange fails optimStep naming it, frees the others, and closes the backend', async () => {
+    const backend = await start(2, 1, { fault: { worker: 1, method: 'allReduceAndStep', kind: 'throw' } });
+    try {
+      await backend.forwardBackward(data(), 'linear');
+      // Worker 0 is waiting for worker 1 in the exchange: without the abort this call would hang.
+      const call = backend.optimStep(optim);
+      await expect(call).rejects.toThrow(PolicyWorkerError);
+      await expect(call).rejects.toThrow(
+        'optimStep failed, the policy workers can no longer be kept identical: policy worker 1 of 2 failed in allReduceAndStep: Error: injected fault in allReduceAndStep',
+      );
+      await expect(backend.forward([[1, 3, 4]])).rejects.toThrow('can no longer be kept identical');
+    } finally {
+      await backend.close();
+    }
+    expect(backend.liveWorkers).toBe(0);
   });
 
   it('a worker that exits mid-call fails that call naming it', async () => {

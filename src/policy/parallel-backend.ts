@@ -9,11 +9,12 @@
 // - forward / forwardBackward: the data is split into N contiguous chunks balanced by token count
 //   (parallel-split.ts); each replica accumulates the gradient of its chunk. Log-probs come back in input
 //   order; losses and token counts are summed in worker order.
-// - optimStep: the main thread collects every replica's gradient and sums them in worker order (0, 1, …,
-//   float32 adds like tf.add), then sends the one sum to every replica, and each applies the same AdamW
-//   step to the same weights with the same state: the replicas stay identical (weightHashes() checks),
-//   and the step is deterministic for a given N. Gradients match N = 1 up to float32 rounding (the sum
-//   is split differently), not bit for bit.
+// - optimStep: the replicas sum their gradients in shared memory (gradient-exchange.ts: a reduce-scatter
+//   in worker order 0, 1, …, float32 adds like tf.add, then every replica reads the whole sum), and each
+//   applies the same AdamW step to the same weights with the same state: the replicas stay identical
+//   (weightHashes() checks), and the step is deterministic for a given N. Gradients match N = 1 up to
+//   float32 rounding (the sum is split differently), not bit for bit. A replica that fails inside the
+//   exchange aborts it and closes the backend, as a death does.
 // - Each replica's micro-batch budget defaults to 4096 / N padded tokens, so the N replicas together hold
 //   what one backend would. It also keeps the chunks' padding down: at the demo's RL batch (128 sequences
 //   of 20-70 tokens, base model) two halves at 4096 each cost ~25% more CPU than the whole batch (one
@@ -44,6 +45,12 @@ import {
   type EmbeddedBackendOptions,
   type SerializableTokenizer,
 } from './embedded-backend.ts';
+import {
+  abortGradientExchange,
+  createGradientExchange,
+  ExchangeAbortedError,
+  type GradientExchange,
+} from './gradient-exchange.ts';
 import type { ModelConfig } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
 import { printNativeWarning } from './native-kernels.ts';
@@ -88,6 +95,8 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
   readonly tokenizer: SerializableTokenizer;
   readonly config: ModelConfig;
   private readonly links: WorkerLink[];
+  /** The replicas' shared-memory gradient all-reduce, set up once they are ready. */
+  private exchange!: GradientExchange;
   private failure: Error | null = null;
   private closed = false;
 
@@ -197,6 +206,9 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
           `policy workers started with different weights (hashes ${hashes.join(', ')})`,
         );
       }
+      const layout = await links[0].call<{ names: string[]; sizes: number[] }>('parameterLayout');
+      backend.exchange = createGradientExchange(layout.names, layout.sizes, count);
+      await Promise.all(links.map((link) => link.call('attachExchange', [backend!.exchange])));
       // The replicas keep their native-kernel fallback warning (all the same line): print it once.
       const warning = await links[0].call<string | null>('nativeWarning');
       if (warning) printNativeWarning(warning);
@@ -289,21 +301,29 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
 
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {
     this.checkOpen();
-    const summed = await sumGradients(this.links, true);
-    const names = [...summed.keys()];
-    const results = await Promise.all(
-      this.links.map((link, index) => {
-        // The last replica gets the buffers themselves; the others get copies.
-        const last = index === this.links.length - 1;
-        const values = names.map((name) => (last ? summed.get(name)! : summed.get(name)!.slice()));
-        const gradients: GradientList = { names, values };
-        return link.call<OptimStepResult>(
-          'applyGradients',
-          [gradients, options],
-          last ? values.map((array) => array.buffer as ArrayBuffer) : [],
-        );
-      }),
+    const exchange = this.exchange;
+    // A replica that fails at once aborts the exchange at once: the others are waiting for it there.
+    const settled = await Promise.allSettled(
+      this.links.map((link) =>
+        link.call<OptimStepResult>('allReduceAndStep', [options]).catch((error: unknown) => {
+          abortGradientExchange(exchange);
+          throw error;
+        }),
+      ),
     );
+    const failed = settled.filter((result) => result.status === 'rejected');
+    if (failed.length > 0) {
+      // Some replicas may already have stepped: they can no longer be kept identical, so the backend is
+      // done (as after a death).
+      const reason = failed.map((result) => (result as PromiseRejectedResult).reason as Error);
+      const cause = reason.find((error) => !error.message.includes(ExchangeAbortedError.name)) ?? reason[0];
+      const error = new PolicyWorkerError(
+        `optimStep failed, the policy workers can no longer be kept identical: ${cause.message}`,
+      );
+      this.onWorkerDeath(error);
+      throw error;
+    }
+    const results = settled.map((result) => (result as PromiseFulfilledResult<OptimStepResult>).value);
     const [first] = results;
     for (const [index, result] of results.entries()) {
       if (!Object.is(result.gradNorm, first.gradNorm) || result.step !== first.step) {
@@ -323,7 +343,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
   /** The gradients accumulated since the last optimStep, summed over replicas (not cleared); for tests. */
   async gradientValues(): Promise<Map<string, Float32Array>> {
     this.checkOpen();
-    return sumGradients(this.links, false);
+    return sumGradients(this.links);
   }
 
   /** SHA-256 of each replica's weights and optimizer step; all equal while the replicas agree. */
@@ -351,7 +371,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
   /** Each replica's own accumulated gradients, in worker order (not cleared); for tests. */
   async replicaGradientValues(): Promise<Map<string, Float32Array>[]> {
     this.checkOpen();
-    const lists = await Promise.all(this.links.map((link) => link.call<GradientList>('gradients', [false])));
+    const lists = await Promise.all(this.links.map((link) => link.call<GradientList>('gradients')));
     return lists.map((list) => new Map(list.names.map((name, i) => [name, list.values[i]])));
   }
 
@@ -363,6 +383,8 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
   private onWorkerDeath(error: PolicyWorkerError): void {
     if (this.failure || this.closed) return;
     this.failure = error;
+    // Replicas waiting in the gradient exchange for the dead one stop waiting.
+    if (this.exchange) abortGradientExchange(this.exchange);
     for (const link of this.links) link.fail(error);
     void Promise.all(this.links.map((link) => link.close()));
   }

@@ -1,6 +1,6 @@
 // The two collective calls of the worker-parallel backend (parallel-backend.ts) over its replica links:
-// scatter (one call per worker with work, results in worker order) and the gradient sum (every replica's
-// gradients added in worker order with float32 rounding, so a step is deterministic for a given N).
+// scatter (one call per worker with work, results in worker order) and, for tests, the gradient sum
+// (every replica's gradients added here in worker order with float32 rounding).
 import { PolicyWorkerError, type WorkerLink } from './worker-link.ts';
 import type { GradientList } from './worker-replica.ts';
 
@@ -22,15 +22,16 @@ export async function scatter<T>(
   return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
 }
 
-/** Every replica's gradients summed in worker order (float32 adds); `clear` drops them in the replicas. */
-export async function sumGradients(
-  links: readonly WorkerLink[],
-  clear: boolean,
-): Promise<Map<string, Float32Array>> {
+/**
+ * Every replica's accumulated gradients (kept there) summed here in worker order (float32 adds), for
+ * tests: the independent reference for the shared-memory exchange (gradient-exchange.ts) that optimStep
+ * uses.
+ */
+export async function sumGradients(links: readonly WorkerLink[]): Promise<Map<string, Float32Array>> {
   const parts = await scatter(
     links,
     links.map((): [number, number] => [0, 1]),
-    (link) => link.call<GradientList>('gradients', [clear]),
+    (link) => link.call<GradientList>('gradients'),
   );
   const summed = new Map<string, Float32Array>();
   for (const part of parts) {

@@ -1,14 +1,15 @@
 // One replica of the worker-parallel backend (parallel-backend.ts), run in its own worker thread with its
 // own tfjs wasm backend. It holds an EmbeddedBackend built from `workerData` (fresh from a seed, or from
 // checkpoint contents the main thread has already read and validated) and answers the main thread's calls
-// (worker-link.ts) in arrival order. It never talks to the other replicas: gradients go to the main thread,
-// which sums them and sends the sum back to every replica (applyGradients), so every replica applies the
-// same AdamW update to the same weights.
+// (worker-link.ts) in arrival order. The replicas meet only in the gradient exchange (gradient-exchange.ts,
+// shared memory): each adds its gradients to the others' there, so every replica applies the same AdamW
+// update, from the same sum, to the same weights.
 import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Datum, LossKind, OptimOptions, SampleOptions } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
+import { ExchangeMember, type GradientExchange } from './gradient-exchange.ts';
 import type { ModelConfig } from './model.ts';
 import { nativeKernelWarning, relayNativeWarning } from './native-kernels.ts';
 import type { AdamState } from './optimizer.ts';
@@ -71,7 +72,27 @@ function weightHash(backend: EmbeddedBackend): string {
   return hash.digest('hex');
 }
 
-function methods(backend: EmbeddedBackend) {
+/** One AdamW step of `backend` with `summed` (by parameter name; a missing name has no gradient). */
+function applySum(
+  backend: EmbeddedBackend,
+  summed: ReadonlyMap<string, Float32Array>,
+  options: OptimOptions,
+) {
+  const tensors = new Map<string, tf.Tensor>();
+  try {
+    for (const [name, values] of summed) {
+      const variable = backend.model.params.get(name);
+      if (!variable) throw new Error(`gradient for unknown parameter '${name}'`);
+      tensors.set(name, tf.tensor(values, variable.shape, 'float32'));
+    }
+    return backend.optimizer.apply(backend.model.params, tensors, options);
+  } finally {
+    for (const tensor of tensors.values()) tensor.dispose();
+  }
+}
+
+function methods(backend: EmbeddedBackend, init: ReplicaInit) {
+  let member: ExchangeMember | null = null;
   return {
     /** `promptSeeds[p]` seeds prompt p's own Rng (see parallel-backend.ts: sample). */
     sample: (prompts: number[][], options: SampleOptions, promptSeeds: number[]) =>
@@ -84,27 +105,29 @@ function methods(backend: EmbeddedBackend) {
       ),
     forward: (sequences: number[][]) => backend.forward(sequences),
     forwardBackward: (data: Datum[], loss: LossKind) => backend.forwardBackward(data, loss),
-    /** The gradients accumulated since the last step; `clear` drops them here (they move to the caller). */
-    gradients: (clear: boolean): GradientList => {
+    /** The gradients accumulated since the last step (kept); for tests. */
+    gradients: (): GradientList => {
       const values = backend.gradientValues();
-      if (clear) backend.zeroGradients();
       return { names: [...values.keys()], values: [...values.values()] };
     },
-    /** One AdamW step with the summed gradients of all replicas (a missing name counts as zero). */
-    applyGradients: (gradients: GradientList, options: OptimOptions) => {
+    /** Names and element counts of the parameters, in canonical order (the exchange's layout). */
+    parameterLayout: () => {
+      const params = [...backend.model.params];
+      return { names: params.map(([name]) => name), sizes: params.map(([, variable]) => variable.size) };
+    },
+    /** Joins the shared-memory gradient exchange (gradient-exchange.ts) as member `init.index`. */
+    attachExchange: (exchange: GradientExchange) => {
+      member = new ExchangeMember(exchange, init.index);
+    },
+    /**
+     * One AdamW step with the gradients of all replicas: this replica's accumulated gradients go into the
+     * exchange (and are cleared here), the exchange sums them with the others', the sum is applied.
+     */
+    allReduceAndStep: (options: OptimOptions) => {
+      if (!member) throw new Error('allReduceAndStep before attachExchange');
+      const own = backend.gradientValues();
       backend.zeroGradients();
-      const shapes = new Map([...backend.model.params].map(([name, variable]) => [name, variable.shape]));
-      const tensors = new Map<string, tf.Tensor>();
-      gradients.names.forEach((name, i) => {
-        const shape = shapes.get(name);
-        if (!shape) throw new Error(`gradient for unknown parameter '${name}'`);
-        tensors.set(name, tf.tensor(gradients.values[i], shape, 'float32'));
-      });
-      try {
-        return backend.optimizer.apply(backend.model.params, tensors, options);
-      } finally {
-        for (const tensor of tensors.values()) tensor.dispose();
-      }
+      return applySum(backend, member.allReduce(own), options);
     },
     weightHash: () => weightHash(backend),
     save: (dir: string) => backend.save(dir),
@@ -121,7 +144,7 @@ async function main(): Promise<void> {
   // N replicas would print N copies of the native-kernel fallback warning: the main thread prints one.
   relayNativeWarning();
   const backend = await build(init);
-  const table = methods(backend) as Record<string, (...args: unknown[]) => unknown>;
+  const table = methods(backend, init) as Record<string, (...args: unknown[]) => unknown>;
   // Calls run strictly one after another, in arrival order.
   let queue: Promise<void> = Promise.resolve();
   port.on('message', (request: ReplicaRequest) => {
