@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Issue 12 item 4 on the edge-of-competence ladder (docs/ladder.md): every setting × seed from
+# examples/ladder-train.yaml (300 steps of uniform GRPO on 1-8 digit addition from ladder-cold), two runs
+# at a time with one worker each. Settings (run name = <setting>-s<seed> under runs/ladder/):
+#   (i)   uniform, sec, dump, bots, adarft, learning-progress, e2h: selector.name (e2h needs totalSteps)
+#   (iv)  budget: uniform + rollout.budget.enabled (the adaptive rollout budget)
+#   (ii)  balanced (online filtering), dapo (algorithm.dynamicSampling), vcrl (algorithm.vcrlFilter)
+# Jobs run seed by seed (all settings of seed 1 first), so a stopped queue leaves complete seeds. A finished
+# run (result.json present) is skipped and an interrupted one resumed: re-run after a crash or a stop.
+#   experiments/ladder-curricula/run.sh [--seeds 1,2,3] [--settings uniform,sec,...] [--jobs 2]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seeds=1,2,3
+settings=uniform,sec,dump,bots,adarft,learning-progress,e2h,budget,balanced,dapo,vcrl
+jobs=2
+runs_dir=runs/ladder
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --seeds) seeds="$2"; shift 2 ;;
+    --settings) settings="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --runs-dir) runs_dir="$2"; shift 2 ;;
+    *) echo "run.sh: unknown option '$1' (--seeds, --settings, --jobs, --runs-dir)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$runs_dir"
+
+# The overrides of one setting, on one line.
+overrides() {
+  case "$1" in
+    uniform|sec|dump|bots|adarft|learning-progress|balanced) echo "--set selector.name=$1" ;;
+    e2h) echo "--set selector.name=e2h --set selector.options.totalSteps=300" ;;
+    budget) echo "--set rollout.budget.enabled=true" ;;
+    dapo) echo "--set algorithm.dynamicSampling.enabled=true" ;;
+    vcrl) echo "--set algorithm.vcrlFilter.enabled=true" ;;
+    *) echo "run.sh: unknown setting '$1'" >&2; return 1 ;;
+  esac
+}
+
+run_one() {
+  local setting="$1" seed="$2" runs_dir="$3"
+  shift 3
+  local name="${setting}-s${seed}"
+  local dir="$runs_dir/$name"
+  if [[ -f "$dir/result.json" ]]; then echo "skip $name (finished)"; return 0; fi
+  echo "start $name $(date -u +%H:%M:%S)"
+  local args
+  if [[ -f "$dir/config.json" ]]; then
+    args=(--resume "$dir")
+  else
+    args=(-c examples/ladder-train.yaml --seed "$seed" --workers 1 --set "runsDir=$runs_dir" --name "$name" "$@")
+  fi
+  if ./bin/curricula.mjs train "${args[@]}" --no-report --quiet --json > "$dir.json.tmp" 2> "$runs_dir/$name.log"; then
+    mv "$dir.json.tmp" "$dir/result.json"
+    echo "done $name $(date -u +%H:%M:%S)"
+  else
+    rm -f "$dir.json.tmp"
+    echo "FAILED $name (see $runs_dir/$name.log)" >&2
+    return 1
+  fi
+}
+export -f run_one
+
+for seed in ${seeds//,/ }; do
+  for setting in ${settings//,/ }; do
+    echo "$setting $seed $runs_dir $(overrides "$setting")"
+  done
+done | xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _
