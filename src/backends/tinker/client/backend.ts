@@ -63,7 +63,6 @@ export interface TinkerBackendDeps {
   tokenizer: Tokenizer;
   /** Used when the server does not report max_context_length. */
   contextLength?: number;
-  fetch?: typeof fetch;
 }
 
 export class TinkerPolicyBackend implements PolicyBackend {
@@ -105,7 +104,6 @@ export class TinkerPolicyBackend implements PolicyBackend {
       timeoutMs: options.timeoutMs,
       longPollTimeoutMs: options.longPollTimeoutMs,
       seed: options.seed,
-      fetch: deps.fetch,
     });
     const capabilities = await probeCapabilities(http, options.sdkVersion);
     const model = servedModel(capabilities, options.baseModel);
@@ -386,5 +384,6 @@ export class TinkerPolicyBackend implements PolicyBackend {
   async close(): Promise<void> {
     this.closed = true;
     this.session.stop();
+    this.http.close();
   }
 }

@@ -1,5 +1,6 @@
 // The HTTP layer of the Tinker client: one POST/GET with the SDK's headers and retries, and the
-// retrieve_future polling loop (../shared/reference/tinker-wire-sdk-0.25.md §1 and §4).
+// retrieve_future polling loop (../shared/reference/tinker-wire-sdk-0.25.md §1 and §4). Requests go
+// through transport.ts (node:http with keep-alive, not fetch: see there why).
 // - Auth: `X-API-Key` (the stock SDK never sends Authorization); `tml-` keys are passed as given.
 // - Every POST carries `X-Idempotency-Key`; the SAME key is reused on each retry of that call, so a server
 //   that saw the first attempt (a dropped connection after the request arrived) returns the same future
@@ -16,6 +17,12 @@ import { randomUUID } from 'node:crypto';
 import { UserError } from '../../../core/errors.ts';
 import { Rng } from '../../../core/rng.ts';
 import { protobufContentType } from '../wire/index.ts';
+import {
+  HttpTransport,
+  TransportBodyError,
+  TransportConnectError,
+  type TransportReply,
+} from './transport.ts';
 
 /** A Tinker call that failed for good (terminal error from the server, or retries exhausted). */
 export class TinkerCallError extends UserError {
@@ -41,8 +48,6 @@ export interface HttpOptions {
   timeoutMs: number;
   longPollTimeoutMs: number;
   seed: number;
-  /** Injected fetch (tests); default globalThis.fetch. */
-  fetch?: typeof fetch;
 }
 
 export interface HttpReply {
@@ -57,7 +62,7 @@ const retryableStatus = (status: number) =>
 
 export class TinkerHttp {
   private readonly rng: Rng;
-  private readonly fetchImpl: typeof fetch;
+  private readonly transport: HttpTransport;
   /** Set after the first answer from the server: later connection failures are retried, not "down". */
   private reached = false;
   /** How many HTTP attempts were retried (observability for tests and logs). */
@@ -65,7 +70,7 @@ export class TinkerHttp {
 
   constructor(readonly options: HttpOptions) {
     this.rng = new Rng(options.seed);
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.transport = new HttpTransport(options.baseUrl);
   }
 
   private headers(extra: Record<string, string>): Record<string, string> {
@@ -104,9 +109,9 @@ export class TinkerHttp {
     let lastProblem = '';
     for (let attempt = 0; attempt <= this.options.maxRetries; attempt++) {
       if (attempt > 0) this.retries++;
-      let response: Response;
+      let response: TransportReply;
       try {
-        response = await this.fetchImpl(url, {
+        response = await this.transport.send(url, {
           method,
           headers: this.headers({
             ...(body !== undefined ? { 'content-type': contentType } : {}),
@@ -114,29 +119,29 @@ export class TinkerHttp {
             'x-stainless-retry-count': String(attempt),
             ...extra,
           }),
-          body: body as RequestInit['body'],
-          signal: AbortSignal.timeout(timeoutMs),
+          body,
+          timeoutMs,
         });
       } catch (error) {
+        if (error instanceof TransportBodyError) {
+          // The connection dropped mid-body: retry the call (same key).
+          this.reached = true;
+          lastProblem = `body cut off (${error.message})`;
+          await sleep(this.backoff(attempt, undefined));
+          continue;
+        }
+        const code = error instanceof TransportConnectError ? error.code : String(error);
         if (!this.reached) {
           throw new TinkerUnreachableError(
-            `cannot reach the Tinker server at ${this.options.baseUrl} (${causeOf(error)}); is it running?`,
+            `cannot reach the Tinker server at ${this.options.baseUrl} (${code}); is it running?`,
           );
         }
-        lastProblem = causeOf(error);
+        lastProblem = code;
         await sleep(this.backoff(attempt, undefined));
         continue;
       }
       this.reached = true;
-      let bytes: Uint8Array;
-      try {
-        bytes = new Uint8Array(await response.arrayBuffer());
-      } catch (error) {
-        // The connection dropped mid-body: retry the call (same key).
-        lastProblem = `body cut off (${causeOf(error)})`;
-        await sleep(this.backoff(attempt, undefined));
-        continue;
-      }
+      const bytes = response.body;
       const reply = {
         status: response.status,
         contentType: response.headers.get('content-type') ?? '',
@@ -153,6 +158,11 @@ export class TinkerHttp {
     throw new TinkerCallError(
       `Tinker ${path} failed after ${this.options.maxRetries + 1} attempts: ${lastProblem}`,
     );
+  }
+
+  /** Ends the idle keep-alive connections (the client's close()). */
+  close(): void {
+    this.transport.close();
   }
 
   /** POST a JSON body; returns the parsed JSON reply (2xx) or throws TinkerCallError naming the call. */
@@ -219,11 +229,6 @@ function parseJsonReply(call: string, reply: HttpReply): any {
     throw new TinkerCallError(`Tinker ${call}: HTTP ${reply.status}: ${JSON.stringify(message)}`);
   }
   return value;
-}
-
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
