@@ -19,6 +19,9 @@
 // run with policy.workers ≥ 2 draws, not what workers 1 draws (one Rng shared by all prompts), and a
 // one-prompt call is no longer seeded with options.seed itself; `gradNorm` is NaN when the server sends
 // no `grad_norm:*` metric.
+// Server restarts (replay-log.ts): an optim_step refused with `gradient_lost` is retried once after
+// re-sending the step's forward_backward calls; a sampling session the server no longer knows (404) is
+// made again with save_weights_for_sampler.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type {
@@ -49,6 +52,7 @@ import {
 import { TinkerCallError, TinkerHttp } from './http.ts';
 import { linearLossMappings } from './linear-loss.ts';
 import { normaliseTinkerUrl, parseTinkerClientOptions, type TinkerClientOptions } from './options.ts';
+import { isGradientLost, isUnknownSampler, ReplayLog } from './replay-log.ts';
 import {
   createModel,
   createSession,
@@ -76,6 +80,8 @@ export class TinkerPolicyBackend implements PolicyBackend {
   private nextSampleSeq = 0;
   private optimizerSteps = 0;
   private closed = false;
+  /** Gradient-carrying forward_backward calls since the last optim_step (replayed after a restart). */
+  private readonly replay = new ReplayLog();
 
   private constructor(
     readonly options: TinkerClientOptions,
@@ -229,7 +235,9 @@ export class TinkerPolicyBackend implements PolicyBackend {
         TinkerPolicyBackend.datum(datum.tokens, mapping.inputs(datum.weights, current?.[i])),
       );
     }
-    const output = await this.forwardBackwardCall(`forward_backward (${lossFn})`, wire, lossFn, false);
+    const call = `forward_backward (${lossFn})`;
+    this.replay.record({ call, data: wire, lossFn, lossFnConfig: {} });
+    const output = await this.forwardBackwardCall(call, wire, lossFn, false);
     const logprobs = TinkerPolicyBackend.logprobsOf(output, lengths, 'forward_backward');
     // The value of OUR loss from the returned log-probs (the server's loss:sum is the mapped loss's).
     const sign = loss === 'linear' ? 1 : -1;
@@ -245,6 +253,31 @@ export class TinkerPolicyBackend implements PolicyBackend {
   }
 
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {
+    const batch = this.replay.take();
+    let result: any;
+    try {
+      result = await this.sendOptimStep(options);
+    } catch (error) {
+      if (!isGradientLost(error)) throw error;
+      // The server restarted and lost this step's gradient: send the batch again, then the step.
+      for (const entry of batch)
+        await this.forwardBackwardCall(
+          `${entry.call} (replay)`,
+          entry.data,
+          entry.lossFn,
+          false,
+          entry.lossFnConfig,
+        );
+      result = await this.sendOptimStep(options);
+    }
+    this.optimizerSteps++;
+    const metrics: Record<string, number> = result?.metrics ?? {};
+    const pick = (name: string) => Object.entries(metrics).find(([key]) => key.split(':')[0] === name)?.[1];
+    return { gradNorm: pick('grad_norm') ?? Number.NaN, step: pick('optimizer_step') ?? this.optimizerSteps };
+  }
+
+  /** One optim_step request → its result (JSON). */
+  private async sendOptimStep(options: OptimOptions): Promise<any> {
     const [beta1, beta2] = options.betas ?? adamDefaults.betas;
     const requestId = await this.submit('optim_step', (seqId) =>
       this.http.postJson('optim_step', {
@@ -263,11 +296,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
     );
     // The sampler must see the new weights: the next sample saves them first.
     this.samplingSession = undefined;
-    const result = await this.http.retrieve(requestId, 'optim_step', false);
-    this.optimizerSteps++;
-    const metrics: Record<string, number> = result?.metrics ?? {};
-    const pick = (name: string) => Object.entries(metrics).find(([key]) => key.split(':')[0] === name)?.[1];
-    return { gradNorm: pick('grad_norm') ?? Number.NaN, step: pick('optimizer_step') ?? this.optimizerSteps };
+    return this.http.retrieve(requestId, 'optim_step', false);
   }
 
   /**
@@ -301,7 +330,22 @@ export class TinkerPolicyBackend implements PolicyBackend {
   }
 
   async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
-    const samplingSessionId = await this.sampler();
+    const session = this.sampler();
+    try {
+      return await this.sampleWith(await session, prompts, options);
+    } catch (error) {
+      if (!isUnknownSampler(error)) throw error;
+      // Sampling sessions are ephemeral (a restarted server has none): save the weights for sampling again.
+      if (this.samplingSession === session) this.samplingSession = undefined;
+      return this.sampleWith(await this.sampler(), prompts, options);
+    }
+  }
+
+  private async sampleWith(
+    samplingSessionId: string,
+    prompts: number[][],
+    options: SampleOptions,
+  ): Promise<SampledSequence[][]> {
     const protobuf = this.options.codec === 'protobuf';
     const promptSeeds = promptSeedsOf(prompts.length, options.seed);
     return Promise.all(
