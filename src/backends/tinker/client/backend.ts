@@ -49,6 +49,7 @@ import {
   sampleResponseFromJson,
   type WireDatum,
 } from '../wire/index.ts';
+import { logprobsOf, sequenceDatum } from './datums.ts';
 import { TinkerCallError, TinkerHttp } from './http.ts';
 import { linearLossMappings } from './linear-loss.ts';
 import { normaliseTinkerUrl, parseTinkerClientOptions, type TinkerClientOptions } from './options.ts';
@@ -179,31 +180,9 @@ export class TinkerPolicyBackend implements PolicyBackend {
       : forwardBackwardOutputFromJson(result);
   }
 
-  /** A Tinker datum of a whole sequence: model_input = tokens[:-1], target_tokens = tokens[1:]. */
+  /** A Tinker datum of a whole sequence (datums.ts); kept here for the conformance check's callers. */
   static datum(tokens: readonly number[], inputs: Record<string, readonly number[]>): WireDatum {
-    const lossFnInputs: WireDatum['lossFnInputs'] = {
-      target_tokens: { data: tokens.slice(1), dtype: 'int64', shape: [tokens.length - 1] },
-    };
-    for (const [name, values] of Object.entries(inputs))
-      lossFnInputs[name] = { data: [...values], dtype: 'float32', shape: [values.length] };
-    return { modelInput: [{ type: 'encoded_text', tokens: tokens.slice(0, -1) }], lossFnInputs };
-  }
-
-  private static logprobsOf(output: ForwardBackwardOutput, lengths: number[], call: string): number[][] {
-    if (output.lossFnOutputs.length !== lengths.length) {
-      throw new TinkerCallError(
-        `Tinker ${call}: ${output.lossFnOutputs.length} outputs for ${lengths.length} sequences`,
-      );
-    }
-    return output.lossFnOutputs.map((record, i) => {
-      const logprobs = record.logprobs?.data;
-      if (!logprobs || logprobs.length !== lengths[i] - 1) {
-        throw new TinkerCallError(
-          `Tinker ${call}: output ${i} has ${logprobs?.length ?? 'no'} logprobs for ${lengths[i]} tokens`,
-        );
-      }
-      return logprobs;
-    });
+    return sequenceDatum(tokens, inputs);
   }
 
   async forward(sequences: number[][]): Promise<number[][]> {
@@ -212,7 +191,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
       TinkerPolicyBackend.datum(tokens, { weights: new Array(tokens.length - 1).fill(0) }),
     );
     const output = await this.forwardBackwardCall('forward', data, 'cross_entropy', true);
-    return TinkerPolicyBackend.logprobsOf(
+    return logprobsOf(
       output,
       sequences.map((tokens) => tokens.length),
       'forward',
@@ -238,7 +217,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
     const call = `forward_backward (${lossFn})`;
     this.replay.record({ call, data: wire, lossFn, lossFnConfig: {} });
     const output = await this.forwardBackwardCall(call, wire, lossFn, false);
-    const logprobs = TinkerPolicyBackend.logprobsOf(output, lengths, 'forward_backward');
+    const logprobs = logprobsOf(output, lengths, 'forward_backward');
     // The value of OUR loss from the returned log-probs (the server's loss:sum is the mapped loss's).
     const sign = loss === 'linear' ? 1 : -1;
     let value = 0;
