@@ -20,8 +20,9 @@
 // one-prompt call is no longer seeded with options.seed itself; `gradNorm` is NaN when the server sends
 // no `grad_norm:*` metric.
 // Server restarts (replay-log.ts): an optim_step refused with `gradient_lost` is retried once after
-// re-sending the step's forward_backward calls; a sampling session the server no longer knows (404) is
-// made again with save_weights_for_sampler.
+// re-sending the step's forward_backward calls; a request whose future the server lost (retrieve 404) is
+// submitted once more with a fresh seq_id; a sampling session the server no longer knows (404) is made
+// again with save_weights_for_sampler.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type {
@@ -53,7 +54,7 @@ import { logprobsOf, sequenceDatum } from './datums.ts';
 import { TinkerCallError, TinkerHttp } from './http.ts';
 import { linearLossMappings } from './linear-loss.ts';
 import { normaliseTinkerUrl, parseTinkerClientOptions, type TinkerClientOptions } from './options.ts';
-import { isGradientLost, isUnknownSampler, ReplayLog } from './replay-log.ts';
+import { isGradientLost, isUnknownFuture, isUnknownSampler, ReplayLog } from './replay-log.ts';
 import {
   createModel,
   createSession,
@@ -151,6 +152,26 @@ export class TinkerPolicyBackend implements PolicyBackend {
   }
 
   /**
+   * submit + retrieve. A future the server does not know (404: it restarted and lost the request) is
+   * submitted once more with a fresh seq_id — only when nothing was submitted after it, so the order the
+   * caller chose holds (the RL step awaits each call; replay-log.ts).
+   */
+  private async call(name: string, send: (seqId: number) => Promise<any>, protobuf: boolean): Promise<any> {
+    let used = -1;
+    const sendOnce = (seqId: number) => {
+      used = seqId;
+      return send(seqId);
+    };
+    const requestId = await this.submit(name, sendOnce);
+    try {
+      return await this.http.retrieve(requestId, name, protobuf);
+    } catch (error) {
+      if (!isUnknownFuture(error) || this.nextSeq !== used + 1) throw error;
+      return this.http.retrieve(await this.submit(name, sendOnce), name, protobuf);
+    }
+  }
+
+  /**
    * One raw forward_backward request (protobuf or JSON per `codec`) → its decoded output. Public for the
    * conformance check, which sends Tinker's built-in losses directly.
    */
@@ -161,20 +182,24 @@ export class TinkerPolicyBackend implements PolicyBackend {
     forwardOnly: boolean,
     lossFnConfig: Record<string, number> = {},
   ): Promise<ForwardBackwardOutput> {
-    const requestId = await this.submit(call, (seqId) => {
-      const request: ForwardBackwardRequest = {
-        modelId: this.modelId,
-        seqId,
-        data,
-        lossFn,
-        lossFnConfig,
-        forwardOnly,
-      };
-      return this.options.codec === 'protobuf'
-        ? this.http.postProtobuf('forward_backward', encodeForwardBackwardRequest(request))
-        : this.http.postJson('forward_backward', encodeJsonForwardBackwardRequest(request));
-    });
-    const result = await this.http.retrieve(requestId, call, this.options.codec === 'protobuf');
+    const protobuf = this.options.codec === 'protobuf';
+    const result = await this.call(
+      call,
+      (seqId) => {
+        const request: ForwardBackwardRequest = {
+          modelId: this.modelId,
+          seqId,
+          data,
+          lossFn,
+          lossFnConfig,
+          forwardOnly,
+        };
+        return protobuf
+          ? this.http.postProtobuf('forward_backward', encodeForwardBackwardRequest(request))
+          : this.http.postJson('forward_backward', encodeJsonForwardBackwardRequest(request));
+      },
+      protobuf,
+    );
     return result instanceof Uint8Array
       ? decodeForwardBackwardOutput(result)
       : forwardBackwardOutputFromJson(result);
@@ -258,24 +283,26 @@ export class TinkerPolicyBackend implements PolicyBackend {
   /** One optim_step request → its result (JSON). */
   private async sendOptimStep(options: OptimOptions): Promise<any> {
     const [beta1, beta2] = options.betas ?? adamDefaults.betas;
-    const requestId = await this.submit('optim_step', (seqId) =>
-      this.http.postJson('optim_step', {
-        adam_params: {
-          learning_rate: options.learningRate,
-          beta1,
-          beta2,
-          eps: options.eps ?? adamDefaults.eps,
-          weight_decay: options.weightDecay ?? adamDefaults.weightDecay,
-          grad_clip_norm: options.gradClip ?? 0,
-        },
-        model_id: this.modelId,
-        seq_id: seqId,
-        type: 'optim_step',
-      }),
-    );
     // The sampler must see the new weights: the next sample saves them first.
     this.samplingSession = undefined;
-    return this.http.retrieve(requestId, 'optim_step', false);
+    return this.call(
+      'optim_step',
+      (seqId) =>
+        this.http.postJson('optim_step', {
+          adam_params: {
+            learning_rate: options.learningRate,
+            beta1,
+            beta2,
+            eps: options.eps ?? adamDefaults.eps,
+            weight_decay: options.weightDecay ?? adamDefaults.weightDecay,
+            grad_clip_norm: options.gradClip ?? 0,
+          },
+          model_id: this.modelId,
+          seq_id: seqId,
+          type: 'optim_step',
+        }),
+      false,
+    );
   }
 
   /**
@@ -286,15 +313,17 @@ export class TinkerPolicyBackend implements PolicyBackend {
     if (this.samplingSession) return this.samplingSession;
     const samplerSeq = this.nextSamplerSeq++;
     const session = (async () => {
-      const requestId = await this.submit('save_weights_for_sampler', (seqId) =>
-        this.http.postJson('save_weights_for_sampler', {
-          model_id: this.modelId,
-          sampling_session_seq_id: samplerSeq,
-          seq_id: seqId,
-          type: 'save_weights_for_sampler',
-        }),
+      const result = await this.call(
+        'save_weights_for_sampler',
+        (seqId) =>
+          this.http.postJson('save_weights_for_sampler', {
+            model_id: this.modelId,
+            sampling_session_seq_id: samplerSeq,
+            seq_id: seqId,
+            type: 'save_weights_for_sampler',
+          }),
+        false,
       );
-      const result = await this.http.retrieve(requestId, 'save_weights_for_sampler', false);
       if (typeof result?.sampling_session_id !== 'string')
         throw new TinkerCallError('Tinker save_weights_for_sampler: no sampling_session_id in the result');
       this.nextSampleSeq = 0;
@@ -367,16 +396,18 @@ export class TinkerPolicyBackend implements PolicyBackend {
   /** save_weights on the server; `dir` gets tinker-checkpoint.json with the returned tinker:// path. */
   async save(dir: string): Promise<void> {
     const target = resolve(dir);
-    const requestId = await this.submit('save_weights', (seqId) =>
-      this.http.postJson('save_weights', {
-        model_id: this.modelId,
-        path: `curricula-${seqId}`,
-        seq_id: seqId,
-        overwrite: true,
-        type: 'save_weights',
-      }),
+    const result = await this.call(
+      'save_weights',
+      (seqId) =>
+        this.http.postJson('save_weights', {
+          model_id: this.modelId,
+          path: `curricula-${seqId}`,
+          seq_id: seqId,
+          overwrite: true,
+          type: 'save_weights',
+        }),
+      false,
     );
-    const result = await this.http.retrieve(requestId, 'save_weights', false);
     if (typeof result?.path !== 'string')
       throw new TinkerCallError('Tinker save_weights: no path in the result');
     mkdirSync(target, { recursive: true });

@@ -38,6 +38,15 @@ export function isGradientLost(error: unknown): boolean {
   return error instanceof TinkerCallError && error.detail.code === gradientLostCode;
 }
 
+/** Whether retrieve_future answered 404 for the request (a restarted server never had its future). */
+export function isUnknownFuture(error: unknown): boolean {
+  return (
+    error instanceof TinkerCallError &&
+    error.detail.status === 404 &&
+    /unknown request_id/.test(error.message)
+  );
+}
+
 /** Whether a failed call named a sampling session the server does not have (e.g. after a restart). */
 export function isUnknownSampler(error: unknown): boolean {
   return (

@@ -217,6 +217,37 @@ describe('a Tinker server restart between forward_backward and optim_step', () =
     expect((await getInfo(server.url, backend.modelId)).body.optimizer_steps).toBe(2);
   }, 60_000);
 
+  it('a forward_backward whose future was lost in the restart is sent again; the step is then replayed', async () => {
+    const server = await restartableServer();
+    const backend = await connect(server.url);
+    let restarts = 0;
+    server.proxy.beforeForward = async (path) => {
+      const forwardBackwards = futuresOf(server.proxy, '/forward_backward');
+      if (!path.endsWith('/retrieve_future') || forwardBackwards !== 2 || restarts > 0) return;
+      // The second forward_backward was accepted by the old server; its result is polled from the new one.
+      restarts++;
+      await server.restart();
+    };
+    const reference = await EmbeddedBackend.load(checkpoint);
+    cleanups.push(async () => reference.dispose());
+    for (let step = 1; step <= 2; step++) {
+      const remote = await backend.forwardBackward(data, 'linear');
+      const local = await reference.forwardBackward(data, 'linear');
+      expect(remote.logprobs[0][2]).toBeCloseTo(local.logprobs[0][2], 4);
+      expect((await backend.optimStep({ learningRate: 0.01 })).step).toBe(step);
+      await reference.optimStep({ learningRate: 0.01 });
+    }
+    expect(restarts).toBe(1);
+    // forward_backward: 2 + the one sent again + its replay; optim_step: 2 + the refused one.
+    expect(futuresOf(server.proxy, '/forward_backward')).toBe(4);
+    expect(futuresOf(server.proxy, '/optim_step')).toBe(3);
+    expect((await getInfo(server.url, backend.modelId)).body.optimizer_steps).toBe(2);
+    const probe = [[1, 40, 41, 42, 43, 44, 45, 50, 51, 52, 53]];
+    const [remote] = await backend.forward(probe);
+    const [local] = await reference.forward(probe);
+    expect(Math.max(...remote.map((value, t) => Math.abs(value - local[t])))).toBeLessThan(1e-5);
+  }, 60_000);
+
   it('a sampling session lost in a restart is made again (save_weights_for_sampler)', async () => {
     const server = await restartableServer();
     const backend = await connect(server.url);
