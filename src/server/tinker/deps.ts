@@ -39,8 +39,6 @@ export interface TinkerDeps {
   options: TinkerOptions;
   state: TinkerState;
   futures: FutureStore;
-  /** Duration of the last durable-state writes (ms), for measurements. */
-  durableWriteMs: number[];
   /** A fresh policy from a checkpoint directory inside stateDir. */
   loadFrom(dir: string): Promise<PolicyBackend>;
   /** Seeds for sampling requests without one (a counter: reproducible, no Math.random). */
@@ -55,7 +53,6 @@ export function createDeps(context: ProtocolContext, options: Partial<TinkerOpti
     options: resolved,
     state: new TinkerState(resolved.maxSamplers),
     futures: new FutureStore(),
-    durableWriteMs: [],
     loadFrom: async (dir) => {
       if (!context.loadPolicyFrom) throw new Error('this server cannot load checkpoints (no loadPolicyFrom)');
       return context.loadPolicyFrom(dir);

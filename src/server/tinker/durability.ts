@@ -35,7 +35,6 @@ export async function persistModel(
   withWeights: boolean,
 ): Promise<void> {
   if (!deps.options.durable) return;
-  const started = performance.now();
   try {
     model.completed = model.completed.slice(-completedKept);
     await writeDurableState(
@@ -53,8 +52,6 @@ export async function persistModel(
       },
       withWeights ? await model.policy : undefined,
     );
-    deps.durableWriteMs.push(performance.now() - started);
-    if (deps.durableWriteMs.length > 1000) deps.durableWriteMs.shift();
   } catch (error) {
     deps.options.log(`tinker: could not save the durable state of ${model.id}: ${(error as Error).message}`);
   }

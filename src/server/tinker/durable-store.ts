@@ -25,7 +25,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { PolicyBackend } from '../../core/policy.ts';
 import { durableDir } from './paths.ts';
@@ -150,7 +150,7 @@ export function readDurableVersion(dir: string): DurableMeta {
   for (const file of meta.files) {
     const path = join(dir, file.path);
     const rel = relative(dir, path);
-    if (rel.startsWith('..') || !rel.startsWith(checkpointSubdir))
+    if (isAbsolute(rel) || !rel.startsWith(`${checkpointSubdir}${sep}`))
       throw new Error(`${durableFile} names a file outside the version: ${file.path}`);
     if (!existsSync(path)) throw new Error(`${file.path} is missing`);
     const bytes = readFileSync(path);

@@ -37,19 +37,16 @@ import type {
   Tokenizer,
 } from '../../../core/policy.ts';
 import { adamDefaults } from '../../../policy/optimizer.ts';
-import { promptSeedsOf } from '../../../policy/prompt-seeds.ts';
 import {
   decodeForwardBackwardOutput,
-  decodeSampleResponse,
   encodeForwardBackwardRequest,
   encodeJsonForwardBackwardRequest,
   type ForwardBackwardOutput,
   type ForwardBackwardRequest,
   forwardBackwardOutputFromJson,
-  type SampleResponse,
-  sampleResponseFromJson,
   type WireDatum,
 } from '../wire/index.ts';
+import { asampleAll } from './asample.ts';
 import { logprobsOf, sequenceDatum } from './datums.ts';
 import { TinkerCallError, TinkerHttp } from './http.ts';
 import { linearLossMappings } from './linear-loss.ts';
@@ -349,47 +346,17 @@ export class TinkerPolicyBackend implements PolicyBackend {
     }
   }
 
-  private async sampleWith(
-    samplingSessionId: string,
-    prompts: number[][],
-    options: SampleOptions,
-  ): Promise<SampledSequence[][]> {
+  /** One asample per prompt on a sampling session (asample.ts), its seq_ids from this session's counter. */
+  private sampleWith(samplingSessionId: string, prompts: number[][], options: SampleOptions) {
     const protobuf = this.options.codec === 'protobuf';
-    const promptSeeds = promptSeedsOf(prompts.length, options.seed);
-    return Promise.all(
-      prompts.map(async (prompt, index) => {
-        const envelope = await this.http.postJson('asample', {
-          num_samples: options.n,
-          prompt: { chunks: [{ tokens: prompt, type: 'encoded_text' }] },
-          sampling_params: {
-            max_tokens: options.maxTokens,
-            seed: promptSeeds[index],
-            temperature: options.temperature,
-            top_k: -1,
-            top_p: options.topP,
-            ...(options.stop?.length ? { stop: options.stop } : {}),
-          },
-          sampling_session_id: samplingSessionId,
-          seq_id: this.nextSampleSeq++,
-          prompt_logprobs: false,
-          topk_prompt_logprobs: 0,
-          type: 'sample',
-        });
-        const result = await this.http.retrieve(envelope.request_id, 'asample', protobuf);
-        const response: SampleResponse =
-          result instanceof Uint8Array ? decodeSampleResponse(result) : sampleResponseFromJson(result);
-        return response.sequences.map((sequence): SampledSequence => {
-          if (!sequence.logprobs) throw new TinkerCallError('Tinker asample: the server sent no logprobs');
-          const endsWithEos = sequence.tokens.at(-1) === this.tokenizer.eos;
-          return {
-            tokens: sequence.tokens,
-            text: this.tokenizer.decode(sequence.tokens),
-            logprobs: sequence.logprobs,
-            samplingLogprobs: sequence.logprobs,
-            stopReason: sequence.stopReason === 'length' ? 'length' : endsWithEos ? 'eos' : 'stop',
-          };
-        });
-      }),
+    return asampleAll(
+      this.http,
+      this.tokenizer,
+      protobuf,
+      samplingSessionId,
+      prompts,
+      options,
+      () => this.nextSampleSeq++,
     );
   }
 
