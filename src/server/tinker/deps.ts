@@ -6,6 +6,7 @@ import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
 import type { ProtocolContext } from '../protocols.ts';
 import { type ErrorCategory, type FutureEnvelope, type FutureResult, FutureStore } from './futures.ts';
+import { GradientLostError } from './gradient-lost.ts';
 import { TinkerHttpError } from './http-errors.ts';
 import { TinkerState, type TrainingModel } from './models.ts';
 
@@ -16,12 +17,21 @@ export interface TinkerOptions {
   seqWaitMs: number;
   /** Sampling sessions kept in memory (least recently used dropped first). */
   maxSamplers: number;
+  /** Save each model's state at create_model / optim_step / load_weights and restore it at start. */
+  durable: boolean;
+  /** A restored model: how long a request waits for a lost predecessor before the gap is accepted (ms). */
+  restoreGraceMs: number;
+  /** Where restore and durability problems are reported (one line each). */
+  log: (line: string) => void;
 }
 
 export const defaultTinkerOptions: TinkerOptions = {
   longPollMs: 30_000,
   seqWaitMs: 120_000,
   maxSamplers: 16,
+  durable: true,
+  restoreGraceMs: 2_000,
+  log: (line) => console.error(line),
 };
 
 export interface TinkerDeps {
@@ -82,7 +92,7 @@ export function submitModelOperation<Prepared>(
   model: TrainingModel,
   seqId: number | undefined,
   prepare: () => Prepared,
-  run: (prepared: Prepared) => Promise<FutureResult>,
+  run: (prepared: Prepared, call: { requestId: string; key: string | undefined }) => Promise<FutureResult>,
 ): FutureEnvelope {
   const key = idempotencyKey(request);
   const existing = deps.futures.lookup(key);
@@ -103,9 +113,11 @@ export function submitModelOperation<Prepared>(
     seqId,
     async () => {
       try {
-        deps.futures.resolve(id, await run(prepared));
+        deps.futures.resolve(id, await run(prepared, { requestId: id, key }));
       } catch (error) {
-        deps.futures.fail(id, errorMessage(error), errorCategory(error));
+        if (error instanceof GradientLostError)
+          deps.futures.fail(id, error.message, 'server', error.code, error.details);
+        else deps.futures.fail(id, errorMessage(error), errorCategory(error));
       }
     },
     (message) => deps.futures.fail(id, message, 'user'),

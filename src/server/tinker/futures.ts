@@ -6,6 +6,8 @@
 //
 // Idempotency: the SDK re-sends a call with the same `X-Idempotency-Key` after a 5xx or a dropped
 // connection; the same key (on the same route) returns the same future, so nothing runs twice.
+// After a restart the results of the last completed optim_steps come back from the durable state
+// (restore(): same request_id, same key), so a retried call or poll still gets its result.
 // Memory is bounded: the oldest settled futures and keys are forgotten beyond `capacity` (the SDK
 // retrieves a result within seconds; a forgotten one is a 404).
 import { randomUUID } from 'node:crypto';
@@ -22,7 +24,13 @@ export type ErrorCategory = 'user' | 'server';
 export type FutureState =
   | { state: 'pending' }
   | { state: 'done'; result: FutureResult }
-  | { state: 'failed'; error: string; category: ErrorCategory };
+  | {
+      state: 'failed';
+      error: string;
+      category: ErrorCategory;
+      code?: string;
+      details?: Record<string, unknown>;
+    };
 
 interface Future {
   requestId: string;
@@ -68,8 +76,33 @@ export class FutureStore {
     this.settle(requestId, { state: 'done', result });
   }
 
-  fail(requestId: string, error: string, category: ErrorCategory): void {
-    this.settle(requestId, { state: 'failed', error, category });
+  /** `code` and `details` (optional) let a client tell one error from another (gradient-lost.ts). */
+  fail(
+    requestId: string,
+    error: string,
+    category: ErrorCategory,
+    code?: string,
+    details?: Record<string, unknown>,
+  ): void {
+    this.settle(requestId, {
+      state: 'failed',
+      error,
+      category,
+      ...(code ? { code } : {}),
+      ...(details ? { details } : {}),
+    });
+  }
+
+  /** A settled future brought back from the durable state after a restart (its key answers it again). */
+  restore(idempotencyKey: string | null, requestId: string, modelId: string, result: FutureResult): void {
+    this.futures.set(requestId, {
+      requestId,
+      modelId,
+      status: { state: 'done', result },
+      waiters: new Set(),
+    });
+    if (idempotencyKey !== null) this.byKey.set(idempotencyKey, requestId);
+    this.evict();
   }
 
   /** The future's state after waiting up to holdMs for it to settle; undefined for an unknown id. */

@@ -5,11 +5,13 @@
 // This file wires the pieces: a scope that parses protobuf bodies and refuses compressed ones (no zstd
 // here: client/config says proto_compress_fwdbwd false, a `Content-Encoding` body gets 415), and the
 // routes of routes-service.ts, routes-training.ts, routes-sampling.ts (batched by sample-batcher.ts),
-// routes-futures.ts.
+// routes-futures.ts. At start it restores the models a previous server left in the state directory
+// (durability.ts), so a restart between forward_backward and optim_step does not lose the run.
 import type { FastifyInstance } from 'fastify';
 import { protobufContentType } from '../../backends/tinker/wire/index.ts';
 import type { ProtocolContext } from '../protocols.ts';
 import { createDeps } from './deps.ts';
+import { restoreModels } from './durability.ts';
 import { unsupportedMediaType } from './http-errors.ts';
 import { registerFutureRoutes } from './routes-futures.ts';
 import { registerSamplingRoutes } from './routes-sampling.ts';
@@ -28,6 +30,8 @@ declare module 'fastify' {
 
 export async function registerTinker(app: FastifyInstance, context: ProtocolContext): Promise<void> {
   const deps = createDeps(context, context.tinker);
+  // Models of a previous run on this state directory come back first (durability.ts).
+  await restoreModels(deps);
   const batcher = new SampleBatcher(deps.futures);
   app.decorate('tinkerSampleStats', batcher.stats);
   await app.register(

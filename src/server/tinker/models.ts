@@ -10,6 +10,7 @@
 // - Sampling sessions hold a frozen copy of the weights they were made from; at most `maxSamplers` are
 //   kept (least recently used dropped first), since an RL loop makes one per step.
 import type { PolicyBackend } from '../../core/policy.ts';
+import type { CompletedStep } from './durable-store.ts';
 import { notFound } from './http-errors.ts';
 import type { Sequencer } from './sequencer.ts';
 
@@ -30,6 +31,14 @@ export interface TrainingModel {
   policy: Promise<PolicyBackend>;
   sequencer: Sequencer;
   optimizerSteps: number;
+  /** The `n` of `<session>:train:<n>`. */
+  modelSeq: number;
+  /** seq_id of the last optim_step / load_weights whose effect is in the weights (durable-store.ts). */
+  lastSeqId: number | null;
+  /** Set by a restored model's sequencer when requests were lost in a restart (gradient-lost.ts). */
+  gradientLost?: { from: number; to: number };
+  /** Results of the last few completed optim_steps, kept in the durable state for retries. */
+  completed: CompletedStep[];
 }
 
 export interface Sampler {

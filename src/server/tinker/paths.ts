@@ -30,6 +30,11 @@ export function checkpointDir(stateDir: string, modelId: string, kind: Checkpoin
   return inside(stateDir, join(checkName(modelId, 'model id'), kind, checkName(name, 'checkpoint name')));
 }
 
+/** The directory of a model's durable state (durable-store.ts), checked to lie inside stateDir. */
+export function durableDir(stateDir: string, modelId: string): string {
+  return inside(stateDir, join(checkName(modelId, 'model id'), 'durable'));
+}
+
 /** Parses a client's tinker:// path into its directory inside stateDir; throws 400 on anything else. */
 export function resolveTinkerPath(
   stateDir: string,

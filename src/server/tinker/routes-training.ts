@@ -6,6 +6,9 @@
 // to our AdamW (grad_clip_norm 0 = no clipping); checkpoints are our own format (safetensors + JSON).
 // An unnamed save_weights_for_sampler copies the weights in memory when the policy can
 // (EmbeddedBackend.snapshotForSampling), else saves and reloads them through a temporary directory.
+// Durability (durability.ts): create_model, optim_step and load_weights write the model's durable state
+// before their future resolves; an optim_step on a restored model that lost requests in the restart is
+// refused with gradient_lost (gradient-lost.ts) and the model goes back to its durable state.
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -24,6 +27,8 @@ import {
   submitModelOperation,
   type TinkerDeps,
 } from './deps.ts';
+import { persistModel, reloadPolicy } from './durability.ts';
+import { GradientLostError } from './gradient-lost.ts';
 import { badRequest } from './http-errors.ts';
 import { releasePolicy } from './models.ts';
 
@@ -76,7 +81,7 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
     if (state.models.has(id))
       throw badRequest(`create_model: model ${id} already exists (model_seq_id ${modelSeq} reused)`);
     const policy = context.loadPolicy();
-    state.models.set(id, {
+    const model = {
       id,
       sessionId: session.id,
       baseModel: body.base_model,
@@ -84,11 +89,20 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
       policy,
       sequencer: new Sequencer(deps.options.seqWaitMs, policy),
       optimizerSteps: 0,
-    });
+      modelSeq,
+      lastSeqId: null,
+      completed: [],
+    };
+    state.models.set(id, model);
     const envelope = futures.create(idempotencyKey(request), id);
     policy.then(
       () =>
-        futures.resolve(envelope.request_id, { kind: 'json', body: { type: 'create_model', model_id: id } }),
+        persistModel(deps, model, false).then(() =>
+          futures.resolve(envelope.request_id, {
+            kind: 'json',
+            body: { type: 'create_model', model_id: id },
+          }),
+        ),
       (error) =>
         futures.fail(envelope.request_id, `create_model: ${errorMessage(error)}`, errorCategory(error)),
     );
@@ -134,16 +148,23 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
         // Tinker: grad_clip_norm 0 = no clipping; ours: gradClip 0/undefined = no clipping.
         ...(adam.grad_clip_norm ? { gradClip: adam.grad_clip_norm } : {}),
       }),
-      async (options) => {
+      async (options, call) => {
+        const lost = model.gradientLost;
+        if (lost) {
+          model.gradientLost = undefined;
+          await reloadPolicy(deps, model);
+          throw new GradientLostError(lost.from, lost.to, body.seq_id ?? lost.to + 1);
+        }
         const result = await (await model.policy).optimStep(options);
         model.optimizerSteps += 1;
-        return {
-          kind: 'json',
-          body: {
-            type: 'optim_step',
-            metrics: { 'grad_norm:mean': result.gradNorm, 'optimizer_step:max': result.step },
-          },
+        model.lastSeqId = body.seq_id ?? model.lastSeqId;
+        const resultBody = {
+          type: 'optim_step',
+          metrics: { 'grad_norm:mean': result.gradNorm, 'optimizer_step:max': result.step },
         };
+        model.completed.push({ key: call.key ?? null, requestId: call.requestId, body: resultBody });
+        await persistModel(deps, model, true);
+        return { kind: 'json', body: resultBody };
       },
     );
   });
@@ -198,6 +219,8 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
         } finally {
           if (source !== dir) rmSync(source, { recursive: true, force: true });
         }
+        model.lastSeqId = body.seq_id ?? model.lastSeqId;
+        await persistModel(deps, model, true);
         return { kind: 'json', body: { type: 'load_weights', path: body.path } };
       },
     );

@@ -9,6 +9,11 @@
 // - requests without a seq_id (legacy JSON clients) run in arrival order.
 // The first seq_id seen sets the start when it is 0 or 1; a larger first seq_id waits for 1.
 // Runs are chained, so one model never runs two operations at once.
+// Resume mode (a model restored after a restart, durability.ts): the order continues after the last
+// seq_id the durable state includes. Requests the old server received after it are gone; when a request
+// has waited `graceMs` for a predecessor that has not come (the stock SDK sends chunks in parallel, so a
+// short wait tells "late" from "lost"), the sequencer reports the gap once (`onGap(from, to)`) and
+// continues from the earliest waiting seq_id instead of failing it.
 import { badRequest } from './http-errors.ts';
 
 interface Waiting {
@@ -21,6 +26,9 @@ export class Sequencer {
   private next: number | undefined;
   private readonly waiting = new Map<number, Waiting>();
   private chain: Promise<void>;
+  private resume:
+    | { graceMs: number; onGap: (from: number, to: number) => void; timer?: NodeJS.Timeout }
+    | undefined;
 
   constructor(
     private readonly waitMs: number,
@@ -30,6 +38,12 @@ export class Sequencer {
       () => undefined,
       () => undefined,
     );
+  }
+
+  /** Continues after `lastSeqId` (restored model); a gap after it is reported once through onGap. */
+  resumeAfter(lastSeqId: number, graceMs: number, onGap: (from: number, to: number) => void): void {
+    this.next = lastSeqId + 1;
+    this.resume = { graceMs, onGap };
   }
 
   /** Throws 400 when seqId is stale or a duplicate (submit would refuse it). */
@@ -59,6 +73,7 @@ export class Sequencer {
     timer.unref();
     this.waiting.set(seqId, { run, timeout, timer });
     this.drain();
+    this.watchGap();
   }
 
   /** Marks a seq_id as used without running anything (a request refused after its seq_id was read). */
@@ -78,6 +93,23 @@ export class Sequencer {
   /** Stops waiting requests' timers (server shutdown). */
   close(): void {
     for (const entry of this.waiting.values()) clearTimeout(entry.timer);
+    if (this.resume?.timer) clearTimeout(this.resume.timer);
+  }
+
+  /** Resume mode: after graceMs without the expected seq_id, jump to the earliest waiting one. */
+  private watchGap(): void {
+    const resume = this.resume;
+    if (resume === undefined || resume.timer !== undefined || this.waiting.size === 0) return;
+    resume.timer = setTimeout(() => {
+      resume.timer = undefined;
+      if (this.resume !== resume || this.next === undefined || this.waiting.has(this.next)) return;
+      const first = Math.min(...this.waiting.keys());
+      this.resume = undefined;
+      resume.onGap(this.next, first - 1);
+      this.next = first;
+      this.drain();
+    }, resume.graceMs);
+    resume.timer.unref();
   }
 
   private drain(): void {
@@ -86,8 +118,15 @@ export class Sequencer {
       this.waiting.delete(this.next);
       clearTimeout(entry.timer);
       this.next += 1;
+      this.endResume();
       this.enqueue(entry.run);
     }
+  }
+
+  /** The first request after a restart arrived in order: nothing was lost. */
+  private endResume(): void {
+    if (this.resume?.timer) clearTimeout(this.resume.timer);
+    this.resume = undefined;
   }
 
   private enqueue(run: () => Promise<void>): void {

@@ -19,6 +19,10 @@
 // run with policy.workers ≥ 2 draws, not what workers 1 draws (one Rng shared by all prompts), and a
 // one-prompt call is no longer seeded with options.seed itself; `gradNorm` is NaN when the server sends
 // no `grad_norm:*` metric.
+// Server restarts (replay-log.ts): an optim_step refused with `gradient_lost` is retried once after
+// re-sending the step's forward_backward calls; a request whose future the server lost (retrieve 404) is
+// submitted once more with a fresh seq_id; a sampling session the server no longer knows (404) is made
+// again with save_weights_for_sampler.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type {
@@ -33,22 +37,21 @@ import type {
   Tokenizer,
 } from '../../../core/policy.ts';
 import { adamDefaults } from '../../../policy/optimizer.ts';
-import { promptSeedsOf } from '../../../policy/prompt-seeds.ts';
 import {
   decodeForwardBackwardOutput,
-  decodeSampleResponse,
   encodeForwardBackwardRequest,
   encodeJsonForwardBackwardRequest,
   type ForwardBackwardOutput,
   type ForwardBackwardRequest,
   forwardBackwardOutputFromJson,
-  type SampleResponse,
-  sampleResponseFromJson,
   type WireDatum,
 } from '../wire/index.ts';
+import { asampleAll } from './asample.ts';
+import { logprobsOf, sequenceDatum } from './datums.ts';
 import { TinkerCallError, TinkerHttp } from './http.ts';
 import { linearLossMappings } from './linear-loss.ts';
 import { normaliseTinkerUrl, parseTinkerClientOptions, type TinkerClientOptions } from './options.ts';
+import { isGradientLost, isUnknownFuture, isUnknownSampler, ReplayLog } from './replay-log.ts';
 import {
   createModel,
   createSession,
@@ -75,6 +78,8 @@ export class TinkerPolicyBackend implements PolicyBackend {
   private nextSampleSeq = 0;
   private optimizerSteps = 0;
   private closed = false;
+  /** Gradient-carrying forward_backward calls since the last optim_step (replayed after a restart). */
+  private readonly replay = new ReplayLog();
 
   private constructor(
     readonly options: TinkerClientOptions,
@@ -142,6 +147,26 @@ export class TinkerPolicyBackend implements PolicyBackend {
   }
 
   /**
+   * submit + retrieve. A future the server does not know (404: it restarted and lost the request) is
+   * submitted once more with a fresh seq_id — only when nothing was submitted after it, so the order the
+   * caller chose holds (the RL step awaits each call; replay-log.ts).
+   */
+  private async call(name: string, send: (seqId: number) => Promise<any>, protobuf: boolean): Promise<any> {
+    let used = -1;
+    const sendOnce = (seqId: number) => {
+      used = seqId;
+      return send(seqId);
+    };
+    const requestId = await this.submit(name, sendOnce);
+    try {
+      return await this.http.retrieve(requestId, name, protobuf);
+    } catch (error) {
+      if (!isUnknownFuture(error) || this.nextSeq !== used + 1) throw error;
+      return this.http.retrieve(await this.submit(name, sendOnce), name, protobuf);
+    }
+  }
+
+  /**
    * One raw forward_backward request (protobuf or JSON per `codec`) → its decoded output. Public for the
    * conformance check, which sends Tinker's built-in losses directly.
    */
@@ -152,50 +177,32 @@ export class TinkerPolicyBackend implements PolicyBackend {
     forwardOnly: boolean,
     lossFnConfig: Record<string, number> = {},
   ): Promise<ForwardBackwardOutput> {
-    const requestId = await this.submit(call, (seqId) => {
-      const request: ForwardBackwardRequest = {
-        modelId: this.modelId,
-        seqId,
-        data,
-        lossFn,
-        lossFnConfig,
-        forwardOnly,
-      };
-      return this.options.codec === 'protobuf'
-        ? this.http.postProtobuf('forward_backward', encodeForwardBackwardRequest(request))
-        : this.http.postJson('forward_backward', encodeJsonForwardBackwardRequest(request));
-    });
-    const result = await this.http.retrieve(requestId, call, this.options.codec === 'protobuf');
+    const protobuf = this.options.codec === 'protobuf';
+    const result = await this.call(
+      call,
+      (seqId) => {
+        const request: ForwardBackwardRequest = {
+          modelId: this.modelId,
+          seqId,
+          data,
+          lossFn,
+          lossFnConfig,
+          forwardOnly,
+        };
+        return protobuf
+          ? this.http.postProtobuf('forward_backward', encodeForwardBackwardRequest(request))
+          : this.http.postJson('forward_backward', encodeJsonForwardBackwardRequest(request));
+      },
+      protobuf,
+    );
     return result instanceof Uint8Array
       ? decodeForwardBackwardOutput(result)
       : forwardBackwardOutputFromJson(result);
   }
 
-  /** A Tinker datum of a whole sequence: model_input = tokens[:-1], target_tokens = tokens[1:]. */
+  /** A Tinker datum of a whole sequence (datums.ts); kept here for the conformance check's callers. */
   static datum(tokens: readonly number[], inputs: Record<string, readonly number[]>): WireDatum {
-    const lossFnInputs: WireDatum['lossFnInputs'] = {
-      target_tokens: { data: tokens.slice(1), dtype: 'int64', shape: [tokens.length - 1] },
-    };
-    for (const [name, values] of Object.entries(inputs))
-      lossFnInputs[name] = { data: [...values], dtype: 'float32', shape: [values.length] };
-    return { modelInput: [{ type: 'encoded_text', tokens: tokens.slice(0, -1) }], lossFnInputs };
-  }
-
-  private static logprobsOf(output: ForwardBackwardOutput, lengths: number[], call: string): number[][] {
-    if (output.lossFnOutputs.length !== lengths.length) {
-      throw new TinkerCallError(
-        `Tinker ${call}: ${output.lossFnOutputs.length} outputs for ${lengths.length} sequences`,
-      );
-    }
-    return output.lossFnOutputs.map((record, i) => {
-      const logprobs = record.logprobs?.data;
-      if (!logprobs || logprobs.length !== lengths[i] - 1) {
-        throw new TinkerCallError(
-          `Tinker ${call}: output ${i} has ${logprobs?.length ?? 'no'} logprobs for ${lengths[i]} tokens`,
-        );
-      }
-      return logprobs;
-    });
+    return sequenceDatum(tokens, inputs);
   }
 
   async forward(sequences: number[][]): Promise<number[][]> {
@@ -204,7 +211,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
       TinkerPolicyBackend.datum(tokens, { weights: new Array(tokens.length - 1).fill(0) }),
     );
     const output = await this.forwardBackwardCall('forward', data, 'cross_entropy', true);
-    return TinkerPolicyBackend.logprobsOf(
+    return logprobsOf(
       output,
       sequences.map((tokens) => tokens.length),
       'forward',
@@ -227,8 +234,10 @@ export class TinkerPolicyBackend implements PolicyBackend {
         TinkerPolicyBackend.datum(datum.tokens, mapping.inputs(datum.weights, current?.[i])),
       );
     }
-    const output = await this.forwardBackwardCall(`forward_backward (${lossFn})`, wire, lossFn, false);
-    const logprobs = TinkerPolicyBackend.logprobsOf(output, lengths, 'forward_backward');
+    const call = `forward_backward (${lossFn})`;
+    this.replay.record({ call, data: wire, lossFn, lossFnConfig: {} });
+    const output = await this.forwardBackwardCall(call, wire, lossFn, false);
+    const logprobs = logprobsOf(output, lengths, 'forward_backward');
     // The value of OUR loss from the returned log-probs (the server's loss:sum is the mapped loss's).
     const sign = loss === 'linear' ? 1 : -1;
     let value = 0;
@@ -243,29 +252,52 @@ export class TinkerPolicyBackend implements PolicyBackend {
   }
 
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {
-    const [beta1, beta2] = options.betas ?? adamDefaults.betas;
-    const requestId = await this.submit('optim_step', (seqId) =>
-      this.http.postJson('optim_step', {
-        adam_params: {
-          learning_rate: options.learningRate,
-          beta1,
-          beta2,
-          eps: options.eps ?? adamDefaults.eps,
-          weight_decay: options.weightDecay ?? adamDefaults.weightDecay,
-          grad_clip_norm: options.gradClip ?? 0,
-        },
-        model_id: this.modelId,
-        seq_id: seqId,
-        type: 'optim_step',
-      }),
-    );
-    // The sampler must see the new weights: the next sample saves them first.
-    this.samplingSession = undefined;
-    const result = await this.http.retrieve(requestId, 'optim_step', false);
+    const batch = this.replay.take();
+    let result: any;
+    try {
+      result = await this.sendOptimStep(options);
+    } catch (error) {
+      if (!isGradientLost(error)) throw error;
+      // The server restarted and lost this step's gradient: send the batch again, then the step.
+      for (const entry of batch)
+        await this.forwardBackwardCall(
+          `${entry.call} (replay)`,
+          entry.data,
+          entry.lossFn,
+          false,
+          entry.lossFnConfig,
+        );
+      result = await this.sendOptimStep(options);
+    }
     this.optimizerSteps++;
     const metrics: Record<string, number> = result?.metrics ?? {};
     const pick = (name: string) => Object.entries(metrics).find(([key]) => key.split(':')[0] === name)?.[1];
     return { gradNorm: pick('grad_norm') ?? Number.NaN, step: pick('optimizer_step') ?? this.optimizerSteps };
+  }
+
+  /** One optim_step request → its result (JSON). */
+  private async sendOptimStep(options: OptimOptions): Promise<any> {
+    const [beta1, beta2] = options.betas ?? adamDefaults.betas;
+    // The sampler must see the new weights: the next sample saves them first.
+    this.samplingSession = undefined;
+    return this.call(
+      'optim_step',
+      (seqId) =>
+        this.http.postJson('optim_step', {
+          adam_params: {
+            learning_rate: options.learningRate,
+            beta1,
+            beta2,
+            eps: options.eps ?? adamDefaults.eps,
+            weight_decay: options.weightDecay ?? adamDefaults.weightDecay,
+            grad_clip_norm: options.gradClip ?? 0,
+          },
+          model_id: this.modelId,
+          seq_id: seqId,
+          type: 'optim_step',
+        }),
+      false,
+    );
   }
 
   /**
@@ -276,15 +308,17 @@ export class TinkerPolicyBackend implements PolicyBackend {
     if (this.samplingSession) return this.samplingSession;
     const samplerSeq = this.nextSamplerSeq++;
     const session = (async () => {
-      const requestId = await this.submit('save_weights_for_sampler', (seqId) =>
-        this.http.postJson('save_weights_for_sampler', {
-          model_id: this.modelId,
-          sampling_session_seq_id: samplerSeq,
-          seq_id: seqId,
-          type: 'save_weights_for_sampler',
-        }),
+      const result = await this.call(
+        'save_weights_for_sampler',
+        (seqId) =>
+          this.http.postJson('save_weights_for_sampler', {
+            model_id: this.modelId,
+            sampling_session_seq_id: samplerSeq,
+            seq_id: seqId,
+            type: 'save_weights_for_sampler',
+          }),
+        false,
       );
-      const result = await this.http.retrieve(requestId, 'save_weights_for_sampler', false);
       if (typeof result?.sampling_session_id !== 'string')
         throw new TinkerCallError('Tinker save_weights_for_sampler: no sampling_session_id in the result');
       this.nextSampleSeq = 0;
@@ -299,59 +333,46 @@ export class TinkerPolicyBackend implements PolicyBackend {
   }
 
   async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
-    const samplingSessionId = await this.sampler();
+    const session = this.sampler();
+    try {
+      return await this.sampleWith(await session, prompts, options);
+    } catch (error) {
+      if (!isUnknownSampler(error)) throw error;
+      // Sampling sessions are ephemeral (a restarted server has none): save the weights for sampling again.
+      if (this.samplingSession === session) this.samplingSession = undefined;
+      return this.sampleWith(await this.sampler(), prompts, options);
+    }
+  }
+
+  /** One asample per prompt on a sampling session (asample.ts), its seq_ids from this session's counter. */
+  private sampleWith(samplingSessionId: string, prompts: number[][], options: SampleOptions) {
     const protobuf = this.options.codec === 'protobuf';
-    const promptSeeds = promptSeedsOf(prompts.length, options.seed);
-    return Promise.all(
-      prompts.map(async (prompt, index) => {
-        const envelope = await this.http.postJson('asample', {
-          num_samples: options.n,
-          prompt: { chunks: [{ tokens: prompt, type: 'encoded_text' }] },
-          sampling_params: {
-            max_tokens: options.maxTokens,
-            seed: promptSeeds[index],
-            temperature: options.temperature,
-            top_k: -1,
-            top_p: options.topP,
-            ...(options.stop?.length ? { stop: options.stop } : {}),
-          },
-          sampling_session_id: samplingSessionId,
-          seq_id: this.nextSampleSeq++,
-          prompt_logprobs: false,
-          topk_prompt_logprobs: 0,
-          type: 'sample',
-        });
-        const result = await this.http.retrieve(envelope.request_id, 'asample', protobuf);
-        const response: SampleResponse =
-          result instanceof Uint8Array ? decodeSampleResponse(result) : sampleResponseFromJson(result);
-        return response.sequences.map((sequence): SampledSequence => {
-          if (!sequence.logprobs) throw new TinkerCallError('Tinker asample: the server sent no logprobs');
-          const endsWithEos = sequence.tokens.at(-1) === this.tokenizer.eos;
-          return {
-            tokens: sequence.tokens,
-            text: this.tokenizer.decode(sequence.tokens),
-            logprobs: sequence.logprobs,
-            samplingLogprobs: sequence.logprobs,
-            stopReason: sequence.stopReason === 'length' ? 'length' : endsWithEos ? 'eos' : 'stop',
-          };
-        });
-      }),
+    return asampleAll(
+      this.http,
+      this.tokenizer,
+      protobuf,
+      samplingSessionId,
+      prompts,
+      options,
+      () => this.nextSampleSeq++,
     );
   }
 
   /** save_weights on the server; `dir` gets tinker-checkpoint.json with the returned tinker:// path. */
   async save(dir: string): Promise<void> {
     const target = resolve(dir);
-    const requestId = await this.submit('save_weights', (seqId) =>
-      this.http.postJson('save_weights', {
-        model_id: this.modelId,
-        path: `curricula-${seqId}`,
-        seq_id: seqId,
-        overwrite: true,
-        type: 'save_weights',
-      }),
+    const result = await this.call(
+      'save_weights',
+      (seqId) =>
+        this.http.postJson('save_weights', {
+          model_id: this.modelId,
+          path: `curricula-${seqId}`,
+          seq_id: seqId,
+          overwrite: true,
+          type: 'save_weights',
+        }),
+      false,
     );
-    const result = await this.http.retrieve(requestId, 'save_weights', false);
     if (typeof result?.path !== 'string')
       throw new TinkerCallError('Tinker save_weights: no path in the result');
     mkdirSync(target, { recursive: true });

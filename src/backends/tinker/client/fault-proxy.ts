@@ -5,6 +5,9 @@
 //   'drop-after'   forward, let the server handle it, then destroy the client socket without an answer
 //                  (the request took effect; the client must retry with the same idempotency key);
 //   'drop-before'  destroy the client socket before forwarding.
+// A `beforeForward` hook may hold a request (e.g. restart the server before an optim_step reaches it), and
+// the proxy records which futures were settled by a retrieve_future answer (`settled`), so a test can wait
+// for a forward_backward's result before acting.
 // Test-only; not part of the product.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +29,12 @@ export class FaultProxy {
   /** Every request path seen, in arrival order. */
   readonly seen: string[] = [];
   rules: FaultRule[] = [];
+  /** Runs before a request is forwarded (after its faults); the request waits for it. */
+  beforeForward: ((path: string) => Promise<void>) | undefined;
+  /** request_ids of the futures each POST answered, by path suffix, in order. */
+  readonly envelopes: { path: string; requestId: string }[] = [];
+  /** request_ids whose retrieve_future answer was a result (not try_again, not an error status). */
+  readonly settled = new Set<string>();
 
   constructor(private target: string) {}
 
@@ -71,16 +80,38 @@ export class FaultProxy {
       if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers[name] = value;
     }
     const body = Buffer.concat(chunks);
+    if (this.beforeForward) await this.beforeForward(path);
     const upstream = await fetch(`${this.target}${path}`, {
       method: request.method,
       headers,
       body: request.method === 'GET' ? undefined : body,
     });
     const bytes = Buffer.from(await upstream.arrayBuffer());
+    this.observe(path, body, upstream, bytes);
     if (fault === 'drop-after') return void response.destroy();
     response.writeHead(upstream.status, {
       'content-type': upstream.headers.get('content-type') ?? 'application/json',
     });
     response.end(bytes);
+  }
+
+  private observe(path: string, body: Buffer, upstream: Response, bytes: Buffer): void {
+    const json = (buffer: Buffer) => {
+      try {
+        return JSON.parse(buffer.toString('utf8'));
+      } catch {
+        return undefined;
+      }
+    };
+    if (upstream.status !== 200) return;
+    if (path.endsWith('/retrieve_future')) {
+      const isJson = (upstream.headers.get('content-type') ?? '').includes('json');
+      const answer = isJson ? json(bytes) : undefined;
+      if (!isJson || (answer?.type !== 'try_again' && answer?.error === undefined))
+        this.settled.add(json(body)?.request_id);
+      return;
+    }
+    const requestId = json(bytes)?.request_id;
+    if (typeof requestId === 'string') this.envelopes.push({ path, requestId });
   }
 }

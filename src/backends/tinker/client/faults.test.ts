@@ -81,11 +81,12 @@ describe('Tinker client under injected faults', () => {
     }
   });
 
-  it('a server restart between forward_backward and optim_step: a clear error naming the call, no silent step', async () => {
+  it('a server restarted on another (empty) state directory: a clear error naming the call, no silent step', async () => {
     const { server, proxy, backend } = await setup();
     await backend.forwardBackward(data, 'linear');
-    // The server keeps models in memory (docs/tinker-serving.md): a restarted server no longer knows the
-    // model, so the step cannot be applied; the client must say so rather than hang or retry forever.
+    // A restart on the same state directory restores the model (restart.test.ts); on another one the
+    // server does not know the model, so the step cannot be applied; the client must say so rather than
+    // hang or retry forever.
     await server.app.close();
     const restarted = await startTinkerServer();
     cleanups.push(() => restarted.app.close());

@@ -8,7 +8,8 @@
 // - Retries (like the SDK's HTTP layer): 408, 409, 429, ≥ 500 and connection errors, backoff
 //   0.5 s·2ⁿ ≤ 10 s with −25 % jitter from a seeded Rng, `retry-after-ms` / `retry-after` honoured.
 // - retrieve_future: `try_again` → poll again at once (the server long-polls); 408 / 5xx → re-poll;
-//   429 → backoff; `{"error"}` → terminal TinkerCallError naming the call.
+//   429 → backoff; `{"error"}` → terminal TinkerCallError naming the call (with the error's `code`, which
+//   backend.ts acts on: gradient_lost → replay).
 // - A server that cannot be reached at all on the first call → TinkerUnreachableError (a UserError, one
 //   line naming the URL).
 // Deviation: idempotency keys come from node:crypto randomUUID (they must be unique across processes; a
@@ -24,9 +25,18 @@ import {
   type TransportReply,
 } from './transport.ts';
 
-/** A Tinker call that failed for good (terminal error from the server, or retries exhausted). */
+/**
+ * A Tinker call that failed for good (terminal error from the server, or retries exhausted). `status`: the
+ * HTTP status of a refused call; `code`: the error code a future failed with (e.g. gradient_lost).
+ */
 export class TinkerCallError extends UserError {
   override name = 'TinkerCallError';
+  constructor(
+    message: string,
+    readonly detail: { status?: number; code?: string } = {},
+  ) {
+    super(message);
+  }
 }
 
 /** The server could not be reached at all. */
@@ -196,7 +206,7 @@ export class TinkerHttp {
         this.options.longPollTimeoutMs,
       ).catch((error) => {
         throw error instanceof TinkerCallError
-          ? new TinkerCallError(`Tinker ${call}: ${error.message}`)
+          ? new TinkerCallError(`Tinker ${call}: ${error.message}`, error.detail)
           : error;
       });
       if (reply.status === 200 && reply.contentType.includes(protobufContentType)) return reply.body;
@@ -204,6 +214,7 @@ export class TinkerHttp {
       if (value && typeof value === 'object' && 'error' in value) {
         throw new TinkerCallError(
           `Tinker ${call} failed on the server (${value.category ?? 'unknown'}): ${value.error}`,
+          typeof value.code === 'string' ? { code: value.code } : {},
         );
       }
       if (value?.type === 'try_again') {
@@ -226,7 +237,9 @@ function parseJsonReply(call: string, reply: HttpReply): any {
   }
   if (reply.status < 200 || reply.status >= 300) {
     const message = value?.error?.message ?? value?.message ?? value?.error ?? text.slice(0, 200);
-    throw new TinkerCallError(`Tinker ${call}: HTTP ${reply.status}: ${JSON.stringify(message)}`);
+    throw new TinkerCallError(`Tinker ${call}: HTTP ${reply.status}: ${JSON.stringify(message)}`, {
+      status: reply.status,
+    });
   }
   return value;
 }

@@ -11,7 +11,18 @@ export const checkpoint = resolve(import.meta.dirname, '../../../../examples/che
 export const apiKey = 'tml-client-test-key';
 export const baseModel = 'demo-cold';
 
-export async function startTinkerServer(port = 0): Promise<{ app: FastifyInstance; url: string }> {
+export interface TestServerOptions {
+  /** Reuse a state directory (a restart); default: a fresh temporary one. */
+  stateDir?: string;
+  /** Restore/durability log lines (default: dropped). */
+  log?: (line: string) => void;
+}
+
+export async function startTinkerServer(
+  port = 0,
+  options: TestServerOptions = {},
+): Promise<{ app: FastifyInstance; url: string; stateDir: string }> {
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'curricula-tinker-client-'));
   const app = await buildServer({
     protocols: ['tinker'],
     apiKey,
@@ -20,12 +31,12 @@ export async function startTinkerServer(port = 0): Promise<{ app: FastifyInstanc
       modelName: baseModel,
       loadPolicy: () => EmbeddedBackend.load(checkpoint),
       loadPolicyFrom: (dir) => EmbeddedBackend.load(dir),
-      stateDir: mkdtempSync(join(tmpdir(), 'curricula-tinker-client-')),
-      tinker: { longPollMs: 300, seqWaitMs: 1500 },
+      stateDir,
+      tinker: { longPollMs: 300, seqWaitMs: 1500, restoreGraceMs: 200, log: options.log ?? (() => {}) },
     },
   });
   const url = await app.listen({ host: '127.0.0.1', port });
-  return { app, url };
+  return { app, url, stateDir };
 }
 
 /** Client options for tests: fast backoff, the test key. */
