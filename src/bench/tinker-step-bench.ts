@@ -123,6 +123,9 @@ async function startServer(
       loadPolicy: () => EmbeddedBackend.load(checkpoint),
       loadPolicyFrom: (dir) => EmbeddedBackend.load(dir),
       stateDir,
+      // The protocol's cost, as `curricula serve --tinker` runs without --state-dir: per-step durability
+      // (~0.2-0.3 s of saving per optim_step, docs/tinker-serving.md) is a separate, opt-in cost.
+      tinker: { durable: false },
     },
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
