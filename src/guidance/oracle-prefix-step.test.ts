@@ -1,0 +1,103 @@
+// The forced oracle prefix in a real RL step on the embedded demo-cold checkpoint (workers 1): the prefix
+// is part of the context the policy conditions on, the graded completion is prefix + sampled text, and the
+// loss data sent to the backend give the prefix's real token ids weight 0 (only sampled tokens are
+// trained on). Also: setup refuses a pool file without worked solutions before loading any model.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../core/errors.ts';
+import type { Datum } from '../core/policy.ts';
+import { additionProblem } from '../tasks/addition.ts';
+import { promptTokens } from '../tasks/format.ts';
+import { rlConfigSchema } from '../training/rl/config.ts';
+import { buildContext, drawPool } from '../training/rl/setup.ts';
+import { rlStep } from '../training/rl/step.ts';
+
+const demoCold = 'examples/checkpoints/demo-cold';
+
+const config = (extra: object = {}) =>
+  rlConfigSchema.parse({
+    seed: 4,
+    init: { checkpoint: demoCold },
+    tasks: [{ task: 'addition', difficulties: [4] }],
+    poolSize: 3,
+    guidance: { name: 'oracle-prefix' },
+    rollout: { groupSize: 4, maxTokens: 48 },
+    train: { steps: 2, batchSize: 3, learningRate: 1e-4 },
+    policy: { workers: 1 },
+    ...extra,
+  });
+
+describe('oracle-prefix in a real RL step', () => {
+  it('forces the prefix as context: its real token ids get weight 0, the sampled tokens carry the loss', async () => {
+    const runConfig = config();
+    const pool = drawPool(runConfig);
+    const ctx = await buildContext(runConfig);
+    const sent: Datum[] = [];
+    const forwardBackward = ctx.policy.forwardBackward.bind(ctx.policy);
+    ctx.policy.forwardBackward = (data, loss) => {
+      sent.push(...data);
+      return forwardBackward(data, loss);
+    };
+    try {
+      // Every pool problem had a zero-success unguided group; the search is at level 4 (a quarter).
+      const entry = { level: 4, remembered: false, visits: 0, transferred: false };
+      ctx.guidance.load({
+        entries: Object.fromEntries(pool.map((problem) => [problem.id, entry])),
+        ledger: { zeroSuccess: pool.map((problem) => problem.id), unlocked: [], leakCut: 0, leakDropped: 0 },
+      });
+      const report = await rlStep(ctx, 1, 1e-4);
+      expect(report.metrics['guidance/guided_frac']).toBe(1);
+      expect(report.metrics['guidance/strength']).toBeGreaterThan(0.2);
+      const { tokenizer } = ctx.policy;
+      let prefixTokens = 0;
+      for (const group of report.groups) {
+        const { attempt } = group;
+        // 4-digit solutions are 42 characters: a quarter is 10 ("d+d+c=tu\nd").
+        expect(attempt.prefix).toBe(attempt.problem.solution.slice(0, 10));
+        const prompt = promptTokens(tokenizer, attempt.problem);
+        const prefix = tokenizer.encode(attempt.prefix, 'test');
+        expect(prefix).toHaveLength(10);
+        expect(group.context).toEqual([...prompt, ...prefix]);
+        group.completions.forEach((completion, index) => {
+          expect(completion).toBe(attempt.prefix + group.rollouts[index].text);
+        });
+        for (const rollout of group.rollouts) {
+          const datum = sent.find(
+            (candidate) => candidate.tokens.join() === [...group.context, ...rollout.tokens].join(),
+          );
+          if (!datum) continue; // not trained (e.g. an empty completion)
+          // weights[t] weighs the log-prob of tokens[t + 1]: the prompt and every prefix token are 0.
+          const contextWeights = datum.weights.slice(0, group.context.length - 1);
+          expect(contextWeights.every((weight) => weight === 0)).toBe(true);
+          expect(datum.tokens.slice(prompt.length, prompt.length + prefix.length)).toEqual(prefix);
+          expect(datum.weights).toHaveLength(group.context.length + rollout.tokens.length - 1);
+          prefixTokens += prefix.length;
+        }
+      }
+      expect(prefixTokens).toBeGreaterThan(0);
+      // Where a group's rewards differ the sampled tokens carry non-zero weights (they are trained).
+      const mixed = report.groups.filter((group) => new Set(group.rewards).size > 1);
+      for (const group of mixed) {
+        const datum = sent.find((candidate) =>
+          candidate.tokens.join().startsWith(group.context.join()),
+        )!;
+        expect(datum.weights.slice(group.context.length - 1).some((weight) => weight !== 0)).toBe(true);
+      }
+    } finally {
+      await ctx.policy.close?.();
+    }
+  }, 30_000);
+
+  it('setup refuses a pool file without worked solutions, naming the file, before the reward check', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'curricula-guidance-')), 'pool.jsonl');
+    const problem = { ...additionProblem('4321', '1234'), solution: '' };
+    writeFileSync(file, `${JSON.stringify(problem)}\n`);
+    const attempt = buildContext(config({ pool: { file } }));
+    await expect(attempt).rejects.toThrow(ConfigError);
+    await expect(attempt).rejects.toThrow(
+      `guidance 'oracle-prefix' needs worked solutions, but 1 of 1 problems from pool file ${file} have an empty solution (e.g. ${problem.id})`,
+    );
+  });
+});
