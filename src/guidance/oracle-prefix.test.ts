@@ -104,7 +104,8 @@ describe('oracle-prefix', () => {
   });
 
   it('state() / load(): a fresh instance plans the same attempts and keeps every count', () => {
-    const guidance = oracle();
+    // maxFraction 1 in 2 levels: level 2 is the whole solution, which the guard cuts (a leak to count).
+    const guidance = oracle({ maxFraction: 1, levels: 2 });
     const script = (step: number): number[][] => [
       [0, step % 4 === 0 ? 1 : 0],
       [step % 3 === 0 ? 1 : 0, 0],
@@ -114,7 +115,7 @@ describe('oracle-prefix', () => {
       const [a, b] = script(step);
       guidance.observe(step, [outcome(hard, a), outcome(easy, b)]);
     }
-    const restored = oracle();
+    const restored = oracle({ maxFraction: 1, levels: 2 });
     restored.load(JSON.parse(JSON.stringify(guidance.state())));
     for (let step = 6; step <= 14; step++) {
       expect(restored.plan(pool, step), `step ${step}`).toEqual(guidance.plan(pool, step));
@@ -125,6 +126,7 @@ describe('oracle-prefix', () => {
     }
     expect(restored.state()).toEqual(guidance.state());
     expect(guidance.metrics()['guidance/unlocked']).toBeGreaterThan(0);
+    expect(guidance.metrics()['guidance/leak_cut']).toBeGreaterThan(0);
   });
 
   it('refuses a pool without worked solutions, naming the source', () => {
