@@ -16,7 +16,10 @@ describe('guardAgainstAnswer', () => {
   });
 
   it('finds the answer as the tail of a longer number, cutting at the start of that number', () => {
-    expect(guardAgainstAnswer('carry gives 1825 here', '825')).toEqual({ text: 'carry gives ', violated: true });
+    expect(guardAgainstAnswer('carry gives 1825 here', '825')).toEqual({
+      text: 'carry gives ',
+      violated: true,
+    });
     // A column sum "05" is the answer 5.
     expect(guardAgainstAnswer('2+3+0=05\nA:5', '5')).toEqual({ text: '2+3+0=', violated: true });
   });

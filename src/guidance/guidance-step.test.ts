@@ -1,11 +1,13 @@
-// The forced oracle prefix in a real RL step on the embedded demo-cold checkpoint (workers 1): the prefix
-// is part of the context the policy conditions on, the graded completion is prefix + sampled text, and the
+// Guidance in real RL steps on embedded checkpoints (workers 1). oracle-prefix on demo-cold: the prefix is
+// part of the context the policy conditions on, the graded completion is prefix + sampled text, and the
 // loss data sent to the backend give the prefix's real token ids weight 0 (only sampled tokens are
-// trained on). Also: setup refuses a pool file without worked solutions before loading any model.
+// trained on). hints from examples/ladder-hints.yaml on ladder-cold: the hint is in the prompt tokens
+// (weight 0). Also: setup refuses a pool file without worked solutions before loading any model.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Datum } from '../core/policy.ts';
 import { additionProblem } from '../tasks/addition.ts';
@@ -29,17 +31,23 @@ const config = (extra: object = {}) =>
     ...extra,
   });
 
-describe('oracle-prefix in a real RL step', () => {
+/** Records every datum the step sends to forwardBackward (the real backend still runs). */
+function recordData(policy: { forwardBackward: (data: Datum[], loss: never) => Promise<unknown> }): Datum[] {
+  const sent: Datum[] = [];
+  const forwardBackward = policy.forwardBackward.bind(policy);
+  policy.forwardBackward = (data, loss) => {
+    sent.push(...data);
+    return forwardBackward(data, loss);
+  };
+  return sent;
+}
+
+describe('guidance in a real RL step', () => {
   it('forces the prefix as context: its real token ids get weight 0, the sampled tokens carry the loss', async () => {
     const runConfig = config();
     const pool = drawPool(runConfig);
     const ctx = await buildContext(runConfig);
-    const sent: Datum[] = [];
-    const forwardBackward = ctx.policy.forwardBackward.bind(ctx.policy);
-    ctx.policy.forwardBackward = (data, loss) => {
-      sent.push(...data);
-      return forwardBackward(data, loss);
-    };
+    const sent = recordData(ctx.policy as never);
     try {
       // Every pool problem had a zero-success unguided group; the search is at level 4 (a quarter).
       const entry = { level: 4, remembered: false, visits: 0, transferred: false };
@@ -80,11 +88,54 @@ describe('oracle-prefix in a real RL step', () => {
       // Where a group's rewards differ the sampled tokens carry non-zero weights (they are trained).
       const mixed = report.groups.filter((group) => new Set(group.rewards).size > 1);
       for (const group of mixed) {
-        const datum = sent.find((candidate) =>
-          candidate.tokens.join().startsWith(group.context.join()),
-        )!;
+        const datum = sent.find((candidate) => candidate.tokens.join().startsWith(group.context.join()))!;
         expect(datum.weights.slice(group.context.length - 1).some((weight) => weight !== 0)).toBe(true);
       }
+    } finally {
+      await ctx.policy.close?.();
+    }
+  }, 30_000);
+
+  it('hints (examples/ladder-hints.yaml, small): the hint is prompt text, never a trained token', async () => {
+    const example = loadConfigFile(rlConfigSchema, 'examples/ladder-hints.yaml');
+    const runConfig = rlConfigSchema.parse({
+      ...example,
+      tasks: [{ task: 'addition', difficulties: [7] }],
+      poolSize: 2,
+      rollout: { ...example.rollout, groupSize: 2 },
+      train: { ...example.train, batchSize: 2 },
+      policy: { workers: 1 },
+    });
+    const pool = drawPool(runConfig);
+    const ctx = await buildContext(runConfig);
+    const sent = recordData(ctx.policy as never);
+    try {
+      // Both problems measured at pass rate 0: hard, hinted at p = 0.25 in step 1.
+      ctx.guidance.load({
+        estimates: Object.fromEntries(pool.map((problem) => [problem.id, 0])),
+        hardVisits: {},
+        ledger: { zeroSuccess: [], unlocked: [], leakCut: 0, leakDropped: 0 },
+      });
+      const report = await rlStep(ctx, 1, 1e-4);
+      expect(report.metrics['guidance/guided_frac']).toBe(1);
+      expect(report.metrics['guidance/hint_p']).toBe(0.25);
+      const { tokenizer } = ctx.policy;
+      for (const group of report.groups) {
+        const { problem, prompt, prefix } = group.attempt;
+        const hint = problem.solution.slice(0, Math.floor(0.25 * problem.solution.length));
+        expect(prompt).toBe(`${problem.prompt}\n${hint}`);
+        expect(prefix).toBe('');
+        expect(group.context).toEqual(promptTokens(tokenizer, { ...problem, prompt }));
+        for (const rollout of group.rollouts) {
+          const datum = sent.find(
+            (candidate) => candidate.tokens.join() === [...group.context, ...rollout.tokens].join(),
+          );
+          if (!datum) continue;
+          expect(datum.weights.slice(0, group.context.length - 1).every((weight) => weight === 0)).toBe(true);
+        }
+      }
+      // The step's completions had room: maxTokens is not cut below the longest 7-digit solution + EOS.
+      expect(Math.max(...report.groups.map((group) => group.context.length))).toBeLessThanOrEqual(128 - 74);
     } finally {
       await ctx.policy.close?.();
     }
