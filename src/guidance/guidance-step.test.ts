@@ -13,8 +13,9 @@ import type { Datum } from '../core/policy.ts';
 import { additionProblem } from '../tasks/addition.ts';
 import { promptTokens } from '../tasks/format.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { buildContext, drawPool } from '../training/rl/setup.ts';
+import { buildContext, drawPool, validateRlConfig } from '../training/rl/setup.ts';
 import { rlStep } from '../training/rl/step.ts';
+import { guidances } from './index.ts';
 
 const demoCold = 'examples/checkpoints/demo-cold';
 
@@ -140,6 +141,22 @@ describe('guidance in a real RL step', () => {
       await ctx.policy.close?.();
     }
   }, 30_000);
+
+  it('the example configs build their scaffold on the drawn pool', () => {
+    for (const [file, name] of [
+      ['examples/ladder-hints.yaml', 'hints'],
+      ['examples/ladder-oracle-prefix.yaml', 'oracle-prefix'],
+    ]) {
+      const example = loadConfigFile(rlConfigSchema, file);
+      validateRlConfig(example);
+      const guidance = guidances.get(example.guidance.name)(example.guidance.options, {
+        pool: drawPool(example),
+        totalSteps: example.train.steps,
+        source: file,
+      });
+      expect(guidance.name).toBe(name);
+    }
+  });
 
   it('setup refuses a pool file without worked solutions, naming the file, before the reward check', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'curricula-guidance-')), 'pool.jsonl');
