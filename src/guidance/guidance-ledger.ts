@@ -16,6 +16,7 @@
 //                                 later a group (guided or not) with at least one
 // - guidance/leak_cut, leak_dropped  cumulative: planned hints/prefixes the leakage guard cut back, and
 //                                 those it left too short to use (leakage.ts)
+import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
 import type { Attempt } from './guidance.ts';
@@ -54,12 +55,15 @@ const emptyCounts = (): StepCounts => ({
   unguidedHits: 0,
 });
 
-export interface LedgerState {
-  zeroSuccess: string[];
-  unlocked: string[];
-  leakCut: number;
-  leakDropped: number;
-}
+/** The ledger's saved state (part of each scaffold's state; validated on load). */
+export const ledgerStateSchema = z.strictObject({
+  zeroSuccess: z.array(z.string()),
+  unlocked: z.array(z.string()),
+  leakCut: z.number().int().nonnegative(),
+  leakDropped: z.number().int().nonnegative(),
+});
+
+export type LedgerState = z.output<typeof ledgerStateSchema>;
 
 export class GuidanceLedger {
   private pending = new Map<string, PlannedAttempt[]>();

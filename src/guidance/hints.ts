@@ -33,7 +33,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
-import { GuidanceLedger, type LedgerState, type PlannedAttempt } from './guidance-ledger.ts';
+import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
 import { guardAgainstAnswer } from './leakage.ts';
 import { requireWorkedSolutions, solutionPrefix } from './worked-solution.ts';
 
@@ -59,12 +59,7 @@ export type HintsOptions = z.output<typeof optionsSchema>;
 const stateSchema = z.strictObject({
   estimates: z.record(z.string(), z.number()),
   hardVisits: z.record(z.string(), z.number().int()),
-  ledger: z.strictObject({
-    zeroSuccess: z.array(z.string()),
-    unlocked: z.array(z.string()),
-    leakCut: z.number(),
-    leakDropped: z.number(),
-  }),
+  ledger: ledgerStateSchema,
 });
 
 /** The scheduled p at `step` (steps count from 1). */
@@ -149,7 +144,7 @@ export function createHintsGuidance(rawOptions: unknown, context?: GuidanceConte
       const state = parseConfig(stateSchema, saved, "guidance 'hints' saved state");
       estimates = new Map(Object.entries(state.estimates));
       hardVisits = new Map(Object.entries(state.hardVisits));
-      ledger.load(state.ledger as LedgerState);
+      ledger.load(state.ledger);
     },
     metrics: () => ({
       ...ledger.metrics(),

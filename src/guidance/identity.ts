@@ -4,16 +4,9 @@
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import type { Guidance } from './guidance.ts';
-import { GuidanceLedger, type LedgerState } from './guidance-ledger.ts';
+import { GuidanceLedger, ledgerStateSchema } from './guidance-ledger.ts';
 
 const optionsSchema = z.strictObject({});
-
-const stateSchema = z.strictObject({
-  zeroSuccess: z.array(z.string()),
-  unlocked: z.array(z.string()),
-  leakCut: z.number(),
-  leakDropped: z.number(),
-});
 
 export function createIdentityGuidance(options: unknown): Guidance {
   parseConfig(optionsSchema, options ?? {}, "guidance 'identity' options");
@@ -35,7 +28,7 @@ export function createIdentityGuidance(options: unknown): Guidance {
     load(saved) {
       // null: a checkpoint written before identity kept state.
       if (saved === null || saved === undefined) return;
-      ledger.load(parseConfig(stateSchema, saved, "guidance 'identity' saved state") as LedgerState);
+      ledger.load(parseConfig(ledgerStateSchema, saved, "guidance 'identity' saved state"));
     },
     metrics: () => ledger.metrics(),
   };

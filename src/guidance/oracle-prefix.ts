@@ -36,7 +36,7 @@ import { parseConfig } from '../core/config.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
-import { GuidanceLedger, type LedgerState, type PlannedAttempt } from './guidance-ledger.ts';
+import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
 import { guardAgainstAnswer } from './leakage.ts';
 import { requireWorkedSolutions } from './worked-solution.ts';
 
@@ -61,12 +61,7 @@ type Entry = z.output<typeof entrySchema>;
 
 const stateSchema = z.strictObject({
   entries: z.record(z.string(), entrySchema),
-  ledger: z.strictObject({
-    zeroSuccess: z.array(z.string()),
-    unlocked: z.array(z.string()),
-    leakCut: z.number(),
-    leakDropped: z.number(),
-  }),
+  ledger: ledgerStateSchema,
 });
 
 export function createOraclePrefixGuidance(rawOptions: unknown, context?: GuidanceContext): Guidance {
@@ -139,7 +134,7 @@ export function createOraclePrefixGuidance(rawOptions: unknown, context?: Guidan
       if (saved === null || saved === undefined) return;
       const state = parseConfig(stateSchema, saved, "guidance 'oracle-prefix' saved state");
       entries = new Map(Object.entries(state.entries).map(([id, entry]) => [id, { ...entry }]));
-      ledger.load(state.ledger as LedgerState);
+      ledger.load(state.ledger);
     },
     metrics() {
       const all = [...entries.values()];
