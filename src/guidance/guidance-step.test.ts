@@ -88,6 +88,7 @@ describe('guidance in a real RL step', () => {
       expect(prefixTokens).toBeGreaterThan(0);
       // Where a group's rewards differ the sampled tokens carry non-zero weights (they are trained).
       const mixed = report.groups.filter((group) => new Set(group.rewards).size > 1);
+      expect(mixed.length).toBeGreaterThan(0); // seed 4: rewards 1110 | 0000 | 0110
       for (const group of mixed) {
         const datum = sent.find((candidate) => candidate.tokens.join().startsWith(group.context.join()))!;
         expect(datum.weights.slice(group.context.length - 1).some((weight) => weight !== 0)).toBe(true);
