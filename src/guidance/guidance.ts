@@ -23,4 +23,15 @@ export interface Guidance {
   metrics(): Record<string, number>;
 }
 
-export type GuidanceFactory = (options: unknown) => Guidance;
+/** What a scaffold may need to know about the run when it is built (setup.ts passes it). */
+export interface GuidanceContext {
+  /** The selector's pool: every problem plan() can be given. */
+  pool: readonly Problem[];
+  /** train.steps, for schedules over training. */
+  totalSteps: number;
+  /** Where the pool came from (a pool file, the task mix), for config-time error messages. */
+  source: string;
+}
+
+/** `context` is optional so that option checks run without a pool; a scaffold that needs it says so. */
+export type GuidanceFactory = (options: unknown, context?: GuidanceContext) => Guidance;

@@ -1,11 +1,13 @@
 // The guidance registry: config names resolve here.
 import { Registry } from '../core/registry.ts';
 import type { GuidanceFactory } from './guidance.ts';
+import { createHintsGuidance } from './hints.ts';
 import { createIdentityGuidance } from './identity.ts';
+import { createOraclePrefixGuidance } from './oracle-prefix.ts';
 
-export const guidances = new Registry<GuidanceFactory>('guidance').register(
-  'identity',
-  createIdentityGuidance,
-);
+export const guidances = new Registry<GuidanceFactory>('guidance')
+  .register('identity', createIdentityGuidance)
+  .register('hints', createHintsGuidance)
+  .register('oracle-prefix', createOraclePrefixGuidance);
 
-export type { Attempt, Guidance, GuidanceFactory } from './guidance.ts';
+export type { Attempt, Guidance, GuidanceContext, GuidanceFactory } from './guidance.ts';

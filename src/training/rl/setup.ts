@@ -97,6 +97,14 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   const remote = (config.policy?.backend ?? 'embedded') !== 'embedded';
   const fitPath = remote ? initPath : (modelPath ?? initPath);
   const { pool, advice, poolFile } = loadPool(config, fitPath, !(remote && config.policy?.tokenizer));
+  // Before the reward check: a scaffold's refusal of the pool (no worked solutions) is the clearer error.
+  const guidance = guidances.get(config.guidance.name)(config.guidance.options, {
+    pool,
+    totalSteps: config.train.steps,
+    source: config.pool
+      ? `pool file ${config.pool.file}`
+      : `tasks ${config.tasks.map((entry) => entry.task).join(', ')}`,
+  });
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
   // policy.backend (registry, default embedded). Embedded with policy.workers > 1 (default auto: one per
@@ -122,7 +130,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     selector,
     poolSize: pool.length,
     budget: createRolloutBudget(config, selector),
-    guidance: guidances.get(config.guidance.name)(config.guidance.options),
+    guidance,
     reward,
     advantage,
     advantageOptions: advantage.resolveOptions(config.algorithm.advantage.options),
