@@ -3,6 +3,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { stringify } from 'yaml';
 
 export const repoRoot = resolve(import.meta.dirname, '..');
@@ -37,4 +38,44 @@ export function runCli(args: string[], options: { cwd?: string; timeoutMs?: numb
 /** Starts `curricula <args>` without waiting. */
 export function startCli(args: string[], options: { cwd?: string } = {}): ChildProcess {
   return spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd ?? repoRoot, stdio: 'ignore' });
+}
+
+export interface ServeChild {
+  url: string;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `curricula serve --port 0 <args>` (no inherited API key) and waits for `listening on URL`. */
+export async function startServe(args: string[]): Promise<ServeChild> {
+  const { CURRICULA_API_KEY: _ignored, ...env } = process.env;
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    return exited;
+  };
+  try {
+    const url = await new Promise<string>((found, failed) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const match = /^listening on (http:\/\/\S+)/.exec(line);
+        if (match) found(match[1]);
+      });
+      child.on('exit', () => failed(new Error(`serve exited before listening: ${stderr}`)));
+    });
+    return { url, stderr: () => stderr, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

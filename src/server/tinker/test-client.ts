@@ -42,6 +42,20 @@ export class TestTinkerClient {
     });
   }
 
+  /** create_session + create_model (LoRA rank 8) on `baseModel`; the new model's id. */
+  async createModel(baseModel: string): Promise<string> {
+    const session = await this.json('create_session', { tags: [], user_metadata: {}, sdk_version: '0.25.0' });
+    const created = await this.call('create_model', {
+      session_id: session.session_id,
+      model_seq_id: 0,
+      base_model: baseModel,
+      lora_config: { rank: 8 },
+    });
+    if (created.type !== 'create_model')
+      throw new Error(`create_model: unexpected result ${JSON.stringify(created)}`);
+    return created.model_id;
+  }
+
   /** Polls retrieve_future until the result (or error) is there; protobuf results decoded. */
   async retrieve(requestId: string, accept = `${protobufContentType}, application/json`): Promise<any> {
     for (let i = 0; i < 200; i++) {

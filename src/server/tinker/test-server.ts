@@ -45,21 +45,7 @@ export async function startTestServer(options: { bodyLimit?: number } = {}): Pro
     app,
     client,
     reference,
-    newModel: async () => {
-      const session = await client.json('create_session', {
-        tags: [],
-        user_metadata: {},
-        sdk_version: '0.25.0',
-      });
-      const created = await client.call('create_model', {
-        session_id: session.session_id,
-        model_seq_id: 0,
-        base_model: 'demo-cold',
-        lora_config: { rank: 8 },
-      });
-      expect(created.type).toBe('create_model');
-      return created.model_id;
-    },
+    newModel: () => client.createModel('demo-cold'),
     close: async () => {
       await app.close();
       reference.dispose();

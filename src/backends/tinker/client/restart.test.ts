@@ -13,11 +13,17 @@ import { readCheckpoint } from '../../../policy/checkpoint.ts';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
 import { RunStore } from '../../../runs/run-store.ts';
 import { durableVersions, readDurableVersion } from '../../../server/tinker/durable-store.ts';
-import { rlConfigSchema } from '../../../training/rl/config.ts';
 import { train } from '../../../training/rl/train.ts';
 import { TinkerPolicyBackend } from './backend.ts';
 import { FaultProxy } from './fault-proxy.ts';
-import { apiKey, baseModel, checkpoint, clientOptions, startTinkerServer } from './test-server.ts';
+import {
+  apiKey,
+  baseModel,
+  checkpoint,
+  clientOptions,
+  smallRunConfig,
+  startTinkerServer,
+} from './test-server.ts';
 
 type Server = Awaited<ReturnType<typeof startTinkerServer>>;
 const cleanups: (() => Promise<void>)[] = [];
@@ -81,19 +87,13 @@ async function connect(url: string) {
 }
 
 function config(name: string, runsDir: string, url: string) {
-  return rlConfigSchema.parse({
+  return smallRunConfig(
     name,
     runsDir,
-    seed: 11,
-    init: { checkpoint },
-    tasks: [{ task: 'addition', difficulties: [2] }],
-    poolSize: 8,
-    rollout: { groupSize: 8, maxTokens: 24 },
-    train: { steps: 3, batchSize: 2, learningRate: 0.001 },
-    eval: { every: 0, problemsPerDifficulty: 1, samples: 2 },
-    log: { samplesPerStep: 16 },
-    policy: { workers: 1, backend: 'tinker', tinker: { url, baseModel } },
-  });
+    { workers: 1, backend: 'tinker', tinker: { url, baseModel } },
+    { steps: 3, batchSize: 2, learningRate: 0.001 },
+    { log: { samplesPerStep: 16 } },
+  );
 }
 
 /** Every logged metric but wall-clock ones, and the logged samples, of each step. */

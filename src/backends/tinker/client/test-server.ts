@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
 import { buildServer } from '../../../server/app.ts';
+import { rlConfigSchema } from '../../../training/rl/config.ts';
 
 export const checkpoint = resolve(import.meta.dirname, '../../../../examples/checkpoints/demo-cold');
 export const apiKey = 'tml-client-test-key';
@@ -42,4 +43,30 @@ export async function startTinkerServer(
 /** Client options for tests: fast backoff, the test key. */
 export function clientOptions(url: string, extra: Record<string, unknown> = {}) {
   return { url, baseModel, apiKey, backoffMs: 5, maxBackoffMs: 50, ...extra };
+}
+
+/**
+ * The small RL run of the Tinker run tests: 2-digit addition from demo-cold at seed 11, 8 samples of at
+ * most 24 tokens per problem, no evaluation; `policy` and the step count, batch and learning rate vary.
+ */
+export function smallRunConfig(
+  name: string,
+  runsDir: string,
+  policy: Record<string, unknown>,
+  train: { steps: number; batchSize: number; learningRate: number },
+  extra: Record<string, unknown> = {},
+) {
+  return rlConfigSchema.parse({
+    name,
+    runsDir,
+    seed: 11,
+    init: { checkpoint },
+    tasks: [{ task: 'addition', difficulties: [2] }],
+    poolSize: 8,
+    rollout: { groupSize: 8, maxTokens: 24 },
+    train,
+    eval: { every: 0, problemsPerDifficulty: 1, samples: 2 },
+    policy,
+    ...extra,
+  });
 }

@@ -13,9 +13,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../../runs/run-store.ts';
-import { rlConfigSchema } from '../../../training/rl/config.ts';
 import { train } from '../../../training/rl/train.ts';
-import { apiKey, baseModel, checkpoint, startTinkerServer } from './test-server.ts';
+import { apiKey, baseModel, smallRunConfig, startTinkerServer } from './test-server.ts';
 
 let app: FastifyInstance;
 let url: string;
@@ -33,22 +32,18 @@ afterAll(async () => {
 });
 
 function config(name: string, runsDir: string, policy: Record<string, unknown>, steps = 2, batchSize = 1) {
-  return rlConfigSchema.parse({
+  return smallRunConfig(
     name,
     runsDir,
-    seed: 11,
-    init: { checkpoint },
-    tasks: [{ task: 'addition', difficulties: [2] }],
-    poolSize: 8,
-    rollout: { groupSize: 8, maxTokens: 24 },
-    train: { steps, batchSize, learningRate: 0.003 },
-    eval: { every: 0, problemsPerDifficulty: 1, samples: 2 },
-    // Every sample of a step is logged, so that the runs' completions and rewards can be compared.
-    log: { samplesPerStep: batchSize * 8 },
-    // A checkpoint after every step, so that a resume starts from step 1's weights, not step 0's.
-    checkpoint: { latestEvery: 1 },
     policy,
-  });
+    { steps, batchSize, learningRate: 0.003 },
+    {
+      // Every sample of a step is logged, so that the runs' completions and rewards can be compared.
+      log: { samplesPerStep: batchSize * 8 },
+      // A checkpoint after every step, so that a resume starts from step 1's weights, not step 0's.
+      checkpoint: { latestEvery: 1 },
+    },
+  );
 }
 
 /** Metrics of each step without wall-clock ones (perf/*, time). */
