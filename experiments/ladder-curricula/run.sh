@@ -37,32 +37,10 @@ overrides() {
   esac
 }
 
-run_one() {
-  local setting="$1" seed="$2" runs_dir="$3"
-  shift 3
-  local name="${setting}-s${seed}"
-  local dir="$runs_dir/$name"
-  if [[ -f "$dir/result.json" ]]; then echo "skip $name (finished)"; return 0; fi
-  echo "start $name $(date -u +%H:%M:%S)"
-  local args
-  if [[ -f "$dir/config.json" ]]; then
-    args=(--resume "$dir")
-  else
-    args=(-c examples/ladder-train.yaml --seed "$seed" --workers 1 --set "runsDir=$runs_dir" --name "$name" "$@")
-  fi
-  if ./bin/curricula.mjs train "${args[@]}" --no-report --quiet --json > "$dir.json.tmp" 2> "$runs_dir/$name.log"; then
-    mv "$dir.json.tmp" "$dir/result.json"
-    echo "done $name $(date -u +%H:%M:%S)"
-  else
-    rm -f "$dir.json.tmp"
-    echo "FAILED $name (see $runs_dir/$name.log)" >&2
-    return 1
-  fi
-}
-export -f run_one
+source experiments/lib/run-one.sh
 
 for seed in ${seeds//,/ }; do
   for setting in ${settings//,/ }; do
-    echo "$setting $seed $runs_dir $(overrides "$setting")"
+    echo "$setting-s$seed $runs_dir --seed $seed --workers 1 $(overrides "$setting")"
   done
-done | xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _
+done | xargs -P "$jobs" -L 1 bash -c 'run_one examples/ladder-train.yaml "$@"' _

@@ -26,34 +26,11 @@ while [[ $# -gt 0 ]]; do
 done
 mkdir -p "$runs_dir"
 
-run_one() {
-  local selector="$1" seed="$2" runs_dir="$3" tag="$4"
-  shift 4
-  local name="${selector}${tag}-s${seed}"
-  local dir="$runs_dir/$name"
-  if [[ -f "$dir/result.json" ]]; then echo "skip $name (finished)"; return 0; fi
-  echo "start $name"
-  local args
-  if [[ -f "$dir/config.json" ]]; then
-    args=(--resume "$dir")
-  else
-    args=(-c experiments/selectors-embedded/config.yaml --set "selector.name=$selector" --seed "$seed"
-      --set "runsDir=$runs_dir" --name "$name" "$@")
-  fi
-  if ./bin/curricula.mjs train "${args[@]}" --no-report --quiet --json > "$dir.json.tmp" 2> "$runs_dir/$name.log"; then
-    mv "$dir.json.tmp" "$dir/result.json"
-    echo "done $name"
-  else
-    rm -f "$dir.json.tmp"
-    echo "FAILED $name (see $runs_dir/$name.log)" >&2
-    return 1
-  fi
-}
-export -f run_one
+source experiments/lib/run-one.sh
 
 for seed in ${seeds//,/ }; do
   for selector in ${selectors//,/ }; do
     echo "$selector $seed"
   done
-# xargs appends "<selector> <seed>" after the fixed arguments (runs dir, tag, --set pairs).
-done | xargs -P "$jobs" -L 1 bash -c 'run_one "${@: -2:1}" "${@: -1}" "${@:1:$(($# - 2))}"' _ "$runs_dir" "$tag" "${sets[@]}"
+# xargs appends "<selector> <seed>"; the run gets the shared --set pairs after its own overrides.
+done | xargs -P "$jobs" -L 1 bash -c 'run_one experiments/selectors-embedded/config.yaml "${@: -2:1}$1-s${@: -1}" "$2" --set "selector.name=${@: -2:1}" --seed "${@: -1}" "${@:3:$(($# - 4))}"' _ "$tag" "$runs_dir" "${sets[@]}"

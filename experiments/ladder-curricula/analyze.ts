@@ -1,0 +1,150 @@
+// Tables for the ladder experiments (README.md here): per setting, over seeds, the final held-out pass@1
+// (overall and per level), its paired difference from uniform on the same seed, and the steps, sampled
+// tokens and seconds each run took to reach uniform's final pass@1 of the same seed. `curricula compare`
+// gives curves and the same finals; this adds the sampled-token and wall-time axes the issue asks for
+// (dynamic sampling and VCRL's filter sample more than they train).
+//
+//   node --import tsx experiments/ladder-curricula/analyze.ts [runsDir] > experiments/ladder-curricula/results/tables.md
+//
+// Sampled tokens per step = response/length_mean (over every sampled completion) × sampling/groups × 8:
+// every setting samples 8 completions per group on average (the adaptive budget varies group sizes under
+// the same total). Seconds = Σ perf/step_seconds (training steps only, not evaluations); runs shared the
+// 2 cores two at a time, so seconds compare only roughly.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+type Row = Record<string, number | string>;
+interface Run {
+  setting: string;
+  seed: number;
+  rows: Row[];
+}
+
+const runsDir = process.argv[2] ?? 'runs/ladder';
+const groupSize = 8;
+
+function readRuns(): Run[] {
+  const runs: Run[] = [];
+  for (const name of readdirSync(runsDir).sort()) {
+    const match = /^(.+)-s(\d+)$/.exec(name);
+    if (!match) continue;
+    let text: string;
+    try {
+      readFileSync(join(runsDir, name, 'result.json'));
+      text = readFileSync(join(runsDir, name, 'metrics.jsonl'), 'utf8');
+    } catch {
+      continue; // unfinished
+    }
+    const rows = text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Row);
+    runs.push({ setting: match[1], seed: Number(match[2]), rows });
+  }
+  return runs;
+}
+
+const num = (row: Row, key: string) => (typeof row[key] === 'number' ? (row[key] as number) : undefined);
+
+/** Per eval row: step, pass@1, cumulative sampled tokens and seconds up to that step. */
+function trajectory(run: Run) {
+  let tokens = 0;
+  let seconds = 0;
+  const points: { step: number; pass: number; tokens: number; seconds: number }[] = [];
+  for (const row of run.rows) {
+    const length = num(row, 'response/length_mean');
+    const groups = num(row, 'sampling/groups');
+    if (length !== undefined && groups !== undefined) tokens += length * groups * groupSize;
+    seconds += num(row, 'perf/step_seconds') ?? 0;
+    const pass = num(row, 'eval/pass@1');
+    if (pass !== undefined) points.push({ step: row.step as number, pass, tokens, seconds });
+  }
+  return { points, tokens, seconds };
+}
+
+function finalEval(run: Run): Row {
+  return [...run.rows].reverse().find((row) => num(row, 'eval/pass@1') !== undefined)!;
+}
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const sd = (values: number[]) =>
+  values.length < 2
+    ? 0
+    : Math.sqrt(values.reduce((sum, value) => sum + (value - mean(values)) ** 2, 0) / (values.length - 1));
+const fmt = (values: number[], digits = 3) =>
+  values.length === 0
+    ? '—'
+    : values.length === 1
+      ? values[0].toFixed(digits)
+      : `${mean(values).toFixed(digits)} ± ${sd(values).toFixed(digits)}`;
+
+function main(): void {
+  const runs = readRuns();
+  const settings = [...new Set(runs.map((run) => run.setting))];
+  const uniform = new Map(runs.filter((run) => run.setting === 'uniform').map((run) => [run.seed, run]));
+  const levels = [1, 2, 3, 4, 5, 6, 7, 8];
+  const lines: string[] = [];
+  lines.push(
+    `Finished runs in ${runsDir}: ${runs.length} (${settings.map((setting) => `${setting} ×${runs.filter((run) => run.setting === setting).length}`).join(', ')}). Mean ± sd over seeds; Δ paired with uniform on the same seed.`,
+    '',
+    '| setting | seeds | final pass@1 | Δ vs uniform | steps to uniform final (per seed) | sampled tokens at that point / uniform final tokens | sampled tokens, whole run (M) | train seconds, whole run |',
+    '|---|---|---|---|---|---|---|---|',
+  );
+  for (const setting of settings) {
+    const own = runs.filter((run) => run.setting === setting);
+    const finals = own.map((run) => num(finalEval(run), 'eval/pass@1')!);
+    const deltas: number[] = [];
+    const reached: string[] = [];
+    const tokenRatios: number[] = [];
+    for (const run of own) {
+      const base = uniform.get(run.seed);
+      if (!base) {
+        reached.push('no uniform');
+        continue;
+      }
+      const target = num(finalEval(base), 'eval/pass@1')!;
+      deltas.push(num(finalEval(run), 'eval/pass@1')! - target);
+      const hit = trajectory(run).points.find((point) => point.pass >= target);
+      reached.push(hit ? String(hit.step) : 'never');
+      if (hit) tokenRatios.push(hit.tokens / trajectory(base).tokens);
+    }
+    const totals = own.map(trajectory);
+    lines.push(
+      `| ${setting} | ${own.map((run) => run.seed).join(',')} | ${fmt(finals)} | ${setting === 'uniform' ? '—' : fmt(deltas)} | ${reached.join(' / ')} | ${fmt(tokenRatios, 2)} | ${fmt(
+        totals.map((total) => total.tokens / 1e6),
+        2,
+      )} | ${fmt(
+        totals.map((total) => total.seconds),
+        0,
+      )} |`,
+    );
+  }
+  lines.push(
+    '',
+    'Final held-out pass@1 per level (digits):',
+    '',
+    `| setting | ${levels.join(' | ')} |`,
+    `|---|${levels.map(() => '---').join('|')}|`,
+  );
+  for (const setting of settings) {
+    const own = runs.filter((run) => run.setting === setting);
+    const cells = levels.map((level) =>
+      fmt(own.map((run) => num(finalEval(run), `eval/pass@1/addition/${level}`)!).filter((value) => value !== undefined), 2),
+    );
+    lines.push(`| ${setting} | ${cells.join(' | ')} |`);
+  }
+  const first = runs[0] && runs[0].rows.find((row) => num(row, 'eval/pass@1') !== undefined);
+  if (first) {
+    lines.push(
+      '',
+      `Before RL (step 0 of each run, same held-out problems per seed), pass@1 per level, mean over the finished runs: ${levels
+        .map((level) =>
+          mean(runs.map((run) => num(run.rows.find((row) => num(row, 'eval/pass@1') !== undefined)!, `eval/pass@1/addition/${level}`)!)).toFixed(2),
+        )
+        .join(' / ')}.`,
+    );
+  }
+  console.log(lines.join('\n'));
+}
+
+main();
