@@ -133,6 +133,26 @@ function main(): void {
     );
     lines.push(`| ${setting} | ${cells.join(' | ')} |`);
   }
+  lines.push(
+    '',
+    'Share of the practised problems per level (digits), mean over steps (selection/share/addition/<level>; a level not drawn in a step counts 0):',
+    '',
+    `| setting | ${levels.join(' | ')} |`,
+    `|---|${levels.map(() => '---').join('|')}|`,
+  );
+  for (const setting of settings) {
+    const own = runs.filter((run) => run.setting === setting);
+    const cells = levels.map((level) =>
+      fmt(
+        own.map((run) => {
+          const steps = run.rows.filter((row) => num(row, 'perf/step_seconds') !== undefined);
+          return mean(steps.map((row) => num(row, `selection/share/addition/${level}`) ?? 0));
+        }),
+        2,
+      ),
+    );
+    lines.push(`| ${setting} | ${cells.join(' | ')} |`);
+  }
   const first = runs[0] && runs[0].rows.find((row) => num(row, 'eval/pass@1') !== undefined);
   if (first) {
     lines.push(
