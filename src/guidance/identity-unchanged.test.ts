@@ -39,7 +39,9 @@ async function fingerprint(): Promise<Fingerprint> {
         Object.fromEntries(Object.entries(report.metrics).filter(([key]) => !key.startsWith('perf/'))),
       );
       result.completions.push(report.groups.flatMap((group) => group.completions));
-      result.logprobs.push(report.groups.flatMap((group) => group.rollouts.map((rollout) => rollout.logprobs)));
+      result.logprobs.push(
+        report.groups.flatMap((group) => group.rollouts.map((rollout) => rollout.logprobs)),
+      );
     }
     const probe = ctx.policy.tokenizer.encode('12+34=46\n', 'probe');
     [result.weightsProbe] = await ctx.policy.forward([[ctx.policy.tokenizer.bos, ...probe]]);

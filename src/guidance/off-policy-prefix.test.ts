@@ -131,11 +131,11 @@ const runConfig = (runsDir: string) =>
     policy: { workers: 1 },
   });
 
-const metricsOf = (runDir: string) =>
+const metricsOf = (runDir: string): Record<string, number>[] =>
   readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line))
+    .map((line) => JSON.parse(line) as Record<string, number>)
     .filter((line) => line.step > 0)
     .map((line) =>
       Object.fromEntries(
@@ -154,9 +154,9 @@ describe('off-policy-prefix across resume', () => {
     const expected = metricsOf(straight.runDir);
     expect(expected.every((line) => line['offpolicy/token_frac'] > 0)).toBe(true);
     // Cosine over 4 steps: 0.05 + 0.9·(1 + cos(π·k/3))/2 for k = 0..3.
-    [0.95, 0.725, 0.275, 0.05].forEach((p, i) =>
-      expect(expected[i]['guidance/prefix_fraction']).toBeCloseTo(p, 12),
-    );
+    [0.95, 0.725, 0.275, 0.05].forEach((p, i) => {
+      expect(expected[i]['guidance/prefix_fraction']).toBeCloseTo(p, 12);
+    });
     expect(expected.every((line) => line['guidance/unguided_pass_rate'] !== undefined)).toBe(true);
     expect(metricsOf(resumed.runDir)).toEqual(expected);
     const savedState = (runDir: string) => readCheckpoint(join(runDir, 'checkpoints'))!.state.extra!.guidance;

@@ -9,13 +9,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Datum } from '../core/policy.ts';
 import { additionProblem } from '../tasks/addition.ts';
 import { promptTokens } from '../tasks/format.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { buildContext } from '../training/rl/setup.ts';
+import { policyLimits } from '../training/rl/level-fit.ts';
+import { buildContext, drawPool, validateRlConfig } from '../training/rl/setup.ts';
 import { rlStep } from '../training/rl/step.ts';
+import { guidances } from './index.ts';
 
 const config = (options: object, extra: object = {}) =>
   rlConfigSchema.parse({
@@ -143,5 +146,31 @@ describe('off-policy-prefix in a real RL step', () => {
     await expect(attempt).rejects.toThrow(
       `guidance 'off-policy-prefix' needs worked solutions, but 1 of 1 problems from pool file ${file}`,
     );
+  });
+});
+
+describe('examples/ladder-off-policy-prefix.yaml', () => {
+  it('builds its scaffold on the drawn pool, and every whole trace fits the context and maxTokens', () => {
+    const file = 'examples/ladder-off-policy-prefix.yaml';
+    const example = loadConfigFile(rlConfigSchema, file);
+    validateRlConfig(example);
+    const pool = drawPool(example);
+    const guidance = guidances.get(example.guidance.name)(example.guidance.options, {
+      pool,
+      totalSteps: example.train.steps,
+      source: file,
+    });
+    expect(guidance.name).toBe('off-policy-prefix');
+    expect(guidance.expertLoss).toEqual({ name: 'policy-shaping', options: { gamma: 0.1 } });
+    const limits = policyLimits(example, 'examples/checkpoints/ladder-cold');
+    const contexts = pool.map((problem) => promptTokens(limits.tokenizer, problem).length);
+    const longest = Math.max(...contexts);
+    expect(longest).toBeLessThanOrEqual(19);
+    // rollout.ts: every member of a step gets min(maxTokens, context − longest prompt).
+    const room = Math.min(example.rollout.maxTokens, limits.contextLength - longest);
+    expect(room).toBe(96);
+    const traces = pool.map((problem) => limits.tokenizer.encode(problem.solution, 'test').length + 1);
+    expect(Math.max(...traces)).toBe(84);
+    expect(Math.max(...traces)).toBeLessThanOrEqual(room);
   });
 });

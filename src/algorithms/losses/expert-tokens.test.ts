@@ -24,7 +24,9 @@ describe('withExpertTokens (policy-shaping on expert tokens, ppo-clip on own tok
     const result = mixed.compute([sequence(flags)], {});
     // ∂ℓ/∂logp = −A·γ·π/(π+γ)²: π = 0.1 → −2·0.01/0.04 = −0.5; π = 0.5 → −2·0.05/0.36.
     const expected = [-0.5, (-2 * 0.05) / 0.36, -2, 0].map((w) => w / 4);
-    result.weights[0].forEach((w, t) => expect(w).toBeCloseTo(expected[t], 12));
+    result.weights[0].forEach((w, t) => {
+      expect(w).toBeCloseTo(expected[t], 12);
+    });
     // ℓ = −A·π/(π+γ): −1, −2·0.5/0.6; own: −A·r = −2, clipped −A·1.28.
     expect(result.loss).toBeCloseTo((-1 - 1 / 0.6 - 2 - 2.56) / 4, 12);
     expect(result.metrics['offpolicy/token_frac']).toBe(0.5);
@@ -72,7 +74,9 @@ describe('withExpertTokens (policy-shaping on expert tokens, ppo-clip on own tok
     // π = 0.5, γ = 0.5, A = 2: −2·0.25/1 = −0.5, over 4 tokens.
     expect(gamma.compute([sequence(flags)], {}).weights[0][1]).toBeCloseTo(-0.5 / 4, 12);
     expect(() => withExpertTokens(ppo, { name: 'nope' })).toThrow(UnknownNameError);
-    expect(() => withExpertTokens(ppo, { name: 'policy-shaping', options: { gama: 1 } })).toThrow(ConfigError);
+    expect(() => withExpertTokens(ppo, { name: 'policy-shaping', options: { gama: 1 } })).toThrow(
+      ConfigError,
+    );
     const opaque = { ...ppo, tokenLoss: undefined } as PolicyLoss;
     expect(() => withExpertTokens(opaque, { name: 'sft' })).toThrow(/no per-token term/);
   });

@@ -82,7 +82,9 @@ export type ExpertTermConfig = z.output<typeof expertTermConfigSchema>;
 export function withExpertTokens(base: PolicyLoss, config: ExpertTermConfig): PolicyLoss {
   const tokenLoss = base.tokenLoss;
   if (!tokenLoss) {
-    throw new RangeError(`loss '${base.name}' has no per-token term, so expert tokens cannot be mixed into it`);
+    throw new RangeError(
+      `loss '${base.name}' has no per-token term, so expert tokens cannot be mixed into it`,
+    );
   }
   const expert = expertTerms.get(config.name);
   const termOptions = parseOptions(expert.optionsSchema, config.options, `expert term '${expert.name}'`);
@@ -91,7 +93,8 @@ export function withExpertTokens(base: PolicyLoss, config: ExpertTermConfig): Po
     const result = computeTokenLoss(
       sequences,
       resolved,
-      (token, baseOptions) => (token.offPolicy ? expert.term(token, termOptions) : tokenLoss(token, baseOptions)),
+      (token, baseOptions) =>
+        token.offPolicy ? expert.term(token, termOptions) : tokenLoss(token, baseOptions),
       base.requireOldLogprobs ?? false,
     );
     return { ...result, metrics: { ...result.metrics, ...expertMetrics(sequences) } };

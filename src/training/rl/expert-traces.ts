@@ -45,7 +45,9 @@ export async function injectExpertTraces(
   );
   if (jobs.length === 0) return;
   const forward = await policy.forward(jobs.map((job) => [...job.group.context, ...job.expert]));
-  const expertLogprobs = forward.map((logprobs, index) => logprobs.slice(jobs[index].group.context.length - 1));
+  const expertLogprobs = forward.map((logprobs, index) =>
+    logprobs.slice(jobs[index].group.context.length - 1),
+  );
   // Continuations, one sample call per token budget (usually one).
   const continuations = new Map<Job, SampledSequence>();
   const budgets = [...new Set(jobs.filter((job) => job.budget > 0).map((job) => job.budget))];
@@ -61,7 +63,9 @@ export async function injectExpertTraces(
         n: 1,
       },
     );
-    open.forEach((job, j) => continuations.set(job, sampled[j][0]));
+    open.forEach((job, j) => {
+      continuations.set(job, sampled[j][0]);
+    });
   }
   jobs.forEach((job, index) => {
     const own = continuations.get(job);
