@@ -6,6 +6,7 @@ import type { RewardInput, RewardResult } from '../../core/reward.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
 import { promptTokens } from '../../tasks/format.ts';
 import type { RlContext } from './context.ts';
+import { hasExpertTraces } from './expert-traces.ts';
 
 /** One member of a group: sampled, or an expert trace (its first `expertTokens` tokens not sampled). */
 export interface GroupRollout extends SampledSequence {
@@ -31,7 +32,7 @@ export interface SampledGroup {
 /**
  * Samples each attempt's group: `sizes[i]` completions for attempt i (default rollout.groupSize each),
  * less one per expert trace of the attempt (expert-traces.ts adds the traces afterwards).
- * Unequal sizes (the adaptive rollout budget, expert traces) sample each prompt repeated once per completion.
+ * Unequal sizes (the adaptive rollout budget, uneven traces) sample each prompt repeated once per completion.
  */
 export async function sampleGroups(
   ctx: RlContext,
@@ -56,6 +57,9 @@ export async function sampleGroups(
   let sampled: SampledSequence[][];
   if (counts === undefined || counts.every((size) => size === groupSize)) {
     sampled = await policy.sample(contexts, { ...options, n: groupSize });
+  } else if (hasExpertTraces(attempts) && counts[0] > 0 && counts.every((size) => size === counts[0])) {
+    // Every group with the same number of traces (off-policy-prefix): one call, n = G − k.
+    sampled = await policy.sample(contexts, { ...options, n: counts[0] });
   } else {
     const repeated = contexts.flatMap((context, index) =>
       Array.from({ length: counts[index] }, () => context),
@@ -87,7 +91,7 @@ function sampledCounts(
   sizes: readonly number[] | undefined,
   groupSize: number,
 ): readonly number[] | undefined {
-  if (!attempts.some((attempt) => (attempt.offPolicy?.length ?? 0) > 0)) return sizes;
+  if (!hasExpertTraces(attempts)) return sizes;
   return attempts.map((attempt, index) => {
     const size = sizes?.[index] ?? groupSize;
     const traces = attempt.offPolicy?.length ?? 0;
