@@ -6,6 +6,11 @@
 // across the several rollOut rounds of dynamic sampling); each outcome takes the oldest attempt planned
 // for its problem id. An outcome nothing was planned for counts as unguided.
 //
+// Groups with injected expert traces (`Attempt.offPolicy`, off-policy-prefix): the group is guided, but
+// its first G − k members are the policy's own completions of the BARE prompt: they count as unguided
+// samples (and decide `solved` and the unlock bookkeeping: the policy's own success), the k traces
+// (expert text, possibly continued by the policy) as guided samples.
+//
 // Metrics (per step: from the last observe(); cumulative: since the run began, restored on resume):
 // - guidance/guided_frac          share of this step's groups that were guided
 // - guidance/guided_pass_rate     share of guided samples with reward > 0 (absent when none was guided)
@@ -31,7 +36,7 @@ export interface MatchedOutcome {
   outcome: GroupOutcome;
   guided: boolean;
   strength: number;
-  /** At least one sample with reward > 0. */
+  /** At least one sample with reward > 0 (with expert traces: one of the policy's own members). */
   solved: boolean;
 }
 
@@ -101,13 +106,29 @@ export class GuidanceLedger {
       const planned = this.pending.get(outcome.problem.id)?.shift();
       const guided = planned?.attempt.guided ?? false;
       const strength = guided ? planned!.strength : 0;
-      const hits = outcome.rewards.filter((reward) => reward > 0).length;
-      const solved = hits > 0;
+      const injected = Math.min(outcome.rewards.length, planned?.attempt.offPolicy?.length ?? 0);
       const counts = this.counts;
       counts.groups++;
       if (guided) {
         counts.guided++;
         counts.strengthSum += strength;
+      }
+      if (injected > 0) {
+        // The policy's own members (bare prompt) first, then the traces.
+        const own = outcome.rewards.slice(0, outcome.rewards.length - injected);
+        const traces = outcome.rewards.slice(outcome.rewards.length - injected);
+        const ownHits = own.filter((reward) => reward > 0).length;
+        counts.unguidedSamples += own.length;
+        counts.unguidedHits += ownHits;
+        counts.guidedSamples += traces.length;
+        counts.guidedHits += traces.filter((reward) => reward > 0).length;
+        const solved = ownHits > 0;
+        if (own.length > 0) this.noteUnlock(outcome.problem, false, solved);
+        return { outcome, guided, strength, solved };
+      }
+      const hits = outcome.rewards.filter((reward) => reward > 0).length;
+      const solved = hits > 0;
+      if (guided) {
         counts.guidedSamples += outcome.rewards.length;
         counts.guidedHits += hits;
       } else {

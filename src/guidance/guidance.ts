@@ -1,6 +1,16 @@
 // The guidance contract (how much help): turns the selected problems into attempts — the prompt the policy
-// sees and an optional forced prefix of the completion (a hint, an oracle prefix) — and learns from the
-// outcomes. Implementations live in this folder, one file each, registered in index.ts.
+// sees, an optional forced prefix of the completion (a hint, an oracle prefix), and optional expert traces
+// injected into the group (LUFFY / Prefix-RFT) — and learns from the outcomes. Implementations live in
+// this folder, one file each, registered in index.ts.
+//
+// Expert traces (`Attempt.offPolicy`): each trace REPLACES one of the group's sampled completions (the
+// group still has G members: G − k sampled, then the k traces in the order given, so GroupOutcome.rewards
+// ends with the traces' rewards). A trace's text is the start of its completion, written by the expert,
+// not sampled: `complete` traces are the whole completion (EOS appended), others are continued by the
+// policy (sampled, on-policy tokens). Expert tokens are trained with the expert term of the scaffold's
+// `expertLoss` (src/algorithms/losses/expert-tokens.ts), the policy's own tokens with the configured RL
+// loss (rollout.ts samples, update.ts marks the tokens). A forced `prefix` stays context before both.
+import type { ExpertTermConfig } from '../algorithms/losses/expert-tokens.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
 
@@ -12,6 +22,15 @@ export interface Attempt {
   prefix: string;
   /** True when this attempt received help (logged as guidance/guided_frac). */
   guided: boolean;
+  /** Expert traces that replace sampled members of the group (absent or empty = none). */
+  offPolicy?: readonly ExpertTrace[];
+}
+
+export interface ExpertTrace {
+  /** The expert's text: the start of the completion (after any forced prefix). */
+  text: string;
+  /** true: the trace is the whole completion (EOS appended, nothing sampled); false: the policy continues. */
+  complete: boolean;
 }
 
 export interface Guidance {
@@ -21,6 +40,8 @@ export interface Guidance {
   state(): unknown;
   load(state: unknown): void;
   metrics(): Record<string, number>;
+  /** The term for expert tokens, for a scaffold that injects traces (setup.ts mixes it into the loss). */
+  readonly expertLoss?: ExpertTermConfig;
 }
 
 /** What a scaffold may need to know about the run when it is built (setup.ts passes it). */

@@ -3,11 +3,13 @@ import { Registry } from '../core/registry.ts';
 import type { GuidanceFactory } from './guidance.ts';
 import { createHintsGuidance } from './hints.ts';
 import { createIdentityGuidance } from './identity.ts';
+import { createOffPolicyPrefixGuidance } from './off-policy-prefix.ts';
 import { createOraclePrefixGuidance } from './oracle-prefix.ts';
 
 export const guidances = new Registry<GuidanceFactory>('guidance')
   .register('identity', createIdentityGuidance)
   .register('hints', createHintsGuidance)
-  .register('oracle-prefix', createOraclePrefixGuidance);
+  .register('oracle-prefix', createOraclePrefixGuidance)
+  .register('off-policy-prefix', createOffPolicyPrefixGuidance);
 
-export type { Attempt, Guidance, GuidanceContext, GuidanceFactory } from './guidance.ts';
+export type { Attempt, ExpertTrace, Guidance, GuidanceContext, GuidanceFactory } from './guidance.ts';

@@ -8,6 +8,13 @@ import { policyShaping } from './policy-shaping.ts';
 import { ppoClip } from './ppo-clip.ts';
 
 export { type AggregationMode, aggregationCoefficients, aggregationModes } from './aggregation.ts';
+export {
+  type ExpertTermConfig,
+  expertTermConfigSchema,
+  expertTerms,
+  shapedExpertToken,
+  withExpertTokens,
+} from './expert-tokens.ts';
 export { addWeights, type LossSequence, type PolicyLoss, type PolicyLossResult } from './policy-loss.ts';
 
 export function createLossRegistry(): Registry<PolicyLoss> {

@@ -46,6 +46,14 @@ export interface PolicyLoss<Options = any> {
   resolveOptions(raw?: unknown): Options;
   /** Options are resolved through the schema first; undefined = all defaults. */
   compute(sequences: readonly LossSequence[], options?: unknown): PolicyLossResult;
+  /** The per-token term (losses built by definePolicyLoss): lets ./expert-tokens.ts reuse it. */
+  readonly tokenLoss?: TokenLoss<Options>;
+  readonly requireOldLogprobs?: boolean;
+  /**
+   * Name of the term given to tokens marked offPolicy (an expert trace) when this loss was built by
+   * ./expert-tokens.ts; absent = the loss was not built for expert tokens (update.ts refuses them).
+   */
+  readonly expertTerm?: string;
 }
 
 /** Fields shared by every loss's options: the aggregation, and the sampler/trainer rollout correction. */
@@ -240,6 +248,8 @@ export function definePolicyLoss<Options extends AggregationOptions>(
     description: definition.description,
     paper: definition.paper,
     optionsSchema: definition.optionsSchema,
+    tokenLoss: definition.tokenLoss,
+    requireOldLogprobs: definition.requireOldLogprobs,
     resolveOptions,
     compute: (sequences, options) =>
       computeTokenLoss(

@@ -6,13 +6,23 @@ import type { RewardInput, RewardResult } from '../../core/reward.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
 import { promptTokens } from '../../tasks/format.ts';
 import type { RlContext } from './context.ts';
+import { hasExpertTraces } from './expert-traces.ts';
+
+/** One member of a group: sampled, or an expert trace (its first `expertTokens` tokens not sampled). */
+export interface GroupRollout extends SampledSequence {
+  /** Leading tokens copied from an expert trace (expert-traces.ts); absent = all sampled. */
+  expertTokens?: number;
+}
 
 export interface SampledGroup {
   attempt: Attempt;
   /** [BOS] + prompt + forced prefix: everything the policy conditioned on. */
   context: number[];
-  /** The G sampled continuations (tokens and log-probs exclude the forced prefix). */
-  rollouts: SampledSequence[];
+  /**
+   * The G members: sampled continuations, then the attempt's expert traces (expert-traces.ts) in order.
+   * Tokens and log-probs exclude the forced prefix.
+   */
+  rollouts: GroupRollout[];
   /** Full completions as graded: forced prefix + sampled text. */
   completions: string[];
   rewards: number[];
@@ -20,8 +30,9 @@ export interface SampledGroup {
 }
 
 /**
- * Samples each attempt's group: `sizes[i]` completions for attempt i (default rollout.groupSize each).
- * Unequal sizes (the adaptive rollout budget) sample each prompt repeated once per completion.
+ * Samples each attempt's group: `sizes[i]` completions for attempt i (default rollout.groupSize each),
+ * less one per expert trace of the attempt (expert-traces.ts adds the traces afterwards).
+ * Unequal sizes (the adaptive rollout budget, uneven traces) sample each prompt repeated once per completion.
  */
 export async function sampleGroups(
   ctx: RlContext,
@@ -42,16 +53,23 @@ export async function sampleGroups(
     seed,
   };
   const groupSize = config.rollout.groupSize;
+  const counts = sampledCounts(attempts, sizes, groupSize);
   let sampled: SampledSequence[][];
-  if (sizes === undefined || sizes.every((size) => size === groupSize)) {
+  if (counts === undefined || counts.every((size) => size === groupSize)) {
     sampled = await policy.sample(contexts, { ...options, n: groupSize });
+  } else if (hasExpertTraces(attempts) && counts[0] > 0 && counts.every((size) => size === counts[0])) {
+    // Every group with the same number of traces (off-policy-prefix): one call, n = G − k.
+    sampled = await policy.sample(contexts, { ...options, n: counts[0] });
   } else {
     const repeated = contexts.flatMap((context, index) =>
-      Array.from({ length: sizes[index] }, () => context),
+      Array.from({ length: counts[index] }, () => context),
     );
-    const flat = (await policy.sample(repeated, { ...options, n: 1 })).map(([sequence]) => sequence);
+    const flat =
+      repeated.length === 0
+        ? []
+        : (await policy.sample(repeated, { ...options, n: 1 })).map(([sequence]) => sequence);
     let offset = 0;
-    sampled = sizes.map((size) => {
+    sampled = counts.map((size) => {
       const group = flat.slice(offset, offset + size);
       offset += size;
       return group;
@@ -65,6 +83,25 @@ export async function sampleGroups(
     rewards: [],
     results: [],
   }));
+}
+
+/** Completions to sample per attempt: `sizes` (or G) less its expert traces; `sizes` when none has traces. */
+function sampledCounts(
+  attempts: readonly Attempt[],
+  sizes: readonly number[] | undefined,
+  groupSize: number,
+): readonly number[] | undefined {
+  if (!hasExpertTraces(attempts)) return sizes;
+  return attempts.map((attempt, index) => {
+    const size = sizes?.[index] ?? groupSize;
+    const traces = attempt.offPolicy?.length ?? 0;
+    if (traces > size) {
+      throw new RangeError(
+        `problem ${attempt.problem.id}: ${traces} expert traces for a group of ${size} completions`,
+      );
+    }
+    return size - traces;
+  });
 }
 
 /** Fills `rewards` and `results` of every group. */

@@ -2,7 +2,7 @@
 // name or bad option fails here, before any file is written), loads the policy and the reference, and
 // draws the selector's problem pool.
 import { advantageEstimators } from '../../algorithms/advantages/index.ts';
-import { policyLosses } from '../../algorithms/losses/index.ts';
+import { policyLosses, withExpertTokens } from '../../algorithms/losses/index.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
 import type { Problem } from '../../core/problem.ts';
@@ -121,7 +121,9 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
       ? await backend.build({ ...request, checkpoint: initPath, role: 'reference' })
       : null;
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
-  const loss = policyLosses.get(config.algorithm.loss.name);
+  // A scaffold that injects expert traces brings the term for their tokens (expert-tokens.ts).
+  const baseLoss = policyLosses.get(config.algorithm.loss.name);
+  const loss = guidance.expertLoss ? withExpertTokens(baseLoss, guidance.expertLoss) : baseLoss;
   const selector = createSelector(config, pool);
   return {
     config,

@@ -1,5 +1,6 @@
 // One RL step, top to bottom (ARCHITECTURE.md, "One RL step"):
-//   select → guide → (budget) → sample → grade → filter → advantages → update → observe.
+//   select → guide → (budget) → sample (+ inject expert traces) → grade → filter → advantages → update →
+//   observe.
 // Each phase is a named function; this file only sequences them and collects metrics and timings.
 
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
@@ -7,6 +8,7 @@ import { klRewardPenalty } from '../../algorithms/kl.ts';
 import type { GroupOutcome } from '../../core/selector.ts';
 import { batchFilter } from './batch-filter.ts';
 import type { RlContext } from './context.ts';
+import { hasExpertTraces, injectExpertTraces } from './expert-traces.ts';
 import { rewardErrorCounts, rolloutMetrics } from './metrics.ts';
 import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
 import { PhaseTimer } from './timer.ts';
@@ -33,6 +35,10 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     const groups = await timer.timeAsync('sample', () =>
       sampleGroups(ctx, attempts, ctx.rng.nextUint32(), sizes),
     );
+    // Off-policy guidance (LUFFY / Prefix-RFT): expert traces replace some of the sampled members.
+    if (hasExpertTraces(attempts)) {
+      await timer.timeAsync('inject', () => injectExpertTraces(ctx, groups, ctx.rng.nextUint32()));
+    }
     await timer.timeAsync('reward', () => scoreGroups(ctx, groups, step));
     sampledAll.push(...groups);
     return groups;

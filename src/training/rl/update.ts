@@ -1,6 +1,8 @@
 // The policy update of an RL step: per-token loss weights computed on the client (pure functions in
 // src/algorithms), then forwardBackward('linear') + optimStep on the backend, for `epochs` passes over
-// `minibatches` minibatches.
+// `minibatches` minibatches. Tokens of an expert trace (SampledGroup members with `expertTokens`) are marked
+// offPolicy in the loss's sequences; the loss then gives them its expert term (setup.ts builds it with
+// src/algorithms/losses/expert-tokens.ts when the guidance injects traces; any other loss refuses them).
 //
 // The first minibatch after sampling uses the sampling-time log-probs as the current ones (the weights
 // have not changed since, so π_θ = π_old and the ratio is 1); every later minibatch recomputes them with
@@ -42,6 +44,8 @@ interface Item {
   trainerLogprobs: number[] | null;
   advantage: number;
   refLogprobs?: number[];
+  /** Per token: copied from an expert trace (expert-traces.ts); absent when every token was sampled. */
+  offPolicy?: boolean[];
 }
 
 export interface UpdateResult {
@@ -61,6 +65,12 @@ export async function updatePolicy(
   groups.forEach((group, g) => {
     group.rollouts.forEach((rollout, i) => {
       if (!estimate.included[g][i] || rollout.tokens.length === 0) return;
+      const expert = rollout.expertTokens ?? 0;
+      if (expert > 0 && !ctx.loss.expertTerm) {
+        throw new RangeError(
+          `loss '${ctx.loss.name}' has no expert term, but a group holds an expert trace (guidance '${ctx.guidance.name}')`,
+        );
+      }
       items.push({
         context: group.context,
         completion: rollout.tokens,
@@ -68,6 +78,7 @@ export async function updatePolicy(
         trainerLogprobs: null,
         advantage: estimate.advantages[g][i],
         refLogprobs: refLogprobs?.[g][i],
+        ...(expert > 0 && { offPolicy: rollout.tokens.map((_, t) => t < expert) }),
       });
     });
   });
@@ -148,6 +159,7 @@ async function updateMinibatch(
     samplerLogprobs: item.samplerLogprobs,
     advantages: item.advantage,
     mask: item.completion.map(() => 1),
+    ...(item.offPolicy && { offPolicy: item.offPolicy }),
   }));
   const policyLoss = ctx.loss.compute(sequences, ctx.lossOptions);
   let weights = policyLoss.weights;
