@@ -119,40 +119,30 @@ function main(): void {
       )} |`,
     );
   }
-  lines.push(
-    '',
-    'Final held-out pass@1 per level (digits):',
-    '',
-    `| setting | ${levels.join(' | ')} |`,
-    `|---|${levels.map(() => '---').join('|')}|`,
+  /** A settings × levels table of `value(run, level)`, mean ± sd over each setting's runs. */
+  const levelTable = (title: string, value: (run: Run, level: number) => number | undefined) => {
+    lines.push('', title, '', `| setting | ${levels.join(' | ')} |`, `|---|${levels.map(() => '---').join('|')}|`);
+    for (const setting of settings) {
+      const own = runs.filter((run) => run.setting === setting);
+      const cells = levels.map((level) =>
+        fmt(
+          own.map((run) => value(run, level)).filter((entry): entry is number => entry !== undefined),
+          2,
+        ),
+      );
+      lines.push(`| ${setting} | ${cells.join(' | ')} |`);
+    }
+  };
+  levelTable('Final held-out pass@1 per level (digits):', (run, level) =>
+    num(finalEval(run), `eval/pass@1/addition/${level}`),
   );
-  for (const setting of settings) {
-    const own = runs.filter((run) => run.setting === setting);
-    const cells = levels.map((level) =>
-      fmt(own.map((run) => num(finalEval(run), `eval/pass@1/addition/${level}`)!).filter((value) => value !== undefined), 2),
-    );
-    lines.push(`| ${setting} | ${cells.join(' | ')} |`);
-  }
-  lines.push(
-    '',
+  levelTable(
     'Share of the practised problems per level (digits), mean over steps (selection/share/addition/<level>; a level not drawn in a step counts 0):',
-    '',
-    `| setting | ${levels.join(' | ')} |`,
-    `|---|${levels.map(() => '---').join('|')}|`,
+    (run, level) => {
+      const steps = run.rows.filter((row) => num(row, 'perf/step_seconds') !== undefined);
+      return mean(steps.map((row) => num(row, `selection/share/addition/${level}`) ?? 0));
+    },
   );
-  for (const setting of settings) {
-    const own = runs.filter((run) => run.setting === setting);
-    const cells = levels.map((level) =>
-      fmt(
-        own.map((run) => {
-          const steps = run.rows.filter((row) => num(row, 'perf/step_seconds') !== undefined);
-          return mean(steps.map((row) => num(row, `selection/share/addition/${level}`) ?? 0));
-        }),
-        2,
-      ),
-    );
-    lines.push(`| ${setting} | ${cells.join(' | ')} |`);
-  }
   const first = runs[0] && runs[0].rows.find((row) => num(row, 'eval/pass@1') !== undefined);
   if (first) {
     lines.push(
