@@ -17,6 +17,7 @@ import type { SampledSequence } from '../../core/policy.ts';
 import type { Attempt, ExpertTrace } from '../../guidance/guidance.ts';
 import type { RlContext } from './context.ts';
 import type { GroupRollout, SampledGroup } from './rollout.ts';
+import { sampleRows } from './sample-rows.ts';
 
 export function hasExpertTraces(attempts: readonly Attempt[]): boolean {
   return attempts.some((attempt) => (attempt.offPolicy?.length ?? 0) > 0);
@@ -48,25 +49,16 @@ export async function injectExpertTraces(
   const expertLogprobs = forward.map((logprobs, index) =>
     logprobs.slice(jobs[index].group.context.length - 1),
   );
-  // Continuations, one sample call per token budget (usually one).
-  const continuations = new Map<Job, SampledSequence>();
-  const budgets = [...new Set(jobs.filter((job) => job.budget > 0).map((job) => job.budget))];
-  for (const [index, budget] of budgets.entries()) {
-    const open = jobs.filter((job) => job.budget === budget);
-    const sampled = await policy.sample(
-      open.map((job) => [...job.group.context, ...job.expert]),
-      {
-        temperature: config.rollout.temperature,
-        topP: config.rollout.topP,
-        maxTokens: budget,
-        seed: (seed + index) >>> 0,
-        n: 1,
-      },
-    );
-    open.forEach((job, j) => {
-      continuations.set(job, sampled[j][0]);
-    });
-  }
+  // Continuations: one completion each within its own budget (sample-rows.ts: one call per budget).
+  const open = jobs.filter((job) => job.budget > 0);
+  const sampled = await sampleRows(
+    policy,
+    open.map((job) => [...job.group.context, ...job.expert]),
+    open.map(() => 1),
+    open.map((job) => job.budget),
+    { temperature: config.rollout.temperature, topP: config.rollout.topP, seed },
+  );
+  const continuations = new Map<Job, SampledSequence>(open.map((job, j) => [job, sampled[j][0]]));
   jobs.forEach((job, index) => {
     const own = continuations.get(job);
     const logprobs = expertLogprobs[index];

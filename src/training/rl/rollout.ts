@@ -7,6 +7,7 @@ import type { Attempt } from '../../guidance/guidance.ts';
 import { promptTokens } from '../../tasks/format.ts';
 import type { RlContext } from './context.ts';
 import { hasExpertTraces } from './expert-traces.ts';
+import { sampleRows } from './sample-rows.ts';
 
 /** One member of a group: sampled, or an expert trace (its first `expertTokens` tokens not sampled). */
 export interface GroupRollout extends SampledSequence {
@@ -31,8 +32,8 @@ export interface SampledGroup {
 
 /**
  * Samples each attempt's group: `sizes[i]` completions for attempt i (default rollout.groupSize each),
- * less one per expert trace of the attempt (expert-traces.ts adds the traces afterwards).
- * Unequal sizes (the adaptive rollout budget, uneven traces) sample each prompt repeated once per completion.
+ * less one per expert trace of the attempt (expert-traces.ts adds the traces afterwards), each of at most
+ * min(rollout.maxTokens, context length − the attempt's own prompt and prefix) tokens (sample-rows.ts).
  */
 export async function sampleGroups(
   ctx: RlContext,
@@ -45,36 +46,17 @@ export async function sampleGroups(
     ...promptTokens(policy.tokenizer, { ...attempt.problem, prompt: attempt.prompt }),
     ...policy.tokenizer.encode(attempt.prefix, `forced prefix of ${attempt.problem.id}`),
   ]);
-  const longest = Math.max(...contexts.map((tokens) => tokens.length));
-  const options = {
+  // Each attempt may fill the context after its own prompt and prefix (sample-rows.ts).
+  const limits = contexts.map((tokens) =>
+    Math.max(1, Math.min(config.rollout.maxTokens, policy.contextLength - tokens.length)),
+  );
+  const groupSize = config.rollout.groupSize;
+  const counts = sampledCounts(attempts, sizes, groupSize) ?? attempts.map(() => groupSize);
+  const sampled = await sampleRows(policy, contexts, counts, limits, {
     temperature: config.rollout.temperature,
     topP: config.rollout.topP,
-    maxTokens: Math.max(1, Math.min(config.rollout.maxTokens, policy.contextLength - longest)),
     seed,
-  };
-  const groupSize = config.rollout.groupSize;
-  const counts = sampledCounts(attempts, sizes, groupSize);
-  let sampled: SampledSequence[][];
-  if (counts === undefined || counts.every((size) => size === groupSize)) {
-    sampled = await policy.sample(contexts, { ...options, n: groupSize });
-  } else if (hasExpertTraces(attempts) && counts[0] > 0 && counts.every((size) => size === counts[0])) {
-    // Every group with the same number of traces (off-policy-prefix): one call, n = G − k.
-    sampled = await policy.sample(contexts, { ...options, n: counts[0] });
-  } else {
-    const repeated = contexts.flatMap((context, index) =>
-      Array.from({ length: counts[index] }, () => context),
-    );
-    const flat =
-      repeated.length === 0
-        ? []
-        : (await policy.sample(repeated, { ...options, n: 1 })).map(([sequence]) => sequence);
-    let offset = 0;
-    sampled = counts.map((size) => {
-      const group = flat.slice(offset, offset + size);
-      offset += size;
-      return group;
-    });
-  }
+  });
   return attempts.map((attempt, index) => ({
     attempt,
     context: contexts[index],
