@@ -10,7 +10,7 @@
 // every setting samples 8 completions per group on average (the adaptive budget varies group sizes under
 // the same total). Seconds = Σ perf/step_seconds (training steps only, not evaluations); runs shared the
 // 2 cores two at a time, so seconds compare only roughly.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 type Row = Record<string, number | string>;
@@ -18,6 +18,8 @@ interface Run {
   setting: string;
   seed: number;
   rows: Row[];
+  /** Derived once from rows: the eval points with cumulative tokens and seconds (trajectory()). */
+  path: ReturnType<typeof trajectory>;
 }
 
 const runsDir = process.argv[2] ?? 'runs/ladder';
@@ -28,18 +30,13 @@ function readRuns(): Run[] {
   for (const name of readdirSync(runsDir).sort()) {
     const match = /^(.+)-s(\d+)$/.exec(name);
     if (!match) continue;
-    let text: string;
-    try {
-      readFileSync(join(runsDir, name, 'result.json'));
-      text = readFileSync(join(runsDir, name, 'metrics.jsonl'), 'utf8');
-    } catch {
-      continue; // unfinished
-    }
-    const rows = text
+    // A run without result.json is unfinished.
+    if (!existsSync(join(runsDir, name, 'result.json'))) continue;
+    const rows = readFileSync(join(runsDir, name, 'metrics.jsonl'), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Row);
-    runs.push({ setting: match[1], seed: Number(match[2]), rows });
+    runs.push({ setting: match[1], seed: Number(match[2]), rows, path: trajectory(rows) });
   }
   return runs;
 }
@@ -47,11 +44,11 @@ function readRuns(): Run[] {
 const num = (row: Row, key: string) => (typeof row[key] === 'number' ? (row[key] as number) : undefined);
 
 /** Per eval row: step, pass@1, cumulative sampled tokens and seconds up to that step. */
-function trajectory(run: Run) {
+function trajectory(rows: readonly Row[]) {
   let tokens = 0;
   let seconds = 0;
   const points: { step: number; pass: number; tokens: number; seconds: number }[] = [];
-  for (const row of run.rows) {
+  for (const row of rows) {
     const length = num(row, 'response/length_mean');
     const groups = num(row, 'sampling/groups');
     if (length !== undefined && groups !== undefined) tokens += length * groups * groupSize;
@@ -104,11 +101,11 @@ function main(): void {
       }
       const target = num(finalEval(base), 'eval/pass@1')!;
       deltas.push(num(finalEval(run), 'eval/pass@1')! - target);
-      const hit = trajectory(run).points.find((point) => point.pass >= target);
+      const hit = run.path.points.find((point) => point.pass >= target);
       reached.push(hit ? String(hit.step) : 'never');
-      if (hit) tokenRatios.push(hit.tokens / trajectory(base).tokens);
+      if (hit) tokenRatios.push(hit.tokens / base.path.tokens);
     }
-    const totals = own.map(trajectory);
+    const totals = own.map((run) => run.path);
     lines.push(
       `| ${setting} | ${own.map((run) => run.seed).join(',')} | ${fmt(finals)} | ${setting === 'uniform' ? '—' : fmt(deltas)} | ${reached.join(' / ')} | ${fmt(tokenRatios, 2)} | ${fmt(
         totals.map((total) => total.tokens / 1e6),
