@@ -151,18 +151,17 @@ export class TinkerHttp {
         continue;
       }
       this.reached = true;
-      const bytes = response.body;
       const reply = {
         status: response.status,
         contentType: response.headers.get('content-type') ?? '',
-        body: bytes,
+        body: response.body,
         headers: response.headers,
       };
       const shouldRetry = response.headers.get('x-should-retry');
       if (shouldRetry === 'false' || !(retryableStatus(response.status) || shouldRetry === 'true')) {
         return reply;
       }
-      lastProblem = `HTTP ${response.status} ${new TextDecoder().decode(bytes).slice(0, 200)}`;
+      lastProblem = `HTTP ${response.status} ${new TextDecoder().decode(response.body).slice(0, 200)}`;
       await sleep(this.backoff(attempt, response.headers));
     }
     throw new TinkerCallError(
