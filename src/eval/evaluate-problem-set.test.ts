@@ -17,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('evaluates exactly the problems of the set, in its order, with per-problem correct counts', async () => {
   // Easy and hard problems, so that some counts are 0 and some are > 0; the last one without a difficulty.
-  const problems = heldOutProblems([{ task: 'addition', difficulties: [1, 7] }], 3, 5);
+  const problems = heldOutProblems([{ task: 'addition', difficulties: [1, 7], weight: 1 }], 3, 5);
   const { difficulty: _dropped, ...undifficult } = problems[0];
   const set = [...problems, { ...undifficult, id: `${problems[0].id}-nodiff` }];
   const file = join(dir, 'set.jsonl');
