@@ -15,7 +15,9 @@ import { additionProblem } from '../../tasks/addition.ts';
 import { promptTokens } from '../../tasks/format.ts';
 import { rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
-import { createRelift } from './relift.ts';
+import { createRelift, Relift, solvedNone } from './relift.ts';
+import { reliftSchema, resolveReliftOptions } from './relift-options.ts';
+import type { SampledGroup } from './rollout.ts';
 import { buildContext, drawPool, validateRlConfig } from './setup.ts';
 import { rlStep } from './step.ts';
 
@@ -75,12 +77,12 @@ const ids = (ctx: RlContext, report: Awaited<ReturnType<typeof rlStep>>) =>
 
 describe('relift in real RL steps', () => {
   it('only the groups without a success enter the buffer, one item each, with their worked solutions', async () => {
-    // 1 digit (the cold model solves most) and 7 digits (0% pass@8): both kinds in one batch.
+    // 4, 6 and 7 digits: groups with every sample right, some right, none right (seed 5).
     const ctx = await buildContext(
       config(
         { sftDataSize: 100 },
         {
-          tasks: [{ task: 'addition', difficulties: [1, 7] }],
+          tasks: [{ task: 'addition', difficulties: [4, 6, 7] }],
           poolSize: 6,
           train: { steps: 1, batchSize: 6, learningRate: 1e-4 },
         },
@@ -90,7 +92,11 @@ describe('relift in real RL steps', () => {
       const report = await rlStep(ctx, 1, 1e-4);
       const failed = ids(ctx, report);
       expect(failed.length).toBeGreaterThan(0);
-      expect(failed.length).toBeLessThan(report.groups.length);
+      const partial = report.groups.filter(
+        (group) => group.rewards.some((r) => r > 0) && group.rewards.some((r) => r === 0),
+      );
+      expect(partial.length).toBeGreaterThan(0);
+      expect(report.groups.some((group) => group.rewards.every((r) => r > 0))).toBe(true);
       const items = ctx.relift!.buffer.state().items;
       expect(items.map((item) => item.problemId)).toEqual(failed);
       for (const item of items) {
@@ -247,5 +253,67 @@ describe('relift config', () => {
     validateRlConfig(example);
     const relift = createRelift(example, { pool: drawPool(example), source: file })!;
     expect(relift.options.sftDataSize).toBe(example.train.batchSize);
+  });
+});
+
+describe('solvedNone (which groups enter the buffer)', () => {
+  /** A group of members with these raw rewards; `expert` marks injected expert traces, `error` a grading failure. */
+  const group = (members: { reward: number; expert?: boolean; error?: boolean }[]): SampledGroup =>
+    ({
+      rollouts: members.map((member) => ({ tokens: [1], expertTokens: member.expert ? 1 : undefined })),
+      results: members.map((member) => ({
+        reward: member.reward,
+        components: {},
+        ...(member.error && { error: true }),
+      })),
+      // Rewards after a KL reward penalty: never read.
+      rewards: members.map(() => -0.3),
+    }) as unknown as SampledGroup;
+
+  it('every own member at the fail value (raw rewards), expert traces ignored, grading errors excluded', () => {
+    expect(solvedNone(group([{ reward: 0 }, { reward: 0 }]), 0)).toBe(true);
+    expect(solvedNone(group([{ reward: 0 }, { reward: 1 }]), 0)).toBe(false);
+    expect(solvedNone(group([{ reward: 0 }, { reward: 1, expert: true }]), 0)).toBe(true);
+    expect(solvedNone(group([{ reward: 1, expert: true }]), 0)).toBe(false);
+    expect(solvedNone(group([{ reward: 0 }, { reward: 0, error: true }]), 0)).toBe(false);
+    expect(solvedNone(group([{ reward: -0.5 }, { reward: -0.5 }]), -0.5)).toBe(true);
+    expect(solvedNone(group([{ reward: -1 }, { reward: -1 }]), 0)).toBe(false);
+  });
+
+  it('a demonstration source that throws or answers null costs those problems their place, not the run', async () => {
+    const pool = [additionProblem('1', '2'), additionProblem('3', '4')];
+    const failedGroup = (index: number) => {
+      const failed = group([{ reward: 0 }, { reward: 0 }]);
+      failed.attempt = { problem: pool[index], prompt: pool[index].prompt, prefix: '', guided: false };
+      return failed;
+    };
+    const options = resolveReliftOptions(reliftSchema.parse({ enabled: true, sftDataSize: 100 }), 2);
+    const noneForFirst = new Relift(
+      options,
+      {
+        name: 'partial',
+        demonstrate: async (problems) => problems.map((p, i) => (i === 0 ? null : p.solution)),
+      },
+      pool,
+    );
+    const unused = {} as RlContext;
+    const metrics = await noneForFirst.afterRl(unused, [failedGroup(0), failedGroup(1)], 1, 1e-4);
+    expect(metrics['relift/added']).toBe(1);
+    expect(metrics['relift/source_failures']).toBe(1);
+    expect(noneForFirst.buffer.state().items.map((item) => item.problemId)).toEqual([pool[1].id]);
+    const throwing = new Relift(
+      options,
+      {
+        name: 'throwing',
+        demonstrate: async () => {
+          throw new Error('teacher timed out');
+        },
+      },
+      pool,
+    );
+    const failed = await throwing.afterRl(unused, [failedGroup(0), failedGroup(1)], 1, 1e-4);
+    expect(failed['relift/added']).toBe(0);
+    expect(failed['relift/source_failures']).toBe(2);
+    expect(failed['relift/buffer_size']).toBe(0);
   });
 });
