@@ -52,13 +52,13 @@ function record(policy: PolicyBackend): { calls: Call[]; optim: OptimOptions[] }
     const logprobs = await policy.forward(data.map((datum) => datum.tokens));
     let nll = 0;
     let weighted = 0;
-    data.forEach((datum, d) =>
+    data.forEach((datum, d) => {
       datum.weights.forEach((w, t) => {
         if (w === 0) return;
         nll -= logprobs[d][t];
         weighted++;
-      }),
-    );
+      });
+    });
     const result = await forwardBackward(data, loss);
     calls.push({ loss, data, forwardNll: nll / Math.max(1, weighted), result: result.loss });
     return result;
@@ -70,7 +70,7 @@ function record(policy: PolicyBackend): { calls: Call[]; optim: OptimOptions[] }
   return { calls, optim };
 }
 
-const ids = (ctx: RlContext, report: Awaited<ReturnType<typeof rlStep>>) =>
+const ids = (report: Awaited<ReturnType<typeof rlStep>>) =>
   report.groups
     .filter((group) => group.rewards.every((reward) => reward === 0))
     .map((group) => group.attempt.problem.id);
@@ -90,7 +90,7 @@ describe('relift in real RL steps', () => {
     );
     try {
       const report = await rlStep(ctx, 1, 1e-4);
-      const failed = ids(ctx, report);
+      const failed = ids(report);
       expect(failed.length).toBeGreaterThan(0);
       const partial = report.groups.filter(
         (group) => group.rewards.some((r) => r > 0) && group.rewards.some((r) => r === 0),
@@ -119,7 +119,7 @@ describe('relift in real RL steps', () => {
     try {
       // Step 1: 3 failures (7 digits), below 4: RL only.
       const first = await rlStep(ctx, 1, 1e-4);
-      expect(ids(ctx, first)).toHaveLength(3);
+      expect(ids(first)).toHaveLength(3);
       expect(calls.map((call) => call.loss)).toEqual(['linear']);
       expect(first.metrics['relift/buffer_size']).toBe(3);
       expect(first.metrics['relift/sft_loss']).toBeUndefined();
@@ -127,7 +127,7 @@ describe('relift in real RL steps', () => {
 
       // Step 2: 3 more = 6 ≥ 4: the newest 3 (batch order), then the oldest of step 1, are trained.
       const second = await rlStep(ctx, 2, 1e-4);
-      const newest = ids(ctx, second);
+      const newest = ids(second);
       expect(newest).toHaveLength(3);
       expect(calls.map((call) => call.loss)).toEqual(['linear', 'linear', 'cross_entropy']);
       const sft = calls[2];
