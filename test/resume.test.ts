@@ -87,7 +87,6 @@ describe('train --resume after kill -9', () => {
   const trainConfig = (name: string, extra: Record<string, unknown> = {}) =>
     writeYaml(dir, `${name}.yaml`, {
       policy: { workers: 1 },
-      ...extra,
       name,
       runsDir: dir,
       seed: 5,
@@ -98,6 +97,7 @@ describe('train --resume after kill -9', () => {
       train: { steps: 8, batchSize: 4, learningRate: 0.003 },
       eval: { every: 4, problemsPerDifficulty: 4, samples: 2 },
       checkpoint: { latestEvery: 4 },
+      ...extra,
     });
   let reference: Record<string, unknown>[] = [];
   let referenceSqlite: { metrics: unknown[]; samples: unknown[] };
@@ -167,6 +167,34 @@ describe('train --resume after kill -9', () => {
     expect(replayEvents(crashed)).toEqual([{ step: 4, replayed: before.pastLatest }]);
     expect(metricsOf(crashed)).toEqual(reference2);
     expect(sqliteOf(crashed)).toEqual(sqliteOf(join(dir, 'straight-2')));
+  }, 240_000);
+
+  it('with guidance and ReLIFT: killed between checkpoints, the scaffold and the SFT buffer resume exactly', async () => {
+    // oracle-prefix remembers prefixes per problem and ReLIFT buffers failed problems across steps: both
+    // states live only in the checkpoint's trainer state, so a resume that dropped either would diverge.
+    // A pool of 4 problems, so each is planned again at every step and the scaffold acts on what it learnt.
+    const helped = {
+      poolSize: 4,
+      guidance: { name: 'oracle-prefix' },
+      algorithm: { relift: { enabled: true, sftDataSize: 4, miniBatchSize: 4 } },
+    };
+    expect(runCli(['train', '--config', trainConfig('straight-helped', helped), '--quiet']).status).toBe(0);
+    const referenceHelped = metricsOf(join(dir, 'straight-helped'));
+    // Both really acted before the kill point (step 5) and after the checkpoint the resume starts from (4).
+    const acted = (key: string, from: number, to: number) =>
+      referenceHelped.some(
+        (entry) => Number(entry.step) >= from && Number(entry.step) <= to && Number(entry[key]) > 0,
+      );
+    expect(acted('guidance/guided_frac', 1, 4) && acted('guidance/guided_frac', 5, 8)).toBe(true);
+    expect(acted('relift/buffer_size', 1, 4) && acted('relift/sft_loss', 5, 8)).toBe(true);
+    const { crashed, before } = await killBetweenCheckpoints('between-helped', helped);
+
+    const resumed = resume(crashed);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.status).toBe(0);
+    expect(replayEvents(crashed)).toEqual([{ step: 4, replayed: before.pastLatest }]);
+    expect(metricsOf(crashed)).toEqual(referenceHelped);
+    expect(sqliteOf(crashed)).toEqual(sqliteOf(join(dir, 'straight-helped')));
   }, 240_000);
 
   it('killed inside checkpoint writes (staged, and renamed before LATEST moved), replays and matches', () => {
