@@ -9,6 +9,7 @@ import { modelBlockSchema } from '../model-presets.ts';
 import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
 import { poolBlockSchema } from './pool-file.ts';
+import { teacherBlockSchema } from './teacher-config.ts';
 
 const rolloutBudgetDefaults = {
   enabled: false,
@@ -140,6 +141,8 @@ export const rlConfigSchema = z.strictObject({
   /** Which backend runs the policy (policy-block.ts; absent = embedded) and how the embedded policy runs
    * (worker threads). Last, so that the allowed-keys list of an error message keeps its order. */
   policy: rlPolicyBlockSchema.optional(),
+  /** Teachers (frozen policies) and on-policy distillation from them (teacher-config.ts); absent = none. */
+  teacher: teacherBlockSchema.optional(),
 });
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
