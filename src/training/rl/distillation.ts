@@ -60,7 +60,7 @@ export async function distillationPhase(
       .filter(({ rollout, i }) => estimate.included[g][i] && rollout.tokens.length > 0);
     if (samples.length === 0) return [];
     const longest = Math.max(...samples.map(({ rollout }) => rollout.tokens.length));
-    const context = scorerContext(ctx, group, scorer, longest, distillation.privileged, counts);
+    const context = scorerContext(group, scorer, longest, distillation.privileged, counts);
     if (context === null) return [];
     return samples.map(({ rollout, i }): Job => ({ group: g, sample: i, context, tokens: rollout.tokens }));
   });
@@ -116,7 +116,6 @@ export async function distillationPhase(
  * context (privileged mode), or no room for its longest completion in the scorer's context.
  */
 function scorerContext(
-  ctx: RlContext,
   group: SampledGroup,
   scorer: PolicyBackend,
   longest: number,
