@@ -16,7 +16,7 @@ import type { SampledGroup } from './rollout.ts';
 import { buildContext } from './setup.ts';
 import { rlStep } from './step.ts';
 
-const config = (teacher: object) =>
+const config = (teacher: object, extra: object = {}) =>
   rlConfigSchema.parse({
     seed: 3,
     init: { checkpoint: 'examples/checkpoints/ladder-cold' },
@@ -30,6 +30,7 @@ const config = (teacher: object) =>
     train: { steps: 2, batchSize: 3, learningRate: 1e-4 },
     policy: { workers: 1 },
     teacher,
+    ...extra,
   });
 
 let demo: PolicyBackend;
@@ -64,8 +65,12 @@ function weightsOf(data: Datum[], used: Set<number>, context: number[], tokens: 
 const trainedTokens = (groups: readonly SampledGroup[]) =>
   groups.flatMap((group) => group.rollouts).reduce((sum, rollout) => sum + rollout.tokens.length, 0);
 
-async function withContext(teacher: object, run: (ctx: RlContext) => Promise<void>): Promise<void> {
-  const ctx = await buildContext(config(teacher));
+async function withContext(
+  teacher: object,
+  run: (ctx: RlContext) => Promise<void>,
+  extra: object = {},
+): Promise<void> {
+  const ctx = await buildContext(config(teacher, extra));
   try {
     await run(ctx);
   } finally {
@@ -158,6 +163,46 @@ describe('on-policy distillation step', () => {
         expect(next.metrics['teacher/failures']).toBe(0);
         expect(next.metrics['teacher/signal_frac']).toBe(1);
       },
+    );
+  }, 60_000);
+
+  it('expert-trace tokens (off-policy-prefix) carry no teacher term, only their task advantage', async () => {
+    const guidance = { name: 'off-policy-prefix', options: { schedule: 'constant', from: 1 } };
+    await withContext(
+      { pool: [{ name: 'demo', checkpoint: 'examples/checkpoints/demo-cold' }], opd: {} },
+      async (ctx) => {
+        const calls = recordData(ctx.policy);
+        const report = await rlStep(ctx, 1, 1e-4);
+        const n = trainedTokens(report.groups);
+        let checked = 0;
+        for (const group of report.groups) {
+          const mean = group.rewards.reduce((a, b) => a + b, 0) / group.rewards.length;
+          const last = group.rollouts.length - 1;
+          const trace = group.rollouts[last];
+          expect(trace.expertTokens).toBe(trace.tokens.length);
+          const a = group.rewards[last] - mean;
+          // LUFFY's shaping −A·γ·p/(p+γ)², γ = 0.1, with A the task advantage alone.
+          const expected = trace.tokens.map((_, t) => {
+            const p = Math.exp(trace.logprobs[t]);
+            return (a * 0.1 * p) / (p + 0.1) ** 2;
+          });
+          // A sampled member may have the same tokens (a correct sample equals the solution): the trace's
+          // datum is one with these tokens whose weights match; none matching fails.
+          const full = [...group.context, ...trace.tokens].join();
+          const match = calls[0].find(
+            (datum) =>
+              datum.tokens.join() === full &&
+              datum.weights
+                .slice(group.context.length - 1)
+                .every((weight, t) => Math.abs(-weight * n - expected[t]) < 1e-4),
+          );
+          expect(match, `trace of ${group.attempt.problem.id}`).toBeDefined();
+          checked += trace.tokens.length;
+        }
+        expect(checked).toBeGreaterThan(0);
+        expect(report.metrics['teacher/signal_frac']).toBe(1);
+      },
+      { guidance },
     );
   }, 60_000);
 });
