@@ -53,12 +53,13 @@ export async function distillationPhase(
 ): Promise<DistillationResult> {
   const distillation = ctx.distillation!;
   const scorer = distillation.teachers.backend(distillation.teacher);
-  const counts = { hintCut: 0, tooLong: 0, failedGroups: 0, signal: 0 };
+  const counts = { hintCut: 0, tooLong: 0, failedGroups: 0, signal: 0, trainable: 0 };
   const jobsByGroup = groups.map((group, g) => {
     const samples = group.rollouts
       .map((rollout, i) => ({ rollout, i }))
       .filter(({ rollout, i }) => estimate.included[g][i] && rollout.tokens.length > 0);
     if (samples.length === 0) return [];
+    counts.trainable++;
     const longest = Math.max(...samples.map(({ rollout }) => rollout.tokens.length));
     const context = scorerContext(group, scorer, longest, distillation.privileged, counts);
     if (context === null) return [];
@@ -100,9 +101,9 @@ export async function distillationPhase(
     });
     return result;
   });
-  const considered = jobsByGroup.filter((jobs) => jobs.length > 0).length + counts.tooLong;
   const metrics: Record<string, number> = {
-    'teacher/signal_frac': considered > 0 ? counts.signal / considered : 0,
+    // Share of the groups with trained samples that got a teacher term (not: no hint, too long, failed).
+    'teacher/signal_frac': counts.trainable > 0 ? counts.signal / counts.trainable : 0,
     'teacher/failed_groups': counts.failedGroups,
     'teacher/too_long': counts.tooLong,
     ...(distillation.privileged && { 'teacher/hint_cut': counts.hintCut }),
