@@ -64,7 +64,9 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
       problems: members.length,
       ...scoreOf(members),
     }))
-    .sort((a, b) => a.task.localeCompare(b.task) || a.difficulty - b.difficulty);
+    .sort(
+      (a, b) => a.task.localeCompare(b.task) || difficultyOrder(a.difficulty) - difficultyOrder(b.difficulty),
+    );
   for (const group of groups) {
     for (const k of ks) {
       metrics[`eval/pass@${k}/${group.task}/${group.difficulty}`] = group.passAt[k];
@@ -103,4 +105,9 @@ function calibrationOf(outcomes: readonly ProblemOutcome[]): EvalSummary['calibr
 
 function mean(values: readonly number[]): number {
   return values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
+}
+
+/** Problems of a problem set may have no difficulty: their group sorts after the task's levels. */
+function difficultyOrder(difficulty: number | undefined): number {
+  return difficulty ?? Number.MAX_SAFE_INTEGER;
 }

@@ -1,8 +1,9 @@
 // Library side of `curricula eval`: load a checkpoint (or connect to a remote policy, e.g. an
-// OpenAI-compatible server), build the held-out set (the run's own training mix by default), sample,
-// grade and summarise.
+// OpenAI-compatible server), build the problems (a problem set the user gives, or the held-out set of a
+// task mix: the run's own training mix by default), sample, grade and summarise.
 import { UserError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
+import type { Problem } from '../core/problem.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { defaultWorkers, type WorkerCount } from '../policy/parallel-options.ts';
 import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
@@ -24,6 +25,10 @@ export interface EvaluateCheckpointOptions {
   policy?: RemoteEvalPolicy;
   /** Default: the `tasks` mix of the run the checkpoint belongs to. */
   tasks?: MixEntry[];
+  /** Instead of a task mix's held-out set: these problems (e.g. a JSONL problem set), all of them. */
+  problems?: { source: string; problems: readonly Problem[] };
+  /** Also return each problem's count of correct samples (`perProblem`). */
+  perProblem?: boolean;
   /** Replicas of the policy in worker threads (default auto = one per core; 1 = in process); see policy.workers. */
   workers?: WorkerCount;
   samples: number;
@@ -40,6 +45,10 @@ export interface EvaluateCheckpointResult {
   samples: number;
   temperature: number;
   summary: EvalSummary;
+  /** Where the problems came from: a problem-set file, or 'held-out'. */
+  problems: string;
+  /** With `perProblem`: each problem's id, task, difficulty and correct samples out of `samples`. */
+  perProblem?: { id: string; task: string; difficulty: number; correct: number }[];
 }
 
 export async function evaluateCheckpoint(
@@ -48,20 +57,19 @@ export async function evaluateCheckpoint(
   if ((options.checkpoint === undefined) === (options.policy === undefined)) {
     throw new UserError('eval: give either --checkpoint or --policy');
   }
+  if (options.problems && options.tasks)
+    throw new UserError('eval: give either a problem set or --tasks, not both');
   const resolved = options.checkpoint === undefined ? null : resolveCheckpoint(options.checkpoint);
   const runConfig = resolved?.runDir ? readRunConfig(resolved.runDir) : null;
-  const taskMix = options.tasks ?? runConfig?.tasks;
-  if (!taskMix) {
-    throw new UserError(
-      `${options.checkpoint ?? options.policy?.label} is not inside a run directory; say which tasks to evaluate with --tasks`,
-    );
-  }
-  validateMix(taskMix, '--tasks');
   const seed = options.seed ?? runConfig?.seed ?? 0;
-  const problems = heldOutProblems(taskMix, options.problemsPerDifficulty, seed);
+  const problems = options.problems
+    ? [...options.problems.problems]
+    : heldOut(options.tasks ?? runConfig?.tasks, options.problemsPerDifficulty, seed, options);
   if (problems.length === 0) {
     throw new UserError(
-      `the held-out set of ${JSON.stringify(taskMix)} is empty; choose other tasks or levels`,
+      options.problems
+        ? `the problem set ${options.problems.source} holds no problems`
+        : `the held-out set of ${JSON.stringify(options.tasks ?? runConfig?.tasks)} is empty; choose other tasks or levels`,
     );
   }
   const backend: PolicyBackend = resolved
@@ -84,7 +92,34 @@ export async function evaluateCheckpoint(
     samples: options.samples,
     temperature: options.temperature,
     summary: summarizeOutcomes(outcomes),
+    problems: options.problems?.source ?? 'held-out',
+    ...(options.perProblem
+      ? {
+          perProblem: outcomes.map(({ problem, correct }) => ({
+            id: problem.id,
+            task: problem.task,
+            difficulty: problem.difficulty,
+            correct: correct.filter(Boolean).length,
+          })),
+        }
+      : {}),
   };
+}
+
+/** The held-out problems of a task mix (the run's own when none is given). */
+function heldOut(
+  taskMix: MixEntry[] | undefined,
+  perDifficulty: number,
+  seed: number,
+  options: EvaluateCheckpointOptions,
+): Problem[] {
+  if (!taskMix) {
+    throw new UserError(
+      `${options.checkpoint ?? options.policy?.label} is not inside a run directory; say which tasks to evaluate with --tasks (or give --problem-set)`,
+    );
+  }
+  validateMix(taskMix, '--tasks');
+  return heldOutProblems(taskMix, perDifficulty, seed);
 }
 
 function readRunConfig(runDir: string): { tasks?: MixEntry[]; seed?: number } {

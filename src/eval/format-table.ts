@@ -15,7 +15,7 @@ export function formatEvalTable(summary: EvalSummary): string {
   ];
   const rows = summary.groups.map((group) => [
     group.task,
-    String(group.difficulty),
+    group.difficulty === undefined ? '-' : String(group.difficulty),
     String(group.problems),
     ...ks.map((k) => formatRate(group.passAt[k])),
     ...majKs.map((k) => formatRate(group.majAt[k])),

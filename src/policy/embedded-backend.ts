@@ -250,10 +250,12 @@ export class EmbeddedBackend implements PolicyBackend {
 
   /**
    * A frozen copy of the current weights for sampling (no Adam state, no gradients): what save() then
-   * load() gives, without the disk. `curricula serve --tinker` makes one per save_weights_for_sampler.
+   * load() gives, without the disk and without copying (TransformerModel.shareWeights: later optimiser
+   * steps replace this backend's buffers and leave the copy's alone). `curricula serve --tinker` makes one
+   * per save_weights_for_sampler.
    */
   snapshotForSampling(): EmbeddedBackend {
-    const model = new TransformerModel(this.model.config, this.model.parameterValues());
+    const model = this.model.shareWeights();
     return new EmbeddedBackend(model, this.tokenizer, { maxTokensPerMicroBatch: this.tokenBudget });
   }
 

@@ -75,6 +75,18 @@ export function initialParameterValues(config: ModelConfig, rng: Rng): Map<strin
   return values;
 }
 
+/**
+ * A trainable variable holding `data`: copied from a JS array, or sharing a tensor's buffer (tf.variable
+ * takes the tensor's dataId and counts a reference; the temporary tensor handle is released at once).
+ */
+function newVariable(data: Float32Array | tf.Tensor, shape: number[]): tf.Variable {
+  if (!(data instanceof Float32Array)) return tf.variable(data, true);
+  const initial = tf.tensor(data, shape, 'float32');
+  const variable = tf.variable(initial, true);
+  initial.dispose();
+  return variable;
+}
+
 export class TransformerModel {
   readonly config: ModelConfig;
   /** Trainable weights by checkpoint name, in canonical order. */
@@ -87,7 +99,7 @@ export class TransformerModel {
    * Builds a model from parameter values (exact names and shapes of parameterSpecs; throws otherwise).
    * The values are copied into new tf.Variables.
    */
-  constructor(config: ModelConfig, values: Map<string, Float32Array>) {
+  constructor(config: ModelConfig, values: Map<string, Float32Array> | Map<string, tf.Tensor>) {
     this.config = parseModelConfig(config);
     const specs = parameterSpecs(this.config);
     const expected = new Set(specs.map((spec) => spec.name));
@@ -98,13 +110,12 @@ export class TransformerModel {
       const data = values.get(spec.name);
       if (!data) throw new Error(`missing model parameter '${spec.name}'`);
       const size = spec.shape.reduce((product, n) => product * n, 1);
-      if (data.length !== size) {
-        throw new Error(
-          `parameter '${spec.name}' has ${data.length} values, expected ${size} (${spec.shape})`,
-        );
+      const length = data instanceof Float32Array ? data.length : data.size;
+      if (length !== size) {
+        throw new Error(`parameter '${spec.name}' has ${length} values, expected ${size} (${spec.shape})`);
       }
       // Variables are left unnamed: tfjs names are global, and several models may coexist.
-      this.params.set(spec.name, tf.variable(tf.tensor(data, spec.shape, 'float32'), true));
+      this.params.set(spec.name, newVariable(data, spec.shape));
     }
     this.blocks = [];
     for (let i = 0; i < this.config.layers; i++) {
@@ -114,6 +125,17 @@ export class TransformerModel {
       this.blocks.push(weights as BlockWeights);
     }
     this.mask = causalMask(this.config.contextLength);
+  }
+
+  /**
+   * A model over the same weight buffers as `this`, without copying them. Safe because nothing writes a
+   * weight buffer in place: every update (optimizer.ts, the native Adam kernel) assigns a NEW tensor to
+   * the variable, which then lets go of the old buffer while the copy keeps it (tfjs reference counts
+   * buffers per dataId). So the copy keeps the weights of this moment, as a save → load round trip
+   * would, for a fraction of a millisecond instead of a read-back and an upload.
+   */
+  shareWeights(): TransformerModel {
+    return new TransformerModel(this.config, new Map<string, tf.Tensor>(this.params));
   }
 
   /** A freshly initialised model (GPT-2 init from `rng`). */

@@ -3,8 +3,7 @@
 // the field is absent) is exactly the in-process/worker-thread path that existed before this registry;
 // 'tinker' drives a Tinker-compatible training service over HTTP (src/backends/tinker/client,
 // docs/tinker-client.md).
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isTinkerCheckpoint, readTinkerRecord } from '../backends/tinker/client/checkpoint-record.ts';
 import { TinkerPolicyBackend } from '../backends/tinker/client/index.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { PolicyBackend, Tokenizer } from '../core/policy.ts';
@@ -77,9 +76,9 @@ const tinker: PolicyBackendFactory = {
     const backend = await TinkerPolicyBackend.connect(options, { tokenizer: localTokenizer(policy, init) });
     // Resume: the run's checkpoint is a record of weights saved on the server; load them (with the
     // optimizer state) into the fresh model.
-    if (role === 'policy' && checkpoint && readCheckpointKind(checkpoint) === 'tinker') {
+    if (role === 'policy' && checkpoint && isTinkerCheckpoint(checkpoint)) {
       try {
-        await backend.loadState(readTinkerRecord(checkpoint, backend.options.url, options.baseModel));
+        await backend.loadState(readTinkerRecord(checkpoint, backend.options.url, options.baseModel).path);
       } catch (error) {
         await backend.close();
         throw error;
@@ -88,25 +87,6 @@ const tinker: PolicyBackendFactory = {
     return backend;
   },
 };
-
-/** The tinker:// path of a checkpoint record, checked against the server and base model of this run. */
-function readTinkerRecord(dir: string, url: string, baseModel: string): string {
-  const record = JSON.parse(readFileSync(join(dir, 'tinker-checkpoint.json'), 'utf8'));
-  if (record.url !== url || record.baseModel !== baseModel) {
-    throw new ConfigError(
-      `checkpoint ${dir} was saved on ${record.url} (${record.baseModel}); this run uses ${url} (${baseModel})`,
-    );
-  }
-  if (typeof record.path !== 'string' || !record.path.startsWith('tinker://')) {
-    throw new ConfigError(`checkpoint ${dir}: tinker-checkpoint.json has no tinker:// path`);
-  }
-  return record.path;
-}
-
-/** A checkpoint written by TinkerPolicyBackend.save holds tinker-checkpoint.json, not weights. */
-function readCheckpointKind(dir: string): 'tinker' | 'embedded' {
-  return existsSync(join(dir, 'tinker-checkpoint.json')) ? 'tinker' : 'embedded';
-}
 
 export const policyBackends = new Registry<PolicyBackendFactory>('policy backend')
   .register('embedded', embedded)

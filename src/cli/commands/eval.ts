@@ -1,7 +1,9 @@
 // `curricula eval --checkpoint <dir>` (or `--policy openai:<baseUrl>[#model]`, an OpenAI-compatible
-// server): pass@1, unbiased pass@k and maj@k per task and difficulty.
+// server): pass@1, unbiased pass@k and maj@k per task and difficulty, on the held-out set of a task mix or
+// on every problem of a JSONL problem set (`--problem-set`).
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
+import type { Problem } from '../../core/problem.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
 import { positiveInteger } from '../parse-options.ts';
@@ -30,6 +32,11 @@ export function register(program: Command): void {
       '--tasks <spec>',
       "tasks and difficulties, e.g. 'addition:1-4,countdown:3' (default: the run's training mix)",
     )
+    .option(
+      '--problem-set <file>',
+      'instead of --tasks: evaluate every problem of this JSONL problem set (docs/tasks.md); difficulty may be absent',
+    )
+    .option('--per-problem', "with --json: each problem's id and its count of correct samples")
     .option('--samples <n>', 'completions per problem (n)', positiveInteger('--samples'), 1)
     .option('--problems <n>', 'held-out problems per task and difficulty', positiveInteger('--problems'), 50)
     .option(
@@ -57,7 +64,18 @@ export function register(program: Command): void {
       if ((options.checkpoint === undefined) === (options.policy === undefined)) {
         throw new UserError('eval: give either --checkpoint <dir> or --policy <spec>');
       }
+      if (options.problemSet !== undefined && options.tasks !== undefined) {
+        throw new UserError('eval: give either --problem-set or --tasks, not both');
+      }
       const { evaluateCheckpoint } = await import('../../eval/evaluate-checkpoint.ts');
+      let problems: { source: string; problems: Problem[] } | undefined;
+      if (options.problemSet !== undefined) {
+        const { readProblemSet } = await import('../../tasks/problem-set.ts');
+        problems = {
+          source: options.problemSet,
+          problems: await readProblemSet(options.problemSet, { difficulty: 'optional' }),
+        };
+      }
       const policySpec: string | undefined = options.policy;
       const policy =
         policySpec === undefined
@@ -77,6 +95,8 @@ export function register(program: Command): void {
         checkpoint: options.checkpoint,
         policy,
         tasks: options.tasks === undefined ? undefined : parseTaskSpec(options.tasks),
+        problems,
+        perProblem: Boolean(options.perProblem),
         samples: options.samples,
         problemsPerDifficulty: options.problems,
         temperature,
@@ -94,7 +114,7 @@ export function register(program: Command): void {
         return;
       }
       console.log(
-        `checkpoint: ${result.checkpoint}  samples per problem: ${result.samples}  temperature: ${temperature}`,
+        `checkpoint: ${result.checkpoint}  problems: ${result.problems}  samples per problem: ${result.samples}  temperature: ${temperature}`,
       );
       console.log(formatEvalTable(result.summary));
     });

@@ -9,6 +9,7 @@ import { modelBlockSchema } from '../model-presets.ts';
 import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
 import { poolBlockSchema } from './pool-file.ts';
+import { reliftSchema } from './relift-options.ts';
 import { teacherBlockSchema } from './teacher-config.ts';
 
 const rolloutBudgetDefaults = {
@@ -108,6 +109,8 @@ export const rlConfigSchema = z.strictObject({
         .default({ enabled: false, maxRounds: 3 }),
       /** VCRL: drop groups whose normalised reward variance is below a threshold and sample more problems. */
       vcrlFilter: vcrlFilterSchema,
+      /** ReLIFT: SFT on the demonstrations of problems no sample solved, interleaved with RL (relift.ts). */
+      relift: reliftSchema,
     })
     .default({
       advantage: { name: 'grpo', options: {} },
@@ -117,6 +120,7 @@ export const rlConfigSchema = z.strictObject({
       minibatches: 1,
       dynamicSampling: { enabled: false, maxRounds: 3 },
       vcrlFilter: { enabled: false, threshold: 0.3, maxRounds: 3 },
+      relift: reliftSchema.parse(undefined),
     }),
   train: optimizerSchema.extend({
     steps: z.number().int().positive(),

@@ -11,6 +11,7 @@ import type { Teachers } from '../../teachers/teacher-pool.ts';
 import type { RlConfig } from './config.ts';
 import type { Distillation } from './distillation.ts';
 import type { PoolFileRecord } from './pool-file.ts';
+import type { Relift } from './relift.ts';
 import type { RolloutBudget } from './rollout-budget.ts';
 
 export interface RlContext {
@@ -24,6 +25,8 @@ export interface RlContext {
   /** Samples per problem when rollout.budget is enabled; null = groupSize for every problem. */
   budget: RolloutBudget | null;
   guidance: Guidance;
+  /** ReLIFT's SFT phase after each RL update (relift.ts); absent or null when algorithm.relift is off. */
+  relift?: Relift | null;
   reward: Reward;
   advantage: AdvantageEstimator;
   advantageOptions: unknown;

@@ -28,6 +28,7 @@ import {
   poolCutByMaxTokens,
 } from './level-fit.ts';
 import { type PoolFileRecord, poolFileRecord, readPoolFile } from './pool-file.ts';
+import { createRelift, validateRelift } from './relift.ts';
 import { createRolloutBudget, validateRolloutBudget } from './rollout-budget.ts';
 import { buildTeachers, validatePrivilegedScorer, validateTeacherBlock } from './teacher-setup.ts';
 
@@ -42,6 +43,7 @@ export function validateRlConfig(config: RlConfig): void {
   advantage.validate(config.rollout.groupSize);
   if (config.rollout.budget.enabled) advantage.validate(config.rollout.budget.min);
   validateRolloutBudget(config);
+  validateRelift(config);
   policyLosses.get(config.algorithm.loss.name).resolveOptions(config.algorithm.loss.options);
   selectors.get(config.selector.name);
   guidances.get(config.guidance.name);
@@ -100,13 +102,16 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   const fitPath = remote ? initPath : (modelPath ?? initPath);
   const { pool, advice, poolFile } = loadPool(config, fitPath, !(remote && config.policy?.tokenizer));
   // Before the reward check: a scaffold's refusal of the pool (no worked solutions) is the clearer error.
+  const source = config.pool
+    ? `pool file ${config.pool.file}`
+    : `tasks ${config.tasks.map((entry) => entry.task).join(', ')}`;
   const guidance = guidances.get(config.guidance.name)(config.guidance.options, {
     pool,
     totalSteps: config.train.steps,
-    source: config.pool
-      ? `pool file ${config.pool.file}`
-      : `tasks ${config.tasks.map((entry) => entry.task).join(', ')}`,
+    source,
   });
+  // ReLIFT's demonstration source refuses a pool it cannot serve (no worked solutions) here, before any model.
+  const relift = createRelift(config, { pool, source });
   validatePrivilegedScorer(config, guidance);
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
@@ -138,6 +143,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     poolSize: pool.length,
     budget: createRolloutBudget(config, selector),
     guidance,
+    relift,
     reward,
     advantage,
     advantageOptions: advantage.resolveOptions(config.algorithm.advantage.options),

@@ -78,6 +78,10 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   const update = await timer.timeAsync('update', () =>
     updatePolicy(ctx, groups, estimate, learningRate, refLogprobs, distilled?.tokenAdvantages),
   );
+  // ReLIFT: failed problems into the SFT buffer, and an SFT update when it is full (relift.ts).
+  const relift = ctx.relift
+    ? await timer.timeAsync('relift', () => ctx.relift!.afterRl(ctx, sampledAll, step, learningRate))
+    : {};
 
   timer.time('observe', () => {
     const outcomes = toOutcomes(sampledAll, groups, estimate.advantages);
@@ -90,6 +94,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     ...rolloutMetrics(sampledAll),
     ...update.metrics,
     ...klMetrics,
+    ...relift,
     'sampling/groups': sampledAll.length,
     'sampling/trained_groups': groups.length,
     'sampling/trained_sequences': update.trainedSequences,

@@ -68,6 +68,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       ctx.selector.load(latest.state.selector);
       ctx.guidance.load(saved.guidance);
       ctx.budget?.load(saved.budget);
+      ctx.relift?.load(saved.relift);
       bestScore = Number(saved.bestScore ?? bestScore);
       initialEval = saved.initialEval as EvalSummary | undefined;
       // Steps logged after the checkpoint are forgotten and run again (the event names them).
@@ -106,6 +107,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
             bestScore,
             guidance: ctx.guidance.state(),
             budget: ctx.budget?.state() ?? null,
+            relift: ctx.relift?.state() ?? null,
             initialEval,
           },
         },

@@ -23,8 +23,6 @@
 // re-sending the step's forward_backward calls; a request whose future the server lost (retrieve 404) is
 // submitted once more with a fresh seq_id; a sampling session the server no longer knows (404) is made
 // again with save_weights_for_sampler.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import type {
   Datum,
   ForwardBackwardResult,
@@ -47,6 +45,7 @@ import {
   type WireDatum,
 } from '../wire/index.ts';
 import { asampleAll } from './asample.ts';
+import { writeTinkerRecord } from './checkpoint-record.ts';
 import { logprobsOf, sequenceDatum } from './datums.ts';
 import { TinkerCallError, TinkerHttp } from './http.ts';
 import { linearLossMappings } from './linear-loss.ts';
@@ -360,7 +359,6 @@ export class TinkerPolicyBackend implements PolicyBackend {
 
   /** save_weights on the server; `dir` gets tinker-checkpoint.json with the returned tinker:// path. */
   async save(dir: string): Promise<void> {
-    const target = resolve(dir);
     const result = await this.call(
       'save_weights',
       (seqId) =>
@@ -375,16 +373,14 @@ export class TinkerPolicyBackend implements PolicyBackend {
     );
     if (typeof result?.path !== 'string')
       throw new TinkerCallError('Tinker save_weights: no path in the result');
-    mkdirSync(target, { recursive: true });
-    const record = {
+    writeTinkerRecord(dir, {
       backend: 'tinker',
       url: this.options.url,
       baseModel: this.options.baseModel,
       modelId: this.modelId,
       path: result.path,
       optimizerSteps: this.optimizerSteps,
-    };
-    writeFileSync(join(target, 'tinker-checkpoint.json'), `${JSON.stringify(record, null, 2)}\n`);
+    });
   }
 
   /** load_weights with the optimizer state (a `tinker://` path from save), e.g. to resume a run. */

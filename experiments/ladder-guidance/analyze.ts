@@ -1,0 +1,121 @@
+// Tables for the guidance experiment (run.sh here, issue 13 §3.1): per setting, over seeds,
+// - the share of the seed's zero-success pool problems (the cold start solved none of 16 samples) that the
+//   trained model solves UNGUIDED (≥ 1 of 16 samples, plain prompts), overall and per level;
+// - held-out pass@1 and pass@8 per level (8 samples on 50 problems per level, plain prompts);
+// - sampled tokens of the whole run (response/length_mean × sampling/groups × 8 per step, as the
+//   curricula experiment counts them) and the guided share of attempts (guidance/guided_frac).
+//   node --import tsx experiments/ladder-guidance/analyze.ts > experiments/ladder-guidance/results/tables.md
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+
+const here = 'experiments/ladder-guidance';
+const levels = [1, 2, 3, 4, 5, 6, 7, 8];
+const groupSize = 8;
+
+interface EvalJson {
+  summary: { groups: { difficulty: number; problems: number; passAt: Record<string, number> }[] };
+  perProblem?: { id: string; difficulty: number; correct: number }[];
+}
+type Row = Record<string, number | string>;
+
+const readJson = <T>(path: string): T | undefined =>
+  existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
+
+/** metrics.jsonl of a run: raw/<name>/metrics.jsonl.gz (committed), else the run directory. */
+function metricsOf(setting: string, seed: number): Row[] | undefined {
+  const name = `${setting}-s${seed}`;
+  const candidates = [
+    join(here, 'raw', name, 'metrics.jsonl.gz'),
+    join('runs/ladder-guidance', name, 'metrics.jsonl'),
+    ...(setting === 'grpo' ? [`experiments/ladder-curricula/raw/uniform-s${seed}/metrics.jsonl.gz`] : []),
+  ];
+  const path = candidates.find((candidate) => existsSync(candidate));
+  if (!path) return undefined;
+  const bytes = readFileSync(path);
+  const text = path.endsWith('.gz') ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Row);
+}
+
+const num = (row: Row, key: string) => (typeof row[key] === 'number' ? (row[key] as number) : undefined);
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const sd = (values: number[]) =>
+  values.length < 2
+    ? 0
+    : Math.sqrt(values.reduce((sum, value) => sum + (value - mean(values)) ** 2, 0) / (values.length - 1));
+const fmt = (values: number[], digits = 2) =>
+  values.length === 0
+    ? '—'
+    : values.length === 1
+      ? values[0].toFixed(digits)
+      : `${mean(values).toFixed(digits)} ± ${sd(values).toFixed(digits)}`;
+
+const settings = (process.argv[2] ?? 'cold,grpo,hints,oracle-prefix,off-policy-prefix').split(',');
+const seeds = [1, 2, 3];
+const lines: string[] = [];
+
+const zeroSets = seeds.map((seed) => readJson<EvalJson>(join(here, 'results', `cold-pool-s${seed}.json`)));
+const zeroCounts = zeroSets.map((set) =>
+  set ? levels.map((level) => set.perProblem!.filter((p) => p.difficulty === level && p.correct === 0).length) : [],
+);
+lines.push(
+  'Zero-success pool problems per seed (the cold start solved 0 of 16), by level (digits) 1-8:',
+  ...seeds.map((seed, i) => `- seed ${seed}: ${zeroCounts[i].join(' / ') || 'not evaluated'}`),
+  '',
+  `| setting | seeds | zero-success problems solved unguided (share) | of them at 6 / 7 / 8 digits | held-out pass@1, 5 / 6 / 7 / 8 digits | held-out pass@8, 5 / 6 / 7 / 8 digits | sampled tokens (M) | guided share of attempts |`,
+  '|---|---|---|---|---|---|---|---|',
+);
+for (const setting of settings) {
+  const done = seeds.filter((seed) =>
+    existsSync(join(here, 'results', setting === 'cold' ? `cold-s${seed}.heldout.json` : `${setting}-s${seed}.heldout.json`)),
+  );
+  if (done.length === 0) continue;
+  const solved: number[] = [];
+  const solvedAt: number[][] = [[], [], []];
+  const pass1: number[][] = [[], [], [], []];
+  const pass8: number[][] = [[], [], [], []];
+  const tokens: number[] = [];
+  const guided: number[] = [];
+  for (const seed of done) {
+    const heldOut = readJson<EvalJson>(
+      join(here, 'results', setting === 'cold' ? `cold-s${seed}.heldout.json` : `${setting}-s${seed}.heldout.json`),
+    )!;
+    [5, 6, 7, 8].forEach((level, i) => {
+      const group = heldOut.summary.groups.find((entry) => entry.difficulty === level);
+      if (group) {
+        pass1[i].push(group.passAt['1']);
+        pass8[i].push(group.passAt['8']);
+      }
+    });
+    if (setting === 'cold') continue;
+    const zero = readJson<EvalJson>(join(here, 'results', `${setting}-s${seed}.zero.json`));
+    if (zero?.perProblem) {
+      solved.push(zero.perProblem.filter((p) => p.correct > 0).length / zero.perProblem.length);
+      [6, 7, 8].forEach((level, i) => {
+        const rows = zero.perProblem!.filter((p) => p.difficulty === level);
+        if (rows.length > 0) solvedAt[i].push(rows.filter((p) => p.correct > 0).length / rows.length);
+      });
+    }
+    const rows = metricsOf(setting, seed);
+    if (rows) {
+      let total = 0;
+      const shares: number[] = [];
+      for (const row of rows) {
+        const length = num(row, 'response/length_mean');
+        const groups = num(row, 'sampling/groups');
+        if (length !== undefined && groups !== undefined) total += length * groups * groupSize;
+        const share = num(row, 'guidance/guided_frac');
+        if (share !== undefined) shares.push(share);
+      }
+      tokens.push(total / 1e6);
+      if (shares.length > 0) guided.push(mean(shares));
+    }
+  }
+  lines.push(
+    `| ${setting} | ${done.join(',')} | ${setting === 'cold' ? '0 (by definition)' : fmt(solved, 3)} | ${solvedAt.map((values) => fmt(values)).join(' / ')} | ${pass1.map((values) => fmt(values)).join(' / ')} | ${pass8.map((values) => fmt(values)).join(' / ')} | ${fmt(tokens)} | ${fmt(guided)} |`,
+  );
+}
+console.log(lines.join('\n'));
