@@ -10,7 +10,12 @@
 // policy (sampled, on-policy tokens). Expert tokens are trained with the expert term of the scaffold's
 // `expertLoss` (src/algorithms/losses/expert-tokens.ts), the policy's own tokens with the configured RL
 // loss (rollout.ts samples, update.ts marks the tokens). A forced `prefix` stays context before both.
+//
+// Privileged context (`Attempt.privilegedContext`, privileged-hint): text appended to the prompt for the
+// SCORER only (a teacher's forward over the student's tokens, src/training/rl/distillation.ts); the
+// policy samples from `prompt` and never sees it. A scaffold that sets it brings `privilegedScorer`.
 import type { ExpertTermConfig } from '../algorithms/losses/expert-tokens.ts';
+import type { OpdOptions } from '../algorithms/opd.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
 
@@ -24,6 +29,8 @@ export interface Attempt {
   guided: boolean;
   /** Expert traces that replace sampled members of the group (absent or empty = none). */
   offPolicy?: readonly ExpertTrace[];
+  /** Appended to `prompt` for the scorer only, never shown to the policy (absent = none). */
+  privilegedContext?: string;
 }
 
 export interface ExpertTrace {
@@ -42,6 +49,14 @@ export interface Guidance {
   metrics(): Record<string, number>;
   /** The term for expert tokens, for a scaffold that injects traces (setup.ts mixes it into the loss). */
   readonly expertLoss?: ExpertTermConfig;
+  /** Who scores the policy's tokens under `privilegedContext`, and the OPD term (setup.ts builds it). */
+  readonly privilegedScorer?: PrivilegedScorer;
+}
+
+/** `teacher`: 'initial' (frozen copy of init.checkpoint), 'current' (the policy itself) or a pool name. */
+export interface PrivilegedScorer {
+  teacher: string;
+  opd: OpdOptions;
 }
 
 /** What a scaffold may need to know about the run when it is built (setup.ts passes it). */

@@ -5,11 +5,20 @@ import { createHintsGuidance } from './hints.ts';
 import { createIdentityGuidance } from './identity.ts';
 import { createOffPolicyPrefixGuidance } from './off-policy-prefix.ts';
 import { createOraclePrefixGuidance } from './oracle-prefix.ts';
+import { createPrivilegedHintGuidance } from './privileged-hint.ts';
 
 export const guidances = new Registry<GuidanceFactory>('guidance')
   .register('identity', createIdentityGuidance)
   .register('hints', createHintsGuidance)
   .register('oracle-prefix', createOraclePrefixGuidance)
-  .register('off-policy-prefix', createOffPolicyPrefixGuidance);
+  .register('off-policy-prefix', createOffPolicyPrefixGuidance)
+  .register('privileged-hint', createPrivilegedHintGuidance);
 
-export type { Attempt, ExpertTrace, Guidance, GuidanceContext, GuidanceFactory } from './guidance.ts';
+export type {
+  Attempt,
+  ExpertTrace,
+  Guidance,
+  GuidanceContext,
+  GuidanceFactory,
+  PrivilegedScorer,
+} from './guidance.ts';

@@ -23,8 +23,8 @@ export interface PolicyBackendRequest {
   init: string | null;
   /** Builds a fresh embedded model (the config's `model` block). */
   create: () => Promise<PolicyBackend>;
-  /** 'policy' is trained; 'reference' is frozen (KL anchor). */
-  role: 'policy' | 'reference';
+  /** 'policy' is trained; 'reference' is frozen (KL anchor); 'teacher' is frozen (teacher pool). */
+  role: 'policy' | 'reference' | 'teacher';
 }
 
 export interface PolicyBackendFactory {

@@ -10,6 +10,7 @@ import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
 import { poolBlockSchema } from './pool-file.ts';
 import { reliftSchema } from './relift-options.ts';
+import { teacherBlockSchema } from './teacher-config.ts';
 
 const rolloutBudgetDefaults = {
   enabled: false,
@@ -144,6 +145,8 @@ export const rlConfigSchema = z.strictObject({
   /** Which backend runs the policy (policy-block.ts; absent = embedded) and how the embedded policy runs
    * (worker threads). Last, so that the allowed-keys list of an error message keeps its order. */
   policy: rlPolicyBlockSchema.optional(),
+  /** Teachers (frozen policies) and on-policy distillation from them (teacher-config.ts); absent = none. */
+  teacher: teacherBlockSchema.optional(),
 });
 
 export type RlConfig = z.output<typeof rlConfigSchema>;

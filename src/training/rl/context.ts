@@ -7,7 +7,9 @@ import type { Reward } from '../../core/reward.ts';
 import type { Rng } from '../../core/rng.ts';
 import type { TaskSelector } from '../../core/selector.ts';
 import type { Guidance } from '../../guidance/guidance.ts';
+import type { Teachers } from '../../teachers/teacher-pool.ts';
 import type { RlConfig } from './config.ts';
+import type { Distillation } from './distillation.ts';
 import type { PoolFileRecord } from './pool-file.ts';
 import type { Relift } from './relift.ts';
 import type { RolloutBudget } from './rollout-budget.ts';
@@ -36,4 +38,8 @@ export interface RlContext {
   advice?: string[];
   /** The pool file and its sha256, when the pool came from `pool.file` (recorded; checked on resume). */
   poolFile?: PoolFileRecord;
+  /** The run's teachers (teacher.pool, a privileged scorer's self-teacher); absent or null = none. */
+  teachers?: Teachers | null;
+  /** The distillation phase's settings (teacher.opd or privileged-hint); absent or null = no phase. */
+  distillation?: Distillation | null;
 }

@@ -30,6 +30,7 @@ import {
 import { type PoolFileRecord, poolFileRecord, readPoolFile } from './pool-file.ts';
 import { createRelift, validateRelift } from './relift.ts';
 import { createRolloutBudget, validateRolloutBudget } from './rollout-budget.ts';
+import { buildTeachers, validatePrivilegedScorer, validateTeacherBlock } from './teacher-setup.ts';
 
 /** Seed offset of the pool stream, so the pool does not depend on how many steps have run. */
 const poolSeedOffset = 7919;
@@ -48,6 +49,7 @@ export function validateRlConfig(config: RlConfig): void {
   guidances.get(config.guidance.name);
   rewards.get(config.reward.name);
   policyBackendOf(config.policy).validate({ policy: config.policy });
+  validateTeacherBlock(config);
   if (!config.init && !config.model) {
     throw new ConfigError(
       'give init.checkpoint (a cold-start checkpoint) or a model block to start from scratch',
@@ -110,6 +112,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   });
   // ReLIFT's demonstration source refuses a pool it cannot serve (no worked solutions) here, before any model.
   const relift = createRelift(config, { pool, source });
+  validatePrivilegedScorer(config, guidance);
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
   // policy.backend (registry, default embedded). Embedded with policy.workers > 1 (default auto: one per
@@ -125,6 +128,8 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     config.algorithm.kl.coefficient > 0
       ? await backend.build({ ...request, checkpoint: initPath, role: 'reference' })
       : null;
+  // Teachers (teacher.pool, privileged-hint's scorer): frozen, built like the reference (teacher-setup.ts).
+  const { teachers, distillation } = await buildTeachers(config, guidance, policy, pool, request);
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   // A scaffold that injects expert traces brings the term for their tokens (expert-tokens.ts).
   const baseLoss = policyLosses.get(config.algorithm.loss.name);
@@ -147,6 +152,8 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     rng: new Rng(config.seed),
     advice,
     poolFile,
+    teachers,
+    distillation,
   };
 }
 

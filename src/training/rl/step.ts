@@ -1,6 +1,6 @@
 // One RL step, top to bottom (ARCHITECTURE.md, "One RL step"):
-//   select → guide → (budget) → sample (+ inject expert traces) → grade → filter → advantages → update →
-//   observe.
+//   select → guide → (budget) → sample (+ inject expert traces) → grade → filter → advantages →
+//   (distil: teacher term, distillation.ts) → update → observe.
 // Each phase is a named function; this file only sequences them and collects metrics and timings.
 
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
@@ -8,6 +8,7 @@ import { klRewardPenalty } from '../../algorithms/kl.ts';
 import type { GroupOutcome } from '../../core/selector.ts';
 import { batchFilter } from './batch-filter.ts';
 import type { RlContext } from './context.ts';
+import { distillationPhase } from './distillation.ts';
 import { hasExpertTraces, injectExpertTraces } from './expert-traces.ts';
 import { rewardErrorCounts, rolloutMetrics } from './metrics.ts';
 import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
@@ -70,8 +71,12 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
       ctx.advantageOptions,
     ),
   );
+  // On-policy distillation / privileged-hint: per-token advantages with the teacher's term.
+  const distilled = ctx.distillation
+    ? await timer.timeAsync('teacher', () => distillationPhase(ctx, groups, estimate))
+    : null;
   const update = await timer.timeAsync('update', () =>
-    updatePolicy(ctx, groups, estimate, learningRate, refLogprobs),
+    updatePolicy(ctx, groups, estimate, learningRate, refLogprobs, distilled?.tokenAdvantages),
   );
   // ReLIFT: failed problems into the SFT buffer, and an SFT update when it is full (relift.ts).
   const relift = ctx.relift
@@ -99,6 +104,8 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     ...ctx.selector.metrics(),
     ...ctx.guidance.metrics(),
     ...(ctx.budget?.metrics() ?? {}),
+    ...distilled?.metrics,
+    ...ctx.teachers?.takeMetrics(),
     ...timer.metrics(),
   };
   return { metrics, groups: sampledAll, rewardErrors: rewardErrorCounts(sampledAll) };

@@ -159,6 +159,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
     // Worker threads (policy.workers > 1) are closed however the run ends.
     await ctx.policy.close?.();
     await ctx.reference?.close?.();
+    await ctx.teachers?.close();
   }
 }
 

@@ -42,7 +42,8 @@ interface Item {
   samplerLogprobs: number[];
   /** The trainer's log-probs of the same tokens at the sampling weights (old-logprob pass); null = none. */
   trainerLogprobs: number[] | null;
-  advantage: number;
+  /** One advantage per sequence, or per token (the distillation phase's, distillation.ts). */
+  advantage: number | readonly number[];
   refLogprobs?: number[];
   /** Per token: copied from an expert trace (expert-traces.ts); absent when every token was sampled. */
   offPolicy?: boolean[];
@@ -60,6 +61,8 @@ export async function updatePolicy(
   estimate: AdvantageEstimate,
   learningRate: number,
   refLogprobs: number[][][] | null,
+  /** [group][sample] per-token advantages replacing the scalar estimate where given (distillation.ts). */
+  tokenAdvantages?: readonly (readonly number[] | undefined)[][],
 ): Promise<UpdateResult> {
   const items: Item[] = [];
   groups.forEach((group, g) => {
@@ -76,7 +79,7 @@ export async function updatePolicy(
         completion: rollout.tokens,
         samplerLogprobs: rollout.logprobs,
         trainerLogprobs: null,
-        advantage: estimate.advantages[g][i],
+        advantage: tokenAdvantages?.[g][i] ?? estimate.advantages[g][i],
         refLogprobs: refLogprobs?.[g][i],
         ...(expert > 0 && { offPolicy: rollout.tokens.map((_, t) => t < expert) }),
       });

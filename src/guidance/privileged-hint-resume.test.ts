@@ -1,0 +1,58 @@
+// Resume with a teacher: a privileged-hint run (teacher 'initial', a frozen copy of init.checkpoint)
+// stopped after 2 steps and resumed to 4 logs exactly the metrics of the run that went straight to 4,
+// teacher/kl included. A resumed run that scored with the resumed policy instead of init.checkpoint, or
+// lost the scaffold's state, would log other numbers from step 3 on. Real steps on ladder-cold
+// (workers 1).
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { rlConfigSchema } from '../training/rl/config.ts';
+import { train } from '../training/rl/train.ts';
+
+const config = (runsDir: string) =>
+  rlConfigSchema.parse({
+    name: 'resume',
+    runsDir,
+    seed: 2,
+    init: { checkpoint: 'examples/checkpoints/ladder-cold' },
+    tasks: [{ task: 'addition', difficulties: [3] }],
+    poolSize: 3,
+    guidance: { name: 'privileged-hint', options: { marker: '\n', taskAdvantage: true } },
+    rollout: { groupSize: 3, maxTokens: 48 },
+    algorithm: { loss: { name: 'importance-sampling' } },
+    train: { steps: 4, batchSize: 3, learningRate: 1e-3 },
+    eval: { every: 0, problemsPerDifficulty: 1, samples: 1 },
+    checkpoint: { latestEvery: 1 },
+    log: { samplesPerStep: 0 },
+    policy: { workers: 1 },
+  });
+
+const metricsOf = (runDir: string) =>
+  readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
+    .filter((line) => line.step > 0)
+    .map((line) =>
+      Object.fromEntries(
+        Object.entries(line).filter(
+          ([key]) =>
+            key !== 'time' && !key.startsWith('time/') && !key.startsWith('perf/') && !key.endsWith('_ms'),
+        ),
+      ),
+    );
+
+describe('teacher state across resume', () => {
+  it('stop after 2 steps + resume = 4 steps straight (privileged-hint, teacher initial)', async () => {
+    const straight = await train(config(mkdtempSync(join(tmpdir(), 'teacher-straight-'))));
+    const dir = mkdtempSync(join(tmpdir(), 'teacher-resumed-'));
+    const first = await train(config(dir), { stopAfter: 2 });
+    const resumed = await train(null, { resume: first.runDir });
+    expect(resumed.steps).toBe(4);
+    const expected = metricsOf(straight.runDir);
+    expect(expected).toHaveLength(4);
+    for (const line of expected) expect(line['teacher/kl']).toBeDefined();
+    expect(metricsOf(resumed.runDir)).toEqual(expected);
+  }, 90_000);
+});
