@@ -10,9 +10,18 @@
 // policy (sampled, on-policy tokens). Expert tokens are trained with the expert term of the scaffold's
 // `expertLoss` (src/algorithms/losses/expert-tokens.ts), the policy's own tokens with the configured RL
 // loss (rollout.ts samples, update.ts marks the tokens). A forced `prefix` stays context before both.
+//
+// Scaffolds removed before the loss (`trainPrompt`, `memberPrompts`; RuscaRL's
+// graded_system_prompt_participate_training=False, ERL's internalization): the policy samples with the
+// scaffolded prompt, the completion is trained as an answer to `trainPrompt`. rollout.ts builds the group's
+// context from trainPrompt and keeps each member's sampling context; update.ts recomputes the old
+// log-probs of those members under the training context (one forward) before the loss.
+// Retries (`Guidance.retry`, src/guidance/retry-contract.ts): after a round is graded, a scaffold may ask
+// for a second round on some groups; src/training/rl/retry-round.ts samples it and merges the results.
 import type { ExpertTermConfig } from '../algorithms/losses/expert-tokens.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
+import type { RetryHook } from './retry-contract.ts';
 
 export interface Attempt {
   problem: Problem;
@@ -24,6 +33,16 @@ export interface Attempt {
   guided: boolean;
   /** Expert traces that replace sampled members of the group (absent or empty = none). */
   offPolicy?: readonly ExpertTrace[];
+  /**
+   * The prompt the completions are TRAINED as answers to (absent = `prompt`): a scaffold in `prompt` (or
+   * `memberPrompts`) conditions sampling only and is removed before the loss.
+   */
+  trainPrompt?: string;
+  /**
+   * One prompt per sampled member, in order (absent = `prompt` for every member); its length must equal
+   * the members sampled for the attempt (RuscaRL: a different share of the rubric per rollout).
+   */
+  memberPrompts?: readonly string[];
 }
 
 export interface ExpertTrace {
@@ -42,6 +61,8 @@ export interface Guidance {
   metrics(): Record<string, number>;
   /** The term for expert tokens, for a scaffold that injects traces (setup.ts mixes it into the loss). */
   readonly expertLoss?: ExpertTermConfig;
+  /** A second, helped round after grading (reflect-then-retry; retry-round.ts runs it). */
+  readonly retry?: RetryHook;
 }
 
 /** What a scaffold may need to know about the run when it is built (setup.ts passes it). */
@@ -52,6 +73,12 @@ export interface GuidanceContext {
   totalSteps: number;
   /** Where the pool came from (a pool file, the task mix), for config-time error messages. */
   source: string;
+  /** rollout.groupSize (per-member scaffolds and retries size their rounds by it). */
+  groupSize?: number;
+  /** True when rollout.budget varies group sizes per problem (a per-member scaffold refuses it). */
+  adaptiveGroupSize?: boolean;
+  /** The run's seed, for a scaffold's own seeded stream (its state is saved with its state()). */
+  seed?: number;
 }
 
 /** `context` is optional so that option checks run without a pool; a scaffold that needs it says so. */

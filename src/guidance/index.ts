@@ -5,11 +5,16 @@ import { createHintsGuidance } from './hints.ts';
 import { createIdentityGuidance } from './identity.ts';
 import { createOffPolicyPrefixGuidance } from './off-policy-prefix.ts';
 import { createOraclePrefixGuidance } from './oracle-prefix.ts';
+import { createRetryGuidance } from './retry.ts';
+import { createRubricScaffoldGuidance } from './rubric-scaffold.ts';
 
 export const guidances = new Registry<GuidanceFactory>('guidance')
   .register('identity', createIdentityGuidance)
   .register('hints', createHintsGuidance)
   .register('oracle-prefix', createOraclePrefixGuidance)
-  .register('off-policy-prefix', createOffPolicyPrefixGuidance);
+  .register('off-policy-prefix', createOffPolicyPrefixGuidance)
+  .register('retry', createRetryGuidance)
+  .register('rubric-scaffold', createRubricScaffoldGuidance);
 
 export type { Attempt, ExpertTrace, Guidance, GuidanceContext, GuidanceFactory } from './guidance.ts';
+export type { GradedGroup, RetryHook, RetryRequest, RetryResult } from './retry-contract.ts';

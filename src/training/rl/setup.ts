@@ -104,6 +104,9 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     source: config.pool
       ? `pool file ${config.pool.file}`
       : `tasks ${config.tasks.map((entry) => entry.task).join(', ')}`,
+    groupSize: config.rollout.groupSize,
+    adaptiveGroupSize: config.rollout.budget.enabled,
+    seed: config.seed,
   });
   const reward = rewards.get(config.reward.name)(config.reward.options);
   await checkRewardFits(reward, pool, config.reward.name);
