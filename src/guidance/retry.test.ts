@@ -79,7 +79,9 @@ describe('retry guidance', () => {
 
   it('plans bare prompts; retries only zero-success groups by default, trained on the original prompt', () => {
     const guidance = guidances.get('retry')({}, context);
-    expect(guidance.plan([problem], 1)).toEqual([{ problem, prompt: problem.prompt, prefix: '', guided: false }]);
+    expect(guidance.plan([problem], 1)).toEqual([
+      { problem, prompt: problem.prompt, prefix: '', guided: false },
+    ]);
     const requests = guidance.retry!.plan(1, [
       graded([wrong(), right, wrong(), wrong()]),
       graded([wrong(), wrong(), wrong(), wrong()]),

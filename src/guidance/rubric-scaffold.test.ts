@@ -50,7 +50,10 @@ describe('rubric-scaffold', () => {
     expect(stepDecay(defaults, 1, 101)).toBeCloseTo(1 / (1 + Math.exp(-25)), 12);
     expect(stepDecay(defaults, 101, 101)).toBeLessThan(1e-40);
     // The yaml's x0 = 0.3, k = 10 at x = 0.5: 1/(1+e^2).
-    expect(stepDecay({ ...defaults, startPoint: 0.3, steepness: 10 }, 51, 101)).toBeCloseTo(1 / (1 + Math.exp(2)), 12);
+    expect(stepDecay({ ...defaults, startPoint: 0.3, steepness: 10 }, 51, 101)).toBeCloseTo(
+      1 / (1 + Math.exp(2)),
+      12,
+    );
     expect(stepDecay({ ...defaults, rule: 'step_linear' }, 26, 101)).toBeCloseTo(0.75, 12);
     expect(stepDecay({ ...defaults, rule: 'step_power', power: 2 }, 51, 101)).toBeCloseTo(0.25, 12);
     expect(stepDecay({ ...defaults, rule: 'linear' }, 90, 101)).toBe(1);
@@ -70,7 +73,10 @@ describe('rubric-scaffold', () => {
     // The guard drops a criterion holding a digit run that ends with the answer: 0+1 = 1 is in "sum has 1
     // digits" and in "column 1 no carry"; 4+5 = 9 keeps both.
     expect(problemRubric(additionProblem('0', '1'))).toEqual({ criteria: [], dropped: 2 });
-    expect(problemRubric(additionProblem('4', '5')).criteria).toEqual(['sum has 1 digits', 'column 1 no carry']);
+    expect(problemRubric(additionProblem('4', '5')).criteria).toEqual([
+      'sum has 1 digits',
+      'column 1 no carry',
+    ]);
   });
 
   it('no criterion of any task holds its answer (200 problems per task)', () => {
@@ -79,7 +85,10 @@ describe('rubric-scaffold', () => {
       const task = tasks.get(name);
       let kept = 0;
       for (let i = 0; i < 200; i++) {
-        const drawn = task.generate(rng, task.difficulty.min + (i % (task.difficulty.max - task.difficulty.min + 1)));
+        const drawn = task.generate(
+          rng,
+          task.difficulty.min + (i % (task.difficulty.max - task.difficulty.min + 1)),
+        );
         const { criteria } = problemRubric(drawn);
         kept += criteria.length;
         for (const criterion of criteria) expect(answerPosition(criterion, drawn.answer)).toBe(-1);
@@ -104,7 +113,13 @@ describe('rubric-scaffold', () => {
     );
     // Late in training s(t) ≈ 0: no criterion anywhere, a bare unguided attempt.
     const [late] = guidance.plan([problem], 101);
-    expect(late).toEqual({ problem, prompt: problem.prompt, prefix: '', guided: false, trainPrompt: problem.prompt });
+    expect(late).toEqual({
+      problem,
+      prompt: problem.prompt,
+      prefix: '',
+      guided: false,
+      trainPrompt: problem.prompt,
+    });
     expect(guidance.metrics()['guidance/rubric_decay']).toBeLessThan(1e-40);
   });
 
@@ -125,9 +140,14 @@ describe('rubric-scaffold', () => {
   });
 
   it('maxCriteria caps each member; observe splits pass rates by member', () => {
-    const guidance = createRubricScaffoldGuidance({ maxCriteria: 1, selection: 'ordered' }, context([problem]));
+    const guidance = createRubricScaffoldGuidance(
+      { maxCriteria: 1, selection: 'ordered' },
+      context([problem]),
+    );
     const [attempt] = guidance.plan([problem], 1);
-    expect(attempt.memberPrompts!.slice(0, 7).every((prompt) => prompt === `sum has 3 digits\n${problem.prompt}`)).toBe(true);
+    expect(
+      attempt.memberPrompts!.slice(0, 7).every((prompt) => prompt === `sum has 3 digits\n${problem.prompt}`),
+    ).toBe(true);
     guidance.observe(1, [{ problem, rewards: [1, 1, 0, 0, 0, 0, 0, 1], advantages: [] }]);
     const metrics = guidance.metrics();
     expect(metrics['guidance/guided_pass_rate']).toBeCloseTo(2 / 7, 12);
