@@ -161,7 +161,13 @@ describe('scaffolds removed before the loss, in a real step', () => {
     const plans: { shown: string; answer: string }[] = [];
     const hook = ctx.guidance.retry!;
     const plan = hook.plan.bind(hook);
+    const firstRound = new Map<object, number[]>();
     hook.plan = (step, groups) => {
+      for (const group of groups)
+        firstRound.set(
+          group,
+          group.results.map((result) => result.reward),
+        );
       const requests = plan(step, groups);
       for (const { attempt } of requests) {
         expect(attempt.prompt.startsWith(attempt.problem.prompt)).toBe(true);
@@ -185,10 +191,15 @@ describe('scaffolds removed before the loss, in a real step', () => {
       );
       expect(replaced).toHaveLength(report.metrics['guidance/retry_trained']);
       expect(await checkRestored(ctx, report.groups, recorded)).toBe(replaced.length);
-      // A replaced member is a success, graded as a completion of the original problem.
+      // A replaced member was a first-round failure and is now a success, graded against the original
+      // problem; every first-round success is kept.
       for (const group of report.groups) {
+        const first = firstRound.get(group)!;
         group.rollouts.forEach((rollout, index) => {
-          if (rollout.sampledFrom) expect(group.rewards[index]).toBeGreaterThan(0);
+          if (rollout.sampledFrom) {
+            expect(first[index]).toBe(0);
+            expect(group.rewards[index]).toBeGreaterThan(0);
+          } else expect(group.rewards[index]).toBe(first[index]);
         });
       }
     } finally {
