@@ -52,7 +52,9 @@ function record(ctx: RlContext): Recorded {
     recorded.data.push(...data);
     if (!stepped) {
       const logprobs = await ctx.policy.forward(data.map((datum) => datum.tokens));
-      data.forEach((datum, index) => recorded.before.set(datum.tokens.join(), logprobs[index]));
+      data.forEach((datum, index) => {
+        recorded.before.set(datum.tokens.join(), logprobs[index]);
+      });
     }
     return forwardBackward(data, loss);
   };

@@ -1,5 +1,5 @@
 // The retry part of the guidance contract (reflect-then-retry: ERL, arXiv 2602.13949; R^3L, code
-// shiweijiezero/R3L): after a round of groups is graded, a scaffold may ask for a second
+// shiweijiezero/R3L; retry.ts): after a round of groups is graded, a scaffold may ask for a second
 // round on some of them (`plan`), with a prompt that carries what went wrong. The RL step samples and
 // grades that round (src/training/rl/retry-round.ts), lets successful retries replace failed members of
 // the original group (at most `maxReplace`), and reports back (`observe`). A retry attempt sets

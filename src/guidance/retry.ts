@@ -1,9 +1,12 @@
 // `retry` — reflect-then-retry. Sources: ERL, Experiential Reinforcement Learning (Shi et al., arXiv
 // 2602.13949; paper only, no code found): first attempt → environment feedback → self-reflection → second
-// attempt, the successful second attempt "internalized" into the policy on the original input (SFT), so
-// no reflection is needed at deployment. R^3L, Reflect-then-Retry RL (code shiweijiezero/R3L, on
-// Trinity-RFT; read only its README and configs' names): language feedback turns failed attempts into
-// successful retries, which join training as off-policy data, with positive samples upweighted.
+// attempt; the successful second attempt is "internalized" into the policy on the ORIGINAL input (an SFT
+// term), so no reflection is needed at deployment. R^3L, Reflect-then-Retry RL (code shiweijiezero/R3L,
+// trinity/common/workflows/envs/R3L/dapo/step_R3L_workflow.py): for math, n/2 first attempts and n/2
+// retries share ONE group for the advantage; a retry follows a first attempt with reward < 1 (and a valid
+// model-written reflection), its prompt = system prompt + "# Previous Attempt Analysis & Guidance" + the
+// reflection; retries are trained WITH that guidance in the context; a successful retry is also re-rolled
+// as SFT data in its own group.
 //
 // Here: plan() leaves every prompt bare. After a group is graded (retry phase, src/training/rl/
 // retry-round.ts), a group that the trigger selects is retried: the retry prompt is `template` filled with
@@ -15,7 +18,7 @@
 //
 // Options and defaults (the authors' where they exist):
 // - trigger 'zero-success' (default): only groups with no success are retried — where GRPO has no signal.
-//   ERL reflects after every failed first attempt (episode reward below its threshold); 'any-failure'
+//   ERL reflects after a failed first attempt, R^3L after one with reward < 1; 'any-failure'
 //   retries every group with a failure.
 // - samples: rollout.groupSize (ERL: one second attempt per first attempt, i.e. G for a failed group).
 // - maxReplace: all but one of the group's failures (ERL trains every successful second attempt; a group
@@ -26,11 +29,15 @@
 // - template "Previous attempt:\n{attempt}\nFeedback: {feedback}\nTry again.\n{prompt}".
 // Deviations: no reflection is generated — the policy is given the grader's feedback directly (our
 // embedded models cannot write reflections; ERL's ablation finds the reflection the most important part).
-// The problem comes last in the template so that the completion starts where our models' completions
-// start (ERL / R^3L append the feedback after the attempt in a chat). Internalization is the configured
-// RL loss on the replaced members (a positive advantage against the group's failures), not ERL's separate
-// SFT term; R^3L's pivotal credit (train only the diverging suffix) and positive amplification, and ERL's
-// cross-episode reflection memory, are not reproduced. Retried failures are not trained.
+// The default template puts the problem last so the completion starts where our models' completions
+// start (R^3L puts the guidance in the system prompt, before the problem). Mixing: successful retries
+// replace failed members of the group (as AMPO / LUFFY replace members; like R^3L, retries and first
+// attempts share one group's advantage, but only successes enter, and trained on the bare prompt as ERL
+// internalizes, not with the guidance in the context as R^3L trains its retries). Internalization is the
+// configured RL loss on the replaced members (a positive advantage against the group's failures), not
+// ERL's separate SFT term. R^3L's pivot (retry from the failing step), pivotal credit, positive
+// amplification and reflection training, and ERL's cross-episode reflection memory, are not reproduced.
+// Retried failures are not trained. Trigger: per group here; both papers retry per failed attempt.
 // Metrics: guidance-ledger.ts on the FIRST round (unguided pass rate, unlocked), with guided_frac =
 // retry_frac and guided_pass_rate = retry_pass_rate; plus guidance/retry_frac (share of this step's
 // groups retried), guidance/retry_pass_rate (share of retry samples with reward > 0), guidance/retry_samples,
