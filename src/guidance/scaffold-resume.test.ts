@@ -65,6 +65,6 @@ describe('retry and rubric-scaffold state across resume', () => {
   it('retry (any failure, the failed answer line after the problem)', async () => {
     const options = { template: '{prompt}{attempt}\n', trigger: 'any-failure', shown: 'last-line' };
     const metrics = await stopAndResume({ name: 'retry', options });
-    expect(metrics.some((line) => line['guidance/retry_frac'] > 0)).toBe(true);
+    expect(metrics.some((line) => (line['guidance/retry_frac'] as number) > 0)).toBe(true);
   }, 60_000);
 });
