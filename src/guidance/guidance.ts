@@ -14,10 +14,18 @@
 // Privileged context (`Attempt.privilegedContext`, privileged-hint): text appended to the prompt for the
 // SCORER only (a teacher's forward over the student's tokens, src/training/rl/distillation.ts); the
 // policy samples from `prompt` and never sees it. A scaffold that sets it brings `privilegedScorer`.
+// Scaffolds removed before the loss (`trainPrompt`, `memberPrompts`; RuscaRL's
+// graded_system_prompt_participate_training=False, ERL's internalization): the policy samples with the
+// scaffolded prompt, the completion is trained as an answer to `trainPrompt`. rollout.ts builds the group's
+// context from trainPrompt and keeps each member's sampling context; update.ts recomputes the old
+// log-probs of those members under the training context (one forward) before the loss.
+// Retries (`Guidance.retry`, src/guidance/retry-contract.ts): after a round is graded, a scaffold may ask
+// for a second round on some groups; src/training/rl/retry-round.ts samples it and merges the results.
 import type { ExpertTermConfig } from '../algorithms/losses/expert-tokens.ts';
 import type { OpdOptions } from '../algorithms/opd.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
+import type { RetryHook } from './retry-contract.ts';
 
 export interface Attempt {
   problem: Problem;
@@ -31,6 +39,16 @@ export interface Attempt {
   offPolicy?: readonly ExpertTrace[];
   /** Appended to `prompt` for the scorer only, never shown to the policy (absent = none). */
   privilegedContext?: string;
+  /**
+   * The prompt the completions are TRAINED as answers to (absent = `prompt`): a scaffold in `prompt` (or
+   * `memberPrompts`) conditions sampling only and is removed before the loss.
+   */
+  trainPrompt?: string;
+  /**
+   * One prompt per sampled member, in order (absent = `prompt` for every member); its length must equal
+   * the members sampled for the attempt (RuscaRL: a different share of the rubric per rollout).
+   */
+  memberPrompts?: readonly string[];
 }
 
 export interface ExpertTrace {
@@ -49,6 +67,8 @@ export interface Guidance {
   metrics(): Record<string, number>;
   /** The term for expert tokens, for a scaffold that injects traces (setup.ts mixes it into the loss). */
   readonly expertLoss?: ExpertTermConfig;
+  /** A second, helped round after grading (reflect-then-retry; retry-round.ts runs it). */
+  readonly retry?: RetryHook;
   /** Who scores the policy's tokens under `privilegedContext`, and the OPD term (setup.ts builds it). */
   readonly privilegedScorer?: PrivilegedScorer;
 }
@@ -67,6 +87,12 @@ export interface GuidanceContext {
   totalSteps: number;
   /** Where the pool came from (a pool file, the task mix), for config-time error messages. */
   source: string;
+  /** rollout.groupSize (per-member scaffolds and retries size their rounds by it). */
+  groupSize?: number;
+  /** True when rollout.budget varies group sizes per problem (a per-member scaffold refuses it). */
+  adaptiveGroupSize?: boolean;
+  /** The run's seed, for a scaffold's own seeded stream (its state is saved with its state()). */
+  seed?: number;
 }
 
 /** `context` is optional so that option checks run without a pool; a scaffold that needs it says so. */

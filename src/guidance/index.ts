@@ -6,13 +6,17 @@ import { createIdentityGuidance } from './identity.ts';
 import { createOffPolicyPrefixGuidance } from './off-policy-prefix.ts';
 import { createOraclePrefixGuidance } from './oracle-prefix.ts';
 import { createPrivilegedHintGuidance } from './privileged-hint.ts';
+import { createRetryGuidance } from './retry.ts';
+import { createRubricScaffoldGuidance } from './rubric-scaffold.ts';
 
 export const guidances = new Registry<GuidanceFactory>('guidance')
   .register('identity', createIdentityGuidance)
   .register('hints', createHintsGuidance)
   .register('oracle-prefix', createOraclePrefixGuidance)
   .register('off-policy-prefix', createOffPolicyPrefixGuidance)
-  .register('privileged-hint', createPrivilegedHintGuidance);
+  .register('privileged-hint', createPrivilegedHintGuidance)
+  .register('retry', createRetryGuidance)
+  .register('rubric-scaffold', createRubricScaffoldGuidance);
 
 export type {
   Attempt,
@@ -22,3 +26,4 @@ export type {
   GuidanceFactory,
   PrivilegedScorer,
 } from './guidance.ts';
+export type { GradedGroup, RetryHook, RetryRequest, RetryResult } from './retry-contract.ts';

@@ -1,6 +1,8 @@
 // Rollout phases of an RL step: sample G completions per attempt, then grade them. A reward that throws
 // on one completion gives that completion 0 with the error as its reason and `error: true` (counted as
 // reward/errors, every reason kept in the run store); the step goes on.
+// A scaffold removed before the loss (Attempt.trainPrompt, memberPrompts): the group's context is built
+// from the training prompt, each member keeps the context it was sampled from (`sampledFrom`).
 import type { SampledSequence } from '../../core/policy.ts';
 import type { RewardInput, RewardResult } from '../../core/reward.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
@@ -13,11 +15,20 @@ import { sampleRows } from './sample-rows.ts';
 export interface GroupRollout extends SampledSequence {
   /** Leading tokens copied from an expert trace (expert-traces.ts); absent = all sampled. */
   expertTokens?: number;
+  /**
+   * The context this member was sampled from, when it differs from the group's (training) context: a
+   * scaffold removed before the loss (Attempt.trainPrompt / memberPrompts). Its log-probs are the
+   * sampler's under THIS context; update.ts recomputes them under the group's context.
+   */
+  sampledFrom?: number[];
 }
 
 export interface SampledGroup {
   attempt: Attempt;
-  /** [BOS] + prompt + forced prefix: everything the policy conditioned on. */
+  /**
+   * [BOS] + prompt + forced prefix: the context the completions are trained on. The policy conditioned on
+   * it too, except members with `sampledFrom` (Attempt.trainPrompt: the scaffold is removed before the loss).
+   */
   context: number[];
   /**
    * The G members: sampled continuations, then the attempt's expert traces (expert-traces.ts) in order.
@@ -42,29 +53,74 @@ export async function sampleGroups(
   sizes?: readonly number[],
 ): Promise<SampledGroup[]> {
   const { policy, config } = ctx;
-  const contexts = attempts.map((attempt) => [
-    ...promptTokens(policy.tokenizer, { ...attempt.problem, prompt: attempt.prompt }),
+  const tokensOf = (attempt: Attempt, prompt: string) => [
+    ...promptTokens(policy.tokenizer, { ...attempt.problem, prompt }),
     ...policy.tokenizer.encode(attempt.prefix, `forced prefix of ${attempt.problem.id}`),
-  ]);
-  // Each attempt may fill the context after its own prompt and prefix (sample-rows.ts).
-  const limits = contexts.map((tokens) =>
-    Math.max(1, Math.min(config.rollout.maxTokens, policy.contextLength - tokens.length)),
-  );
+  ];
+  const contexts = attempts.map((attempt) => tokensOf(attempt, attempt.trainPrompt ?? attempt.prompt));
   const groupSize = config.rollout.groupSize;
   const counts = sampledCounts(attempts, sizes, groupSize) ?? attempts.map(() => groupSize);
-  const sampled = await sampleRows(policy, contexts, counts, limits, {
-    temperature: config.rollout.temperature,
-    topP: config.rollout.topP,
-    seed,
+  // What each member is sampled from: one row per attempt (its prompt), or one row per member when the
+  // attempt has member prompts. A row whose context differs from the training context marks its members.
+  const rows = samplingRows(attempts, counts, (attempt, prompt) => tokensOf(attempt, prompt));
+  // Each row may fill the context after its own prompt and prefix (sample-rows.ts).
+  const limits = rows.map((row) =>
+    Math.max(1, Math.min(config.rollout.maxTokens, policy.contextLength - row.context.length)),
+  );
+  const sampled = await sampleRows(
+    policy,
+    rows.map((row) => row.context),
+    rows.map((row) => row.count),
+    limits,
+    { temperature: config.rollout.temperature, topP: config.rollout.topP, seed },
+  );
+  const members: GroupRollout[][] = attempts.map(() => []);
+  rows.forEach((row, index) => {
+    const restored = !sameTokens(row.context, contexts[row.attempt]);
+    for (const sequence of sampled[index]) {
+      members[row.attempt].push(restored ? { ...sequence, sampledFrom: row.context } : sequence);
+    }
   });
   return attempts.map((attempt, index) => ({
     attempt,
     context: contexts[index],
-    rollouts: sampled[index],
-    completions: sampled[index].map((sequence) => attempt.prefix + sequence.text),
+    rollouts: members[index],
+    completions: members[index].map((sequence) => attempt.prefix + sequence.text),
     rewards: [],
     results: [],
   }));
+}
+
+interface SamplingRow {
+  attempt: number;
+  context: number[];
+  count: number;
+}
+
+/**
+ * The sampling rows: one per attempt (its prompt, `counts[i]` completions), or, for an attempt with
+ * `memberPrompts`, one row of one completion per member prompt (their number must equal `counts[i]`).
+ */
+function samplingRows(
+  attempts: readonly Attempt[],
+  counts: readonly number[],
+  tokensOf: (attempt: Attempt, prompt: string) => number[],
+): SamplingRow[] {
+  return attempts.flatMap((attempt, index) => {
+    const prompts = attempt.memberPrompts;
+    if (!prompts)
+      return [{ attempt: index, context: tokensOf(attempt, attempt.prompt), count: counts[index] }];
+    if (prompts.length !== counts[index] || (attempt.offPolicy?.length ?? 0) > 0) {
+      throw new RangeError(
+        `problem ${attempt.problem.id}: ${prompts.length} member prompts for ${counts[index]} sampled members${attempt.offPolicy?.length ? ' (member prompts cannot be mixed with expert traces)' : ''}`,
+      );
+    }
+    return prompts.map((prompt) => ({ attempt: index, context: tokensOf(attempt, prompt), count: 1 }));
+  });
+}
+
+function sameTokens(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((token, index) => token === b[index]);
 }
 
 /** Completions to sample per attempt: `sizes` (or G) less its expert traces; `sizes` when none has traces. */

@@ -109,6 +109,9 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     pool,
     totalSteps: config.train.steps,
     source,
+    groupSize: config.rollout.groupSize,
+    adaptiveGroupSize: config.rollout.budget.enabled,
+    seed: config.seed,
   });
   // ReLIFT's demonstration source refuses a pool it cannot serve (no worked solutions) here, before any model.
   const relift = createRelift(config, { pool, source });

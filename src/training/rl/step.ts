@@ -1,5 +1,5 @@
 // One RL step, top to bottom (ARCHITECTURE.md, "One RL step"):
-//   select → guide → (budget) → sample (+ inject expert traces) → grade → filter → advantages →
+//   select → guide → (budget) → sample (+ inject expert traces) → grade (+ retry) → filter → advantages →
 //   (distil: teacher term, distillation.ts) → update → observe.
 // Each phase is a named function; this file only sequences them and collects metrics and timings.
 
@@ -11,6 +11,7 @@ import type { RlContext } from './context.ts';
 import { distillationPhase } from './distillation.ts';
 import { hasExpertTraces, injectExpertTraces } from './expert-traces.ts';
 import { rewardErrorCounts, rolloutMetrics } from './metrics.ts';
+import { retryRound } from './retry-round.ts';
 import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
 import { PhaseTimer } from './timer.ts';
 import { updatePolicy } from './update.ts';
@@ -41,6 +42,10 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
       await timer.timeAsync('inject', () => injectExpertTraces(ctx, groups, ctx.rng.nextUint32()));
     }
     await timer.timeAsync('reward', () => scoreGroups(ctx, groups, step));
+    // Reflect-then-retry (guidance 'retry'): a second, helped round for failed groups (retry-round.ts).
+    if (ctx.guidance.retry) {
+      await timer.timeAsync('retry', () => retryRound(ctx, groups, step, ctx.rng.nextUint32()));
+    }
     sampledAll.push(...groups);
     return groups;
   };

@@ -17,6 +17,13 @@
 // - With it off (the default) no pass is added: the first minibatch's forwardBackward returns the
 //   trainer's log-probs at the sampling weights, and the metrics come from that minibatch (all items when
 //   minibatches = 1; mismatch/tokens says how many). The loss keeps π_old = the sampler's log-probs.
+//
+// Members sampled from another context than the one they are trained on (GroupRollout.sampledFrom: a
+// scaffold removed before the loss, RuscaRL / reflect-then-retry): their sampler log-probs belong to the
+// scaffolded context, so π_old is recomputed under the training context with one forward over those
+// members before any update (as verl recomputes old log-probs with the actor on the restored prompt;
+// restored-context.ts). The recomputed log-probs also stand in for the sampler's (rollout correction
+// weighs nothing there) and those members are left out of the mismatch/* metrics.
 import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
 import { klLossPenalty } from '../../algorithms/kl.ts';
 import {
@@ -32,6 +39,7 @@ import {
 } from '../../algorithms/mismatch.ts';
 import type { Datum } from '../../core/policy.ts';
 import type { RlContext } from './context.ts';
+import { restoredLogprobs } from './restored-context.ts';
 import type { SampledGroup } from './rollout.ts';
 
 /** One trainable completion. */
@@ -47,6 +55,8 @@ interface Item {
   refLogprobs?: number[];
   /** Per token: copied from an expert trace (expert-traces.ts); absent when every token was sampled. */
   offPolicy?: boolean[];
+  /** Sampled from another context than `context` (GroupRollout.sampledFrom); π_old is recomputed. */
+  restored?: boolean;
 }
 
 export interface UpdateResult {
@@ -82,9 +92,11 @@ export async function updatePolicy(
         advantage: tokenAdvantages?.[g][i] ?? estimate.advantages[g][i],
         refLogprobs: refLogprobs?.[g][i],
         ...(expert > 0 && { offPolicy: rollout.tokens.map((_, t) => t < expert) }),
+        ...(rollout.sampledFrom && { restored: true }),
       });
     });
   });
+  await restoredLogprobs(ctx.policy, items);
   const correction = rolloutCorrectionOf(ctx);
   if (correction.mode !== 'off' && items.length > 0) await oldLogprobPass(ctx, items);
   const { epochs, minibatches } = ctx.config.algorithm;
@@ -98,15 +110,16 @@ export async function updatePolicy(
       const batch = order.slice(start, start + size).map((index) => items[index]);
       const result = await updateMinibatch(ctx, batch, learningRate, updates === 0);
       for (const [key, value] of Object.entries(result.metrics)) sums[key] = (sums[key] ?? 0) + value;
-      if (updates === 0 && correction.mode === 'off') measured = result.trainerMeasured;
+      if (updates === 0 && correction.mode === 'off') {
+        measured = result.trainerMeasured.filter((_, index) => !batch[index].restored);
+      }
       updates++;
     }
   }
   if (correction.mode !== 'off') {
-    measured = items.map((item) => ({
-      trainerLogprobs: item.trainerLogprobs!,
-      samplerLogprobs: item.samplerLogprobs,
-    }));
+    measured = items
+      .filter((item) => !item.restored)
+      .map((item) => ({ trainerLogprobs: item.trainerLogprobs!, samplerLogprobs: item.samplerLogprobs }));
   }
   const metrics: Record<string, number> = {
     // What the correction did (the loss reports these when it is on; off: nothing weighed or masked).
@@ -126,8 +139,10 @@ function rolloutCorrectionOf(ctx: RlContext): RolloutCorrection {
 
 /** The trainer's log-probs of every completion at the sampling weights, before any update. */
 async function oldLogprobPass(ctx: RlContext, items: Item[]): Promise<void> {
-  const all = await ctx.policy.forward(items.map((item) => [...item.context, ...item.completion]));
-  items.forEach((item, index) => {
+  const open = items.filter((item) => item.trainerLogprobs === null);
+  if (open.length === 0) return;
+  const all = await ctx.policy.forward(open.map((item) => [...item.context, ...item.completion]));
+  open.forEach((item, index) => {
     item.trainerLogprobs = all[index].slice(item.context.length - 1);
   });
 }
