@@ -24,8 +24,8 @@ export interface PolicyBackendRequest {
   init: string | null;
   /** Builds a fresh embedded model (the config's `model` block). */
   create: () => Promise<PolicyBackend>;
-  /** 'policy' is trained; 'reference' is frozen (KL anchor). */
-  role: 'policy' | 'reference';
+  /** 'policy' is trained; 'reference' is frozen (KL anchor); 'student' is frozen (the RLT student). */
+  role: 'policy' | 'reference' | 'student';
 }
 
 export interface PolicyBackendFactory {
