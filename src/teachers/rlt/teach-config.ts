@@ -3,8 +3,6 @@
 // templates encode, every pool problem has a worked solution, and the teacher's prompt and the student's
 // context (with an explanation of up to rollout.maxTokens tokens) fit their models. A mistake here is a
 // ConfigError (one line, exit 2) and nothing is written.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, UserError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
@@ -17,6 +15,7 @@ import { type PolicyLimits, policyLimits } from '../../training/rl/level-fit.ts'
 import { loadPool, validateRlConfig } from '../../training/rl/setup.ts';
 import { rltRewardOptionsSchema } from './reward.ts';
 import { rltTemplateSchema, studentSequence, teacherPromptText, validateTemplate } from './template.ts';
+import { readTokenizerJson } from './tokenizer-json.ts';
 
 export const rltBlockSchema = rltRewardOptionsSchema.extend({ template: rltTemplateSchema });
 
@@ -73,14 +72,7 @@ export function validateTeachConfig(config: TeachConfig): TeachLimits {
 
 /** RLT scores the teacher's explanation tokens with the student: one tokenizer for both. */
 function checkSameTokenizer(teacherPath: string, studentPath: string, config: TeachConfig): void {
-  const read = (dir: string, what: string) => {
-    try {
-      return JSON.stringify(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')));
-    } catch (error) {
-      throw new ConfigError(`${what}: cannot read tokenizer.json: ${(error as Error).message}`);
-    }
-  };
-  if (read(teacherPath, 'init.checkpoint') !== read(studentPath, 'student.checkpoint')) {
+  if (readTokenizerJson(teacherPath, 'init.checkpoint') !== readTokenizerJson(studentPath, 'student.checkpoint')) {
     throw new ConfigError(
       `student.checkpoint ${config.student.checkpoint} has a different tokenizer from the teacher (init.checkpoint ${config.init?.checkpoint}): the student scores the teacher's explanation tokens, so both must share one tokenizer`,
     );

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { PolicyBackend } from '../../core/policy.ts';
 import type { Problem } from '../../core/problem.ts';
 import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
 import { RunStore } from '../../runs/run-store.ts';
@@ -62,8 +63,8 @@ describe('curricula teach', () => {
     expect(formatMiss).toHaveLength(2);
 
     const byId = new Map<string, Problem>(drawPool(teachConfig).map((problem) => [problem.id, problem]));
-    const student = await loadEmbeddedPolicy(cold, 1);
-    const teacher = await loadEmbeddedPolicy(cold, 1);
+    const student: PolicyBackend = await loadEmbeddedPolicy(cold, 1);
+    const teacher: PolicyBackend = await loadEmbeddedPolicy(cold, 1);
     const { tokenizer } = student;
     const encode = (text: string) => [tokenizer.bos, ...tokenizer.encode(text)];
     const expectedRss: number[] = [];
