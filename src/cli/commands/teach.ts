@@ -23,7 +23,9 @@ export function register(program: Command): void {
     .action(async (options) => {
       refuseIgnoredResumeOptions('teach', options);
       if (options.resume && options.config) {
-        throw new UserError('teach --resume uses the stored config: drop --config (--steps N extends the run)');
+        throw new UserError(
+          'teach --resume uses the stored config: drop --config (--steps N extends the run)',
+        );
       }
       if (!options.config && !options.resume) {
         throw new UserError('give a config (--config <yaml>) or a run to resume (--resume <runDir>)');
@@ -56,7 +58,9 @@ export function register(program: Command): void {
         console.log(JSON.stringify(result, null, 2));
         return;
       }
-      console.log(`teacher run: ${result.runDir} (${result.steps} steps, ${result.wallSeconds.toFixed(0)} s)`);
+      console.log(
+        `teacher run: ${result.runDir} (${result.steps} steps, ${result.wallSeconds.toFixed(0)} s)`,
+      );
       console.log("the teacher's own held-out pass@1 as a solver (before → after):");
       console.log(formatBeforeAfter(result.initialEval, result.finalEval));
     });

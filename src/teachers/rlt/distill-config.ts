@@ -11,8 +11,8 @@ import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
 import { promptTokens, sequenceTokens } from '../../tasks/format.ts';
 import { mixEntrySchema, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../../training/pretrain-config.ts';
-import { type PolicyLimits, policyLimits } from '../../training/rl/level-fit.ts';
 import type { RlConfig } from '../../training/rl/config.ts';
+import { type PolicyLimits, policyLimits } from '../../training/rl/level-fit.ts';
 import { rltTemplateSchema, studentSequence, teacherPromptText, validateTemplate } from './template.ts';
 import { readTokenizerJson } from './tokenizer-json.ts';
 
@@ -90,7 +90,10 @@ export function validateDistillConfig(config: DistillConfig): DistillPlan {
       throw new ConfigError('source teacher needs teacher.checkpoint (or use --source solutions)');
     }
     teacherPath = resolve(config.teacher.checkpoint, 'teacher.checkpoint');
-    if (readTokenizerJson(teacherPath, 'teacher.checkpoint') !== readTokenizerJson(studentPath, 'student.checkpoint')) {
+    if (
+      readTokenizerJson(teacherPath, 'teacher.checkpoint') !==
+      readTokenizerJson(studentPath, 'student.checkpoint')
+    ) {
       throw new ConfigError(
         `teacher.checkpoint ${config.teacher.checkpoint} has a different tokenizer from student.checkpoint ${config.student.checkpoint}: the student is trained on the teacher's tokens`,
       );
@@ -104,15 +107,25 @@ export function validateDistillConfig(config: DistillConfig): DistillPlan {
       throw new ConfigError(`problem ${problem.id} has no worked solution: distill trains the student on it`);
     }
     if (teacher) {
-      const prompt = promptTokens(teacher.tokenizer, { ...problem, prompt: teacherPromptText(config.template, problem) });
+      const prompt = promptTokens(teacher.tokenizer, {
+        ...problem,
+        prompt: teacherPromptText(config.template, problem),
+      });
       const fixed = studentSequence(student.tokenizer, config.template, problem, []).tokens.length + 1;
-      if (prompt.length + 1 > teacher.contextLength || fixed + config.sampling.maxTokens > student.contextLength) {
+      if (
+        prompt.length + 1 > teacher.contextLength ||
+        fixed + config.sampling.maxTokens > student.contextLength
+      ) {
         throw new ConfigError(
           `problem ${problem.id}: the teacher's prompt (${prompt.length} tokens of ${teacher.contextLength}) or the student's text with an explanation of up to sampling.maxTokens ${config.sampling.maxTokens} (${fixed} + ${config.sampling.maxTokens} of ${student.contextLength}) does not fit; lower sampling.maxTokens or the difficulties`,
         );
       }
-    } else if (sequenceTokens(student.tokenizer, problem, problem.solution).tokens.length > student.contextLength) {
-      throw new ConfigError(`problem ${problem.id}: its worked solution does not fit the student's context of ${student.contextLength}`);
+    } else if (
+      sequenceTokens(student.tokenizer, problem, problem.solution).tokens.length > student.contextLength
+    ) {
+      throw new ConfigError(
+        `problem ${problem.id}: its worked solution does not fit the student's context of ${student.contextLength}`,
+      );
     }
   }
   return { studentPath, teacherPath, student, pool };

@@ -37,11 +37,15 @@ async function logLikelihood(model: PolicyBackend, examples: readonly DistillExa
   const { tokenizer } = model;
   const sequences = examples.map((example) => {
     const prompt = [tokenizer.bos, ...tokenizer.encode(example.prompt)];
-    return { prompt: prompt.length, tokens: [...prompt, ...tokenizer.encode(example.completion), tokenizer.eos] };
+    return {
+      prompt: prompt.length,
+      tokens: [...prompt, ...tokenizer.encode(example.completion), tokenizer.eos],
+    };
   });
   const logprobs = await model.forward(sequences.map((sequence) => sequence.tokens));
   return sequences.reduce(
-    (total, sequence, index) => total + logprobs[index].slice(sequence.prompt - 1).reduce((sum, value) => sum + value, 0),
+    (total, sequence, index) =>
+      total + logprobs[index].slice(sequence.prompt - 1).reduce((sum, value) => sum + value, 0),
     0,
   );
 }
@@ -58,17 +62,26 @@ describe('curricula distill', () => {
     const student: PolicyBackend = await loadEmbeddedPolicy(cold, 1);
     const distillConfig = config('datum');
     const [problem] = distillPool(distillConfig);
-    const example = { problemId: problem.id, prompt: problem.prompt, explanation: '1+2', completion: '', kept: true };
+    const example = {
+      problemId: problem.id,
+      prompt: problem.prompt,
+      explanation: '1+2',
+      completion: '',
+      kept: true,
+    };
     const datum = distillDatum(student, distillConfig, problem, example);
     const { tokenizer } = student;
-    expect(datum.tokens).toEqual([tokenizer.bos, ...tokenizer.encode(`${problem.prompt}1+2\n${problem.solution}`), tokenizer.eos]);
+    expect(datum.tokens).toEqual([
+      tokenizer.bos,
+      ...tokenizer.encode(`${problem.prompt}1+2\n${problem.solution}`),
+      tokenizer.eos,
+    ]);
     // weights[t] weighs tokens[t + 1]: zero on the question's tokens, one from the explanation to EOS.
     const promptLength = 1 + problem.prompt.length;
     expect(datum.weights).toEqual(datum.tokens.slice(1).map((_, t) => (t + 1 >= promptLength ? 1 : 0)));
     const solutions = distillDatum(student, { ...distillConfig, source: 'solutions' }, problem, example);
     expect(tokenizer.decode(solutions.tokens)).toBe(problem.prompt + problem.solution);
   });
-
 
   it("trains the student on the teacher's explanations + solutions and saves a usable checkpoint", async () => {
     const distillConfig = config('from-teacher');
@@ -93,7 +106,10 @@ describe('curricula distill', () => {
   }, 60_000);
 
   it('source solutions trains on the worked solutions (no teacher needed)', async () => {
-    const { teacher: _teacher, ...withoutTeacher } = config('from-solutions', { source: 'solutions', train: { steps: 1, batchSize: 4, learningRate: 0.003 } });
+    const { teacher: _teacher, ...withoutTeacher } = config('from-solutions', {
+      source: 'solutions',
+      train: { steps: 1, batchSize: 4, learningRate: 0.003 },
+    });
     const result = await distill(distillConfigSchema.parse(withoutTeacher));
     const pool = distillPool(config('x'));
     const examples = readExamples(result.runDir);
@@ -104,10 +120,12 @@ describe('curricula distill', () => {
   it('refuses source teacher without a teacher, before writing anything', async () => {
     const { teacher: _teacher, ...withoutTeacher } = config('no-teacher');
     await expect(distill(distillConfigSchema.parse(withoutTeacher))).rejects.toThrow(ConfigError);
-    await expect(distill(distillConfigSchema.parse(withoutTeacher))).rejects.toThrow(/source teacher needs teacher\.checkpoint/);
-    expect(existsSync(join(dir, 'no-teacher'))).toBe(false);
-    await expect(distill(config('bad-student', { student: { checkpoint: join(dir, 'none') } }))).rejects.toThrow(
-      /^student\.checkpoint: checkpoint .* does not exist/,
+    await expect(distill(distillConfigSchema.parse(withoutTeacher))).rejects.toThrow(
+      /source teacher needs teacher\.checkpoint/,
     );
+    expect(existsSync(join(dir, 'no-teacher'))).toBe(false);
+    await expect(
+      distill(config('bad-student', { student: { checkpoint: join(dir, 'none') } })),
+    ).rejects.toThrow(/^student\.checkpoint: checkpoint .* does not exist/);
   });
 });

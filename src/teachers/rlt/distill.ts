@@ -139,7 +139,10 @@ export async function distill(given: DistillConfig, options: DistillOptions = {}
       const batch = Array.from({ length: train.batchSize }, () => data[rng.int(0, data.length - 1)]);
       const weighted = batch.reduce((sum, datum) => sum + datum.weights.filter((w) => w > 0).length, 0);
       // Mean cross-entropy per completion token.
-      const scaled = batch.map((datum) => ({ tokens: datum.tokens, weights: datum.weights.map((w) => w / weighted) }));
+      const scaled = batch.map((datum) => ({
+        tokens: datum.tokens,
+        weights: datum.weights.map((w) => w / weighted),
+      }));
       const result = await student.forwardBackward(scaled, 'cross_entropy');
       const learningRate = learningRateAt(train, step, train.steps);
       const optim = await student.optimStep({
@@ -186,17 +189,29 @@ export async function distill(given: DistillConfig, options: DistillOptions = {}
 }
 
 /** One explanation per problem from the teacher (closed by EOS, or dropped). */
-async function explain(teacher: PolicyBackend, pool: readonly Problem[], config: DistillConfig): Promise<DistillExample[]> {
+async function explain(
+  teacher: PolicyBackend,
+  pool: readonly Problem[],
+  config: DistillConfig,
+): Promise<DistillExample[]> {
   const { template, sampling } = config;
   const contexts = pool.map((problem) =>
     promptTokens(teacher.tokenizer, { ...problem, prompt: teacherPromptText(template, problem) }),
   );
-  const limits = contexts.map((tokens) => Math.max(1, Math.min(sampling.maxTokens, teacher.contextLength - tokens.length)));
-  const sampled = await sampleRows(teacher, contexts, pool.map(() => 1), limits, {
-    temperature: sampling.temperature,
-    topP: sampling.topP,
-    seed: new Rng(config.seed + 104729).nextUint32(),
-  });
+  const limits = contexts.map((tokens) =>
+    Math.max(1, Math.min(sampling.maxTokens, teacher.contextLength - tokens.length)),
+  );
+  const sampled = await sampleRows(
+    teacher,
+    contexts,
+    pool.map(() => 1),
+    limits,
+    {
+      temperature: sampling.temperature,
+      topP: sampling.topP,
+      seed: new Rng(config.seed + 104729).nextUint32(),
+    },
+  );
   return pool.map((problem, index) => {
     const [sequence] = sampled[index];
     const explanation = sequence.text;
@@ -213,7 +228,12 @@ async function explain(teacher: PolicyBackend, pool: readonly Problem[], config:
 }
 
 /** The student's training sequence: weight 1 on the completion tokens and EOS, 0 on the prompt. */
-export function distillDatum(student: PolicyBackend, config: DistillConfig, problem: Problem, example: DistillExample): Datum {
+export function distillDatum(
+  student: PolicyBackend,
+  config: DistillConfig,
+  problem: Problem,
+  example: DistillExample,
+): Datum {
   const { tokenizer } = student;
   if (config.source === 'solutions') return solutionDatum(tokenizer, problem);
   const explanation = tokenizer.encode(example.explanation, `problem ${problem.id} explanation`);

@@ -39,7 +39,10 @@ describe('rltReward', () => {
   });
 
   it('takes other coefficients (the reward cfg file: [5, 0.05] for both)', () => {
-    const options = rltRewardOptionsSchema.parse({ solutionCoefficients: [5, 0.05], klCoefficients: [5, 0.05] });
+    const options = rltRewardOptionsSchema.parse({
+      solutionCoefficients: [5, 0.05],
+      klCoefficients: [5, 0.05],
+    });
     // r_SS = 5·(−2) + 0.05·(−3) = −10.15; r_KL = 5·0.25 + 0.05·1 = 1.3
     expect(rltReward(base, options).reward).toBeCloseTo(-11.45, 12);
   });
@@ -84,7 +87,10 @@ describe('rltReward', () => {
 
   it("uses Schulman's estimator k − 1 + e^−k when asked", () => {
     const options = rltRewardOptionsSchema.parse({ schulmanKl: true });
-    const parts = rltReward({ ...base, teacherExplanationLogprobs: [0], studentExplanationLogprobs: [-1] }, options);
+    const parts = rltReward(
+      { ...base, teacherExplanationLogprobs: [0], studentExplanationLogprobs: [-1] },
+      options,
+    );
     const k = 1 - 1 + Math.exp(-1);
     expect(parts.rKl).toBeCloseTo(3 * k + 0.03 * k, 12);
   });

@@ -70,7 +70,10 @@ export interface RltRewardParts {
   maxKl: number;
 }
 
-export function rltReward(input: RltRewardInput, options: RltRewardOptions = defaultRltRewardOptions): RltRewardParts {
+export function rltReward(
+  input: RltRewardInput,
+  options: RltRewardOptions = defaultRltRewardOptions,
+): RltRewardParts {
   const { solutionLogprobs: ell, studentExplanationLogprobs: s, teacherExplanationLogprobs: tau } = input;
   if (ell.length === 0) {
     throw new RangeError('RLT reward: the solution has no tokens (an empty solution cannot be scored)');

@@ -58,18 +58,24 @@ describe('student sequence and spans', () => {
     expect(() =>
       validateTemplate({ ...template, student: '{explanation}{question}\n{solution}' }, model.tokenizer),
     ).toThrow(/rlt\.template\.student: must hold/);
-    expect(() => validateTemplate({ ...template, student: '{question}{explanation}{solution}.' }, model.tokenizer)).toThrow(
-      /must end with \{solution\}/,
-    );
-    expect(() => validateTemplate({ ...template, teacher: '{question}{solution}\né:' }, model.tokenizer)).toThrow(
-      /rlt\.template\.teacher: character/,
-    );
+    expect(() =>
+      validateTemplate({ ...template, student: '{question}{explanation}{solution}.' }, model.tokenizer),
+    ).toThrow(/must end with \{solution\}/);
+    expect(() =>
+      validateTemplate({ ...template, teacher: '{question}{solution}\né:' }, model.tokenizer),
+    ).toThrow(/rlt\.template\.teacher: character/);
   });
 });
 
 describe('createRltReward', () => {
   it('counts an explanation that reached the token limit (no EOS) as a missing format', async () => {
-    const reward = createRltReward({ teacher: model, student: model, template, options: defaultRltRewardOptions, maxTokens: 4 });
+    const reward = createRltReward({
+      teacher: model,
+      student: model,
+      template,
+      options: defaultRltRewardOptions,
+      maxTokens: 4,
+    });
     const [closed, cut] = await reward.score([
       { problem, completion: '7+5' },
       { problem, completion: '7+5=' },
@@ -83,13 +89,25 @@ describe('createRltReward', () => {
   });
 
   it('charges an empty explanation 3.03 of KL and scores the solution right after the question', async () => {
-    const reward = createRltReward({ teacher: model, student: model, template, options: defaultRltRewardOptions, maxTokens: 40 });
+    const reward = createRltReward({
+      teacher: model,
+      student: model,
+      template,
+      options: defaultRltRewardOptions,
+      maxTokens: 40,
+    });
     const [empty] = await reward.score([{ problem, completion: '' }]);
     expect(empty.components.r_kl).toBeCloseTo(3.03, 10);
   });
 
   it('throws when the student context does not fit (the loop turns it into a counted reward error)', async () => {
-    const reward = createRltReward({ teacher: model, student: model, template, options: defaultRltRewardOptions, maxTokens: 200 });
+    const reward = createRltReward({
+      teacher: model,
+      student: model,
+      template,
+      options: defaultRltRewardOptions,
+      maxTokens: 200,
+    });
     await expect(reward.score([{ problem, completion: '1'.repeat(120) }])).rejects.toThrow(
       /exceeds its context length 128/,
     );

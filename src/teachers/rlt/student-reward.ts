@@ -19,7 +19,13 @@ import type { PolicyBackend } from '../../core/policy.ts';
 import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
 import { promptTokens } from '../../tasks/format.ts';
 import { type RltRewardOptions, rltReward } from './reward.ts';
-import { type RltTemplate, type StudentSequence, spanLogprobs, studentSequence, teacherPromptText } from './template.ts';
+import {
+  type RltTemplate,
+  type StudentSequence,
+  spanLogprobs,
+  studentSequence,
+  teacherPromptText,
+} from './template.ts';
 
 export interface RltRewardDeps {
   /** The policy being trained (scores its own explanations: τ). */
@@ -45,7 +51,10 @@ export function createRltReward(deps: RltRewardDeps): Reward {
 
   const prepare = (input: RewardInput): Prepared => {
     const { problem } = input;
-    const teacherPrompt = promptTokens(teacher.tokenizer, { ...problem, prompt: teacherPromptText(template, problem) });
+    const teacherPrompt = promptTokens(teacher.tokenizer, {
+      ...problem,
+      prompt: teacherPromptText(template, problem),
+    });
     const explanation = teacher.tokenizer.encode(input.completion, `problem ${problem.id} explanation`);
     // rollout.ts: each attempt samples at most min(maxTokens, context − prompt) tokens, EOS included.
     const limit = Math.max(1, Math.min(maxTokens, teacher.contextLength - teacherPrompt.length));
@@ -55,7 +64,13 @@ export function createRltReward(deps: RltRewardDeps): Reward {
         `problem ${problem.id}: the student's context (${sequence.tokens.length} tokens) exceeds its context length ${student.contextLength}`,
       );
     }
-    return { teacherPrompt, explanation, formatMatched: explanation.length < limit, limit, student: sequence };
+    return {
+      teacherPrompt,
+      explanation,
+      formatMatched: explanation.length < limit,
+      limit,
+      student: sequence,
+    };
   };
 
   return {
@@ -90,7 +105,9 @@ export function createRltReward(deps: RltRewardDeps): Reward {
             solution_logprob: parts.meanLogProb,
             kl: parts.meanKl,
           },
-          ...(item.formatMatched ? {} : { reason: `explanation not closed (no EOS within ${item.limit} tokens)` }),
+          ...(item.formatMatched
+            ? {}
+            : { reason: `explanation not closed (no EOS within ${item.limit} tokens)` }),
         };
       });
     },

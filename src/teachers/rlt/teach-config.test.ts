@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
 import { additionProblem } from '../../tasks/addition.ts';
-import { teachConfigSchema } from './teach-config.ts';
 import { teach } from './teach.ts';
+import { teachConfigSchema } from './teach-config.ts';
 
 const cold = 'examples/checkpoints/ladder-cold';
 const dir = mkdtempSync(join(tmpdir(), 'rlt-config-'));
@@ -45,7 +45,10 @@ describe('teach config checks', () => {
   });
 
   it('refuses a student checkpoint that does not exist', async () => {
-    await refused({ student: { checkpoint: join(dir, 'nowhere') } }, /^student\.checkpoint: checkpoint .*nowhere does not exist/);
+    await refused(
+      { student: { checkpoint: join(dir, 'nowhere') } },
+      /^student\.checkpoint: checkpoint .*nowhere does not exist/,
+    );
   });
 
   it('refuses a student whose tokenizer differs from the teacher', async () => {
@@ -60,6 +63,7 @@ describe('teach config checks', () => {
 
   it('refuses a guidance scaffold, an explanation budget the student cannot hold, and a broken template', async () => {
     await refused({ guidance: { name: 'hints', options: {} } }, /guidance 'hints' cannot run in teach/);
+    await refused({ reward: { name: 'format', options: {} } }, /teach's reward is RLT's/);
     await refused(
       { rollout: { groupSize: 2, maxTokens: 110 } },
       /plus an explanation of up to rollout\.maxTokens 110 exceeds the student's context of 128; lower rollout\.maxTokens to \d+/,
@@ -71,6 +75,9 @@ describe('teach config checks', () => {
     const problem = { ...additionProblem('123', '45'), solution: '' };
     const file = join(dir, 'pool.jsonl');
     writeFileSync(file, `${JSON.stringify(problem)}\n${JSON.stringify(additionProblem('12', '34'))}\n`);
-    await refused({ pool: { file }, tasks: [{ task: 'addition', difficulties: [2, 3] }] }, /has no worked solution/);
+    await refused(
+      { pool: { file }, tasks: [{ task: 'addition', difficulties: [2, 3] }] },
+      /has no worked solution/,
+    );
   });
 });

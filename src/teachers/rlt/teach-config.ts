@@ -48,6 +48,11 @@ export function validateTeachConfig(config: TeachConfig): TeachLimits {
       `guidance '${config.guidance.name}' cannot run in teach: the teacher's prompt is RLT's own (question + solution, rlt.template.teacher); remove the guidance block`,
     );
   }
+  if (config.reward.name !== 'verifier' || Object.keys(config.reward.options).length > 0) {
+    throw new ConfigError(
+      "teach's reward is RLT's (the rlt block: coefficients, template); remove the reward block",
+    );
+  }
   if ((config.policy?.backend ?? 'embedded') !== 'embedded') {
     throw new ConfigError('teach runs embedded teachers and students only (policy.backend embedded)');
   }
@@ -72,7 +77,9 @@ export function validateTeachConfig(config: TeachConfig): TeachLimits {
 
 /** RLT scores the teacher's explanation tokens with the student: one tokenizer for both. */
 function checkSameTokenizer(teacherPath: string, studentPath: string, config: TeachConfig): void {
-  if (readTokenizerJson(teacherPath, 'init.checkpoint') !== readTokenizerJson(studentPath, 'student.checkpoint')) {
+  if (
+    readTokenizerJson(teacherPath, 'init.checkpoint') !== readTokenizerJson(studentPath, 'student.checkpoint')
+  ) {
     throw new ConfigError(
       `student.checkpoint ${config.student.checkpoint} has a different tokenizer from the teacher (init.checkpoint ${config.init?.checkpoint}): the student scores the teacher's explanation tokens, so both must share one tokenizer`,
     );
@@ -93,7 +100,10 @@ function checkPoolFitsTeach(
         `problem ${problem.id} has no worked solution: the RLT teacher reads the solution and the student is scored on it`,
       );
     }
-    const prompt = promptTokens(teacher.tokenizer, { ...problem, prompt: teacherPromptText(template, problem) });
+    const prompt = promptTokens(teacher.tokenizer, {
+      ...problem,
+      prompt: teacherPromptText(template, problem),
+    });
     if (prompt.length + 1 > teacher.contextLength) {
       throw new ConfigError(
         `problem ${problem.id}: the teacher's prompt (question + solution, ${prompt.length} tokens) leaves no room for an explanation in the teacher's context of ${teacher.contextLength}; lower the difficulties or shorten rlt.template.teacher`,

@@ -11,8 +11,8 @@ import type { Problem } from '../../core/problem.ts';
 import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
 import { RunStore } from '../../runs/run-store.ts';
 import { drawPool } from '../../training/rl/setup.ts';
-import { type TeachConfig, teachConfigSchema } from './teach-config.ts';
 import { teach } from './teach.ts';
+import { type TeachConfig, teachConfigSchema } from './teach-config.ts';
 
 const cold = 'examples/checkpoints/ladder-cold';
 const dirs: string[] = [];
@@ -72,7 +72,9 @@ describe('curricula teach', () => {
       const problem = byId.get(sample.problemId)!;
       const explanation = sample.completion;
       // Student: question + explanation + '\n' + solution; the solution is the last tokens of the sequence.
-      const studentLogprobs = (await student.forward([encode(`${problem.prompt}${explanation}\n${problem.solution}`)]))[0];
+      const studentLogprobs = (
+        await student.forward([encode(`${problem.prompt}${explanation}\n${problem.solution}`)])
+      )[0];
       const n = problem.solution.length;
       const ell = studentLogprobs.slice(-n);
       const s = studentLogprobs.slice(-(n + 1 + explanation.length), -(n + 1));
@@ -102,7 +104,9 @@ describe('curricula teach', () => {
     expect(resumed.steps).toBe(2);
     const read = (dir: string) => {
       const store = RunStore.read(dir);
-      const rows = ['reward/mean', 'rlt/r_ss', 'rlt/r_kl'].map((key) => store.series(key).map((row) => row.value));
+      const rows = ['reward/mean', 'rlt/r_ss', 'rlt/r_kl'].map((key) =>
+        store.series(key).map((row) => row.value),
+      );
       store.close();
       return rows;
     };

@@ -26,15 +26,26 @@ import { buildContext } from '../../training/rl/setup.ts';
 import type { StepReport } from '../../training/rl/step.ts';
 import { type RlRunKind, type TrainOptions, type TrainResult, train } from '../../training/rl/train.ts';
 import { createRltReward } from './student-reward.ts';
+import {
+  asTeachConfig,
+  resumedTeachConfig,
+  type TeachConfig,
+  teachConfigSchema,
+  validateTeachConfig,
+} from './teach-config.ts';
 import { type RltTemplate, teacherPromptText } from './template.ts';
-import { asTeachConfig, resumedTeachConfig, type TeachConfig, teachConfigSchema, validateTeachConfig } from './teach-config.ts';
 
 /** Every attempt's prompt is the teacher's: question + reference solution (no forced prefix). */
 export function teacherPromptGuidance(template: RltTemplate): Guidance {
   return {
     name: 'rlt-teacher-prompt',
     plan: (problems) =>
-      problems.map((problem) => ({ problem, prompt: teacherPromptText(template, problem), prefix: '', guided: false })),
+      problems.map((problem) => ({
+        problem,
+        prompt: teacherPromptText(template, problem),
+        prefix: '',
+        guided: false,
+      })),
     observe: () => {},
     state: () => null,
     load: () => {},
@@ -114,6 +125,9 @@ export const teachRunKind: RlRunKind = {
   stepMetrics: rltStepMetrics,
 };
 
-export function teach(config: TeachConfig | null, options: Omit<TrainOptions, 'kind'> = {}): Promise<TrainResult> {
+export function teach(
+  config: TeachConfig | null,
+  options: Omit<TrainOptions, 'kind'> = {},
+): Promise<TrainResult> {
   return train(config, { ...options, kind: teachRunKind });
 }

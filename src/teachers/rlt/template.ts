@@ -26,8 +26,8 @@
 // themselves (deviation: correct spans).
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
-import type { Problem } from '../../core/problem.ts';
 import type { Tokenizer } from '../../core/policy.ts';
+import type { Problem } from '../../core/problem.ts';
 
 export const defaultTeacherTemplate = '{question}{solution}\nE:';
 export const defaultStudentTemplate = '{question}{explanation}\n{solution}';
@@ -69,9 +69,15 @@ function split(template: string, names: readonly string[], where: string): strin
 /** Checks both templates and that their literal text encodes with `tokenizer` (ConfigError otherwise). */
 export function validateTemplate(template: RltTemplate, tokenizer: Tokenizer): void {
   const teacherParts = split(template.teacher, ['question', 'solution'], 'rlt.template.teacher');
-  const studentParts = split(template.student, ['question', 'explanation', 'solution'], 'rlt.template.student');
+  const studentParts = split(
+    template.student,
+    ['question', 'explanation', 'solution'],
+    'rlt.template.student',
+  );
   if (studentParts[studentParts.length - 1] !== '') {
-    throw new ConfigError('rlt.template.student: must end with {solution} (the student scores the solution last)');
+    throw new ConfigError(
+      'rlt.template.student: must end with {solution} (the student scores the solution last)',
+    );
   }
   for (const [name, parts] of [
     ['teacher', teacherParts],
@@ -105,7 +111,9 @@ export function studentSequence(
   );
   const where = `problem ${problem.id}`;
   const tokens = tokenizer.bos >= 0 ? [tokenizer.bos] : [];
-  tokens.push(...tokenizer.encode(beforeQuestion + problem.prompt + beforeExplanation, `${where} student context`));
+  tokens.push(
+    ...tokenizer.encode(beforeQuestion + problem.prompt + beforeExplanation, `${where} student context`),
+  );
   const explanationStart = tokens.length;
   tokens.push(...explanation);
   const explanationEnd = tokens.length;
