@@ -53,6 +53,13 @@ export function validateTeachConfig(config: TeachConfig): TeachLimits {
       "teach's reward is RLT's (the rlt block: coefficients, template); remove the reward block",
     );
   }
+  // ReLIFT (algorithm.relift, merged from another branch) would SFT the teacher on plain question →
+  // solution data, not on the teacher's prompt: refused. Read loosely so this file compiles either way.
+  if ((config.algorithm as { relift?: { enabled?: boolean } }).relift?.enabled) {
+    throw new ConfigError(
+      'algorithm.relift cannot run in teach: the teacher is trained on explanations only',
+    );
+  }
   if ((config.policy?.backend ?? 'embedded') !== 'embedded') {
     throw new ConfigError('teach runs embedded teachers and students only (policy.backend embedded)');
   }
