@@ -23,8 +23,11 @@ export interface PolicyBackendRequest {
   init: string | null;
   /** Builds a fresh embedded model (the config's `model` block). */
   create: () => Promise<PolicyBackend>;
-  /** 'policy' is trained; 'reference' is frozen (KL anchor); 'teacher' is frozen (teacher pool). */
-  role: 'policy' | 'reference' | 'teacher';
+  /**
+   * 'policy' is trained; 'reference' (KL anchor), 'teacher' (teacher pool) and 'student' (the RLT student)
+   * are frozen.
+   */
+  role: 'policy' | 'reference' | 'teacher' | 'student';
 }
 
 export interface PolicyBackendFactory {

@@ -12,7 +12,7 @@ import { type CheckpointRef, readCheckpoint, saveCheckpoint } from '../../runs/c
 import { runDirectory } from '../../runs/run-name.ts';
 import { RunStore, type SampleRecord } from '../../runs/run-store.ts';
 import { heldOutProblems } from '../../tasks/problem-mix.ts';
-import { recordNewSteps, resumedRlConfig } from '../resume.ts';
+import { type ResumedConfig, type ResumeRequest, recordNewSteps, resumedRlConfig } from '../resume.ts';
 import { learningRateAt } from '../schedule.ts';
 import { runAdvice } from './advice.ts';
 import { type RlConfig, rlConfigSchema } from './config.ts';
@@ -20,7 +20,29 @@ import type { RlContext } from './context.ts';
 import { checkPoolUnchanged } from './pool-file.ts';
 import type { SampledGroup } from './rollout.ts';
 import { buildContext, validateRlConfig } from './setup.ts';
-import { rlStep } from './step.ts';
+import { rlStep, type StepReport } from './step.ts';
+
+/**
+ * What kind of RL run the loop drives: `curricula train` (trainRunKind, the default) or another command
+ * built on the same loop with its own config schema and context (`curricula teach`, src/teachers/rlt).
+ */
+export interface RlRunKind {
+  /** Validates a new run's config and resolves its defaults (strict schema of this kind). */
+  parse(config: unknown): RlConfig;
+  /** Everything that can be checked without loading a model (before a run directory is created). */
+  validate(config: RlConfig): void;
+  build(config: RlConfig, modelPath?: string): Promise<RlContext>;
+  resume(request: ResumeRequest<RlConfig>): ResumedConfig<RlConfig>;
+  /** Metrics of this kind, added to each step's metrics. */
+  stepMetrics?(report: StepReport): Record<string, number>;
+}
+
+export const trainRunKind: RlRunKind = {
+  parse: (config) => rlConfigSchema.parse(config),
+  validate: validateRlConfig,
+  build: buildContext,
+  resume: resumedRlConfig,
+};
 
 export interface TrainHooks {
   /** Advice about the settings of a new run (valid, but likely not what was meant); also a run event. */
@@ -48,6 +70,8 @@ export interface TrainOptions extends TrainHooks {
   onOverwrite?: (message: string) => void;
   /** Stop after this many steps in this process (tests of resume); the run stays resumable. */
   stopAfter?: number;
+  /** The kind of run (default: `curricula train`). */
+  kind?: RlRunKind;
 }
 
 export async function train(config: RlConfig | null, options: TrainOptions = {}): Promise<TrainResult> {
@@ -126,7 +150,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       ranHere++;
       const learningRate = learningRateAt(runConfig.train, step, steps);
       const report = await rlStep(ctx, step, learningRate);
-      const metrics = report.metrics;
+      const metrics = { ...report.metrics, ...options.kind?.stepMetrics?.(report) };
       const evalDue = (runConfig.eval.every > 0 && step % runConfig.eval.every === 0) || step === steps;
       let summary: EvalSummary | undefined;
       if (evalDue) {
@@ -146,7 +170,6 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
     }
     const finalEval = lastEval ?? (await evaluate(ctx, step));
     if (step >= steps) store.event('finished', { step });
-    await ctx.reward.close?.();
     return {
       runDir: store.dir,
       steps: step,
@@ -156,6 +179,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
     };
   } finally {
     store.close();
+    await ctx.reward.close?.();
     // Worker threads (policy.workers > 1) are closed however the run ends.
     await ctx.policy.close?.();
     await ctx.reference?.close?.();
@@ -167,13 +191,14 @@ async function openRun(
   config: RlConfig | null,
   options: TrainOptions,
 ): Promise<{ store: RunStore; ctx: RlContext; latest: CheckpointRef | null; previousSteps?: number }> {
+  const kind = options.kind ?? trainRunKind;
   if (options.resume) {
     // Checked before the run is opened for writing: a pretrain run, or a --config that differs, is refused.
-    const resumed = resumedRlConfig({ dir: options.resume, given: config, steps: options.steps });
+    const resumed = kind.resume({ dir: options.resume, given: config, steps: options.steps });
     const store = RunStore.resume(options.resume);
     try {
       const latest = readCheckpoint(store.checkpointsDir);
-      const ctx = await buildContext(resumed.config, latest?.modelPath);
+      const ctx = await kind.build(resumed.config, latest?.modelPath);
       if (ctx.poolFile) {
         checkPoolUnchanged(store.events().find((event) => event.kind === 'pool-file')?.detail, ctx.poolFile);
       }
@@ -187,10 +212,10 @@ async function openRun(
   if (options.steps !== undefined) {
     throw new ConfigError('steps is for resume (extending a run); set train.steps in the config instead');
   }
-  validateRlConfig(config);
+  kind.validate(config);
   // The fully resolved config is stored (policy.workers as a number): resume and reports read it back.
-  const resolved = pinWorkerCount(rlConfigSchema.parse(config));
-  const ctx = await buildContext(resolved);
+  const resolved = pinWorkerCount(kind.parse(config));
+  const ctx = await kind.build(resolved);
   const store = RunStore.create(runDirectory(config.runsDir, config.name), resolved, {
     overwrite: options.overwrite,
     onOverwrite: options.onOverwrite,
