@@ -169,14 +169,20 @@ describe('train --resume after kill -9', () => {
     expect(sqliteOf(crashed)).toEqual(sqliteOf(join(dir, 'straight-2')));
   }, 240_000);
 
-  it('with guidance and ReLIFT: killed between checkpoints, the scaffold and the SFT buffer resume exactly', async () => {
+  it('with guidance, ReLIFT and a teacher: killed between checkpoints, scaffold, SFT buffer and teacher resume exactly', async () => {
     // oracle-prefix remembers prefixes per problem and ReLIFT buffers failed problems across steps: both
     // states live only in the checkpoint's trainer state, so a resume that dropped either would diverge.
     // A pool of 4 problems, so each is planned again at every step and the scaffold acts on what it learnt.
+    // A teacher too (the cold start itself, frozen): its OPD term enters every step's advantages, so a
+    // resume that rebuilt it from the resumed weights instead of its checkpoint would diverge.
     const helped = {
       poolSize: 4,
       guidance: { name: 'oracle-prefix' },
       algorithm: { relift: { enabled: true, sftDataSize: 4, miniBatchSize: 4 } },
+      teacher: {
+        pool: [{ name: 'cold', checkpoint: join(dir, 'cold') }],
+        opd: { teacher: 'cold', coef: 0.5 },
+      },
     };
     expect(runCli(['train', '--config', trainConfig('straight-helped', helped), '--quiet']).status).toBe(0);
     const referenceHelped = metricsOf(join(dir, 'straight-helped'));
@@ -187,6 +193,9 @@ describe('train --resume after kill -9', () => {
       );
     expect(acted('guidance/guided_frac', 1, 4) && acted('guidance/guided_frac', 5, 8)).toBe(true);
     expect(acted('relift/buffer_size', 1, 4) && acted('relift/sft_loss', 5, 8)).toBe(true);
+    expect(
+      referenceHelped.filter((entry) => entry['teacher/kl'] !== undefined).length,
+    ).toBeGreaterThanOrEqual(8);
     const { crashed, before } = await killBetweenCheckpoints('between-helped', helped);
 
     const resumed = resume(crashed);

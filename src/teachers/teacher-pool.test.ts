@@ -46,7 +46,7 @@ describe('TeacherPool', () => {
     const metrics = pool.takeMetrics();
     expect(metrics['teacher/failures']).toBe(0);
     expect(metrics['teacher/calls']).toBe(2);
-    expect(metrics['teacher/score_ms']).toBeGreaterThan(0);
+    expect(metrics['perf/teacher/score_ms']).toBeGreaterThan(0);
   });
 
   it('counts a throwing, a hanging and a malformed teacher as failures, per step', async () => {

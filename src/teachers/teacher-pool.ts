@@ -110,8 +110,8 @@ export class TeacherPool implements Teachers {
     const metrics = {
       'teacher/failures': this.failures,
       'teacher/calls': this.calls,
-      'teacher/score_ms': this.scoreMs,
-      'teacher/sample_ms': this.sampleMs,
+      'perf/teacher/score_ms': this.scoreMs,
+      'perf/teacher/sample_ms': this.sampleMs,
     };
     this.failures = 0;
     this.calls = 0;

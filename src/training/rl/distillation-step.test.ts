@@ -88,7 +88,7 @@ describe('on-policy distillation step', () => {
         expect(Math.abs(report.metrics['teacher/kl'])).toBeLessThan(1e-4);
         expect(report.metrics['teacher/signal_frac']).toBe(1);
         expect(report.metrics['teacher/failures']).toBe(0);
-        expect(report.metrics['teacher/score_ms']).toBeGreaterThan(0);
+        expect(report.metrics['perf/teacher/score_ms']).toBeGreaterThan(0);
       },
     );
   }, 60_000);
