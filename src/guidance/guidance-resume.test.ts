@@ -3,13 +3,9 @@
 // checkpoint (train.ts: extra.guidance) and a fresh instance plans the same attempts. Real steps on the
 // embedded ladder-cold checkpoint (workers 1) at 6 digits: every step-1 group fails, the search runs, and
 // two problems are unlocked by step 3 and mixed with unguided attempts in step 4 (seed 2).
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readCheckpoint } from '../runs/checkpoints.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { train } from '../training/rl/train.ts';
+import { savedExtra, stopAndResume } from '../training/rl/resume-check.ts';
 
 const config = (runsDir: string) =>
   rlConfigSchema.parse({
@@ -28,32 +24,14 @@ const config = (runsDir: string) =>
     policy: { workers: 1 },
   });
 
-const metricsOf = (runDir: string) =>
-  readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line))
-    .filter((line) => line.step > 0)
-    .map((line) =>
-      Object.fromEntries(
-        Object.entries(line).filter(
-          ([key]) => key !== 'time' && !key.startsWith('time/') && !key.startsWith('perf/'),
-        ),
-      ),
-    );
-
 describe('guidance state across resume', () => {
   it('stop after 2 steps + resume = 4 steps straight (oracle-prefix metrics and state)', async () => {
-    const straight = await train(config(mkdtempSync(join(tmpdir(), 'guidance-straight-'))));
-    const dir = mkdtempSync(join(tmpdir(), 'guidance-resumed-'));
-    const first = await train(config(dir), { stopAfter: 2 });
-    const resumed = await train(null, { resume: first.runDir });
+    const { straight, resumed } = await stopAndResume(config, 2, 'guidance');
     expect(resumed.steps).toBe(4);
-    const expected = metricsOf(straight.runDir);
+    const expected = straight.metrics;
     expect(expected.map((line) => line['guidance/unlocked'])).toEqual([0, 0, 2, 2]);
     expect(expected[3]['guidance/transfer_pass_rate']).toBeDefined();
-    expect(metricsOf(resumed.runDir)).toEqual(expected);
-    const savedState = (runDir: string) => readCheckpoint(join(runDir, 'checkpoints'))!.state.extra!.guidance;
-    expect(savedState(resumed.runDir)).toEqual(savedState(straight.runDir));
+    expect(resumed.metrics).toEqual(expected);
+    expect(savedExtra(resumed.runDir, 'guidance')).toEqual(savedExtra(straight.runDir, 'guidance'));
   }, 60_000);
 });

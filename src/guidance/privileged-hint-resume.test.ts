@@ -3,12 +3,9 @@
 // teacher/kl included. A resumed run that scored with the resumed policy instead of init.checkpoint, or
 // lost the scaffold's state, would log other numbers from step 3 on. Real steps on ladder-cold
 // (workers 1).
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { train } from '../training/rl/train.ts';
+import { stopAndResume } from '../training/rl/resume-check.ts';
 
 const config = (runsDir: string) =>
   rlConfigSchema.parse({
@@ -28,31 +25,13 @@ const config = (runsDir: string) =>
     policy: { workers: 1 },
   });
 
-const metricsOf = (runDir: string) =>
-  readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line))
-    .filter((line) => line.step > 0)
-    .map((line) =>
-      Object.fromEntries(
-        Object.entries(line).filter(
-          ([key]) =>
-            key !== 'time' && !key.startsWith('time/') && !key.startsWith('perf/') && !key.endsWith('_ms'),
-        ),
-      ),
-    );
-
 describe('teacher state across resume', () => {
   it('stop after 2 steps + resume = 4 steps straight (privileged-hint, teacher initial)', async () => {
-    const straight = await train(config(mkdtempSync(join(tmpdir(), 'teacher-straight-'))));
-    const dir = mkdtempSync(join(tmpdir(), 'teacher-resumed-'));
-    const first = await train(config(dir), { stopAfter: 2 });
-    const resumed = await train(null, { resume: first.runDir });
+    const { straight, resumed } = await stopAndResume(config, 2, 'teacher');
     expect(resumed.steps).toBe(4);
-    const expected = metricsOf(straight.runDir);
+    const expected = straight.metrics;
     expect(expected).toHaveLength(4);
     for (const line of expected) expect(line['teacher/kl']).toBeDefined();
-    expect(metricsOf(resumed.runDir)).toEqual(expected);
+    expect(resumed.metrics).toEqual(expected);
   }, 90_000);
 });

@@ -2,13 +2,9 @@
 // metrics (guidance/* included) of the run that went straight to 4, and saves the same scaffold state —
 // rubric-scaffold's own random stream (criteria choice) and retry's counters travel with the checkpoint.
 // Real steps on examples/checkpoints/demo-cold (workers 1).
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readCheckpoint } from '../runs/checkpoints.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { train } from '../training/rl/train.ts';
+import { savedExtra, stopAndResume as stopAndResumeRun } from '../training/rl/resume-check.ts';
 
 const config = (runsDir: string, guidance: object) =>
   rlConfigSchema.parse({
@@ -27,33 +23,12 @@ const config = (runsDir: string, guidance: object) =>
     policy: { workers: 1 },
   });
 
-const metricsOf = (runDir: string) =>
-  readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line))
-    .filter((line) => line.step > 0)
-    .map((line) =>
-      Object.fromEntries(
-        Object.entries(line).filter(
-          ([key]) => key !== 'time' && !key.startsWith('time/') && !key.startsWith('perf/'),
-        ),
-      ),
-    );
-
-const savedState = (runDir: string) => readCheckpoint(join(runDir, 'checkpoints'))!.state.extra!.guidance;
-
 async function stopAndResume(guidance: object) {
-  const straight = await train(config(mkdtempSync(join(tmpdir(), 'scaffold-straight-')), guidance));
-  const first = await train(config(mkdtempSync(join(tmpdir(), 'scaffold-resumed-')), guidance), {
-    stopAfter: 2,
-  });
-  const resumed = await train(null, { resume: first.runDir });
+  const { straight, resumed } = await stopAndResumeRun((runsDir) => config(runsDir, guidance), 2, 'scaffold');
   expect(resumed.steps).toBe(4);
-  const expected = metricsOf(straight.runDir);
-  expect(metricsOf(resumed.runDir)).toEqual(expected);
-  expect(savedState(resumed.runDir)).toEqual(savedState(straight.runDir));
-  return expected;
+  expect(resumed.metrics).toEqual(straight.metrics);
+  expect(savedExtra(resumed.runDir, 'guidance')).toEqual(savedExtra(straight.runDir, 'guidance'));
+  return straight.metrics;
 }
 
 describe('retry and rubric-scaffold state across resume', () => {

@@ -4,13 +4,9 @@
 // extra.relift). Real steps on the embedded ladder-cold checkpoint (workers 1) at 7 digits, where every
 // group fails: 3 items per step, an SFT update of 2 each step, so the buffer holds 1, 2, 3, 4 after steps
 // 1-4.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readCheckpoint } from '../../runs/checkpoints.ts';
 import { rlConfigSchema } from './config.ts';
-import { train } from './train.ts';
+import { savedExtra, stopAndResume } from './resume-check.ts';
 
 const config = (runsDir: string) =>
   rlConfigSchema.parse({
@@ -29,36 +25,19 @@ const config = (runsDir: string) =>
     policy: { workers: 1 },
   });
 
-const metricsOf = (runDir: string) =>
-  readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line))
-    .filter((line) => line.step > 0)
-    .map((line) =>
-      Object.fromEntries(
-        Object.entries(line).filter(
-          ([key]) => key !== 'time' && !key.startsWith('time/') && !key.startsWith('perf/'),
-        ),
-      ),
-    );
-
-const savedState = (runDir: string) => readCheckpoint(join(runDir, 'checkpoints'))!.state.extra!.relift;
-
 describe('ReLIFT state across resume', () => {
   it('stop after 2 steps + resume = 4 steps straight (relift metrics and buffer)', async () => {
-    const straight = await train(config(mkdtempSync(join(tmpdir(), 'relift-straight-'))));
-    const dir = mkdtempSync(join(tmpdir(), 'relift-resumed-'));
-    const first = await train(config(dir), { stopAfter: 2 });
-    const stopped = savedState(first.runDir) as { buffer: { items: unknown[] }; sftSteps: number };
-    expect(stopped.buffer.items).toHaveLength(2);
-    expect(stopped.sftSteps).toBe(2);
-    const resumed = await train(null, { resume: first.runDir });
+    let stopped: { buffer: { items: unknown[] }; sftSteps: number } | undefined;
+    const { straight, resumed } = await stopAndResume(config, 2, 'relift', (runDir) => {
+      stopped = savedExtra(runDir, 'relift') as typeof stopped;
+    });
+    expect(stopped!.buffer.items).toHaveLength(2);
+    expect(stopped!.sftSteps).toBe(2);
     expect(resumed.steps).toBe(4);
-    const expected = metricsOf(straight.runDir);
+    const expected = straight.metrics;
     expect(expected.map((line) => line['relift/buffer_size'])).toEqual([1, 2, 3, 4]);
     expect(expected.map((line) => line['relift/sft_steps'])).toEqual([1, 2, 3, 4]);
-    expect(metricsOf(resumed.runDir)).toEqual(expected);
-    expect(savedState(resumed.runDir)).toEqual(savedState(straight.runDir));
+    expect(resumed.metrics).toEqual(expected);
+    expect(savedExtra(resumed.runDir, 'relift')).toEqual(savedExtra(straight.runDir, 'relift'));
   }, 60_000);
 });
