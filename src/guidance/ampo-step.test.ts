@@ -195,11 +195,15 @@ describe('ampo in a real RL step', () => {
         );
         scores.push(...score);
         // Hand check of one score: the mean of exp(log-prob) over the gold answer's tokens.
+        // The oracle's sequence is context + its solution (char tokens), which ends with the gold answer:
+        // the answer's j-th token sits at context + solution − answer + j, predicted by entry one before.
         const oracle = sequences[1]!;
+        expect(oracle.tokens).toEqual([...context, ...student.tokenizer.encode(problem.solution, 'test')]);
+        const goldStart = context.length + problem.solution.length - problem.answer.length;
         const byHand =
           problem.answer
             .split('')
-            .map((_, j) => Math.exp(logprobs[open.indexOf(oracle)][oracle.goldStart + j - 1]))
+            .map((_, j) => Math.exp(logprobs[open.indexOf(oracle)][goldStart + j - 1]))
             .reduce((a, b) => a + b, 0) / problem.answer.length;
         expect(score[1]).toBeCloseTo(byHand, 12);
         const best = score[0] > score[1] ? texts[0] : texts[1];
