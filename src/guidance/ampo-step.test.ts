@@ -10,13 +10,14 @@
 // - the weights sent to the backend put LUFFY's −A·γ·π/(π+γ)² on the expert tokens and ppo-clip's −A
 //   (ratio 1 on the first minibatch) on the policy's own members, over one token-mean.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Datum, PolicyBackend } from '../core/policy.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { promptTokens } from '../tasks/format.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 import type { RlContext } from '../training/rl/context.ts';
-import { buildContext } from '../training/rl/setup.ts';
+import { buildContext, validateRlConfig } from '../training/rl/setup.ts';
 import { rlStep } from '../training/rl/step.ts';
 import { comprehensionSequence, meanGoldProbability } from './comprehension.ts';
 
@@ -272,4 +273,31 @@ describe('ampo setup', () => {
     const attempt = buildContext(config({ teachers: ['nobody'] }, { pool: [demoTeacher] }));
     await expect(attempt).rejects.toThrow("teacher 'nobody' is not in teacher.pool (demo)");
   });
+});
+
+describe('examples/ladder-ampo.yaml', () => {
+  it('passes every setup check and runs one small real step with its own settings', async () => {
+    const example = loadConfigFile(rlConfigSchema, 'examples/ladder-ampo.yaml');
+    validateRlConfig(example);
+    const ctx = await buildContext({
+      ...example,
+      tasks: [{ ...example.tasks[0], difficulties: [7, 8] }],
+      poolSize: 3,
+      rollout: { ...example.rollout, groupSize: 4 },
+      train: { ...example.train, batchSize: 2 },
+      policy: { workers: 1 },
+    });
+    try {
+      expect(ctx.guidance.name).toBe('ampo');
+      expect(ctx.guidance.expertLoss).toEqual({ name: 'policy-shaping', options: { gamma: 0.1 } });
+      const report = await rlStep(ctx, 1, example.train.learningRate);
+      // 7-8 digits are out of the student's reach: every group is helped, the oracle at least.
+      expect(report.metrics['ampo/triggered']).toBe(2);
+      expect(report.metrics['ampo/selected']).toBeGreaterThanOrEqual(2);
+      expect(report.metrics['ampo/teacher_failures']).toBe(0);
+    } finally {
+      await ctx.policy.close?.();
+      await ctx.teachers?.close();
+    }
+  }, 30_000);
 });
