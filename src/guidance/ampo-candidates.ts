@@ -90,7 +90,13 @@ export async function collectCandidates(
     const problem = groups[index].attempt.problem;
     const usable = written[c].filter((candidate) => fits(index, candidate.text));
     solutions += written[c].length;
-    const results = usable.length > 0 ? await tools.grade(problem, usable.map((item) => item.text)) : [];
+    const results =
+      usable.length > 0
+        ? await tools.grade(
+            problem,
+            usable.map((item) => item.text),
+          )
+        : [];
     const graded = usable.map((item, i) => ({ ...item, score: 0, result: results[i] }));
     const accepted = graded.filter((item) => item.result.reward > options.correctAbove);
     rejected += graded.length - accepted.length;

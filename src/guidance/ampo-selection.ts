@@ -11,7 +11,12 @@ export type Injection = 'adaptive' | 'hybrid' | 'always';
  * < 1/n); hybrid: also a solved group with probability `hybridProbability` (one draw, only for solved
  * groups, as the authors' np.random.random() < 0.3); always: every group.
  */
-export function triggered(injection: Injection, correct: number, hybridProbability: number, rng: Rng): boolean {
+export function triggered(
+  injection: Injection,
+  correct: number,
+  hybridProbability: number,
+  rng: Rng,
+): boolean {
   if (injection === 'always' || correct === 0) return true;
   if (injection === 'adaptive') return false;
   return rng.next() < hybridProbability;
@@ -32,7 +37,11 @@ export type Selection = 'comprehension' | 'random' | 'pool-order';
  * keep pool order: a stable sort), in a seeded random order (authors' `random` manager: torch.randperm),
  * or in pool order (authors' `naive`: no sorting). The caller keeps the first k.
  */
-export function rankCandidates<T extends Candidate>(candidates: readonly T[], selection: Selection, rng: Rng): T[] {
+export function rankCandidates<T extends Candidate>(
+  candidates: readonly T[],
+  selection: Selection,
+  rng: Rng,
+): T[] {
   if (selection === 'pool-order') return [...candidates];
   if (selection === 'random') return rng.shuffle([...candidates]);
   return candidates

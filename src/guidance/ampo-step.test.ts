@@ -166,64 +166,71 @@ describe('ampo in a real RL step', () => {
     // when wrong; k = 1.
     const options = { injection: 'always', oracle: true, perGroup: 1, trainRejected: true };
     const sixDigits = { tasks: [{ task: 'addition', difficulties: [6] }] };
-    await withContext(options, { pool: [demoTeacher] }, async (ctx) => {
-      const teachers = ctx.teachers!;
-      const sample = teachers.sample.bind(teachers);
-      const written: string[][] = [];
-      teachers.sample = async (prompts, sampleOptions, callOptions) => {
-        const result = await sample(prompts, sampleOptions, callOptions);
-        written.push(...result.map((row) => row.map((sequence) => sequence.text)));
-        return result;
-      };
-      const report = await rlStep(ctx, 1, 1e-4);
-      const helped = report.groups.filter((group) => group.rollouts.some((rollout) => rollout.expertTokens));
-      expect(helped.length).toBe(report.metrics['ampo/triggered']);
-      expect(helped.length).toBe(written.length);
-      const scores: number[] = [];
-      let decided = 0;
-      for (const [h, group] of helped.entries()) {
-        const { problem } = group.attempt;
-        const context = promptTokens(student.tokenizer, problem);
-        const texts = [written[h][0], problem.solution];
-        const sequences = texts.map((text) =>
-          comprehensionSequence(student.tokenizer, context, text, problem.answer, student.contextLength),
+    await withContext(
+      options,
+      { pool: [demoTeacher] },
+      async (ctx) => {
+        const teachers = ctx.teachers!;
+        const sample = teachers.sample.bind(teachers);
+        const written: string[][] = [];
+        teachers.sample = async (prompts, sampleOptions, callOptions) => {
+          const result = await sample(prompts, sampleOptions, callOptions);
+          written.push(...result.map((row) => row.map((sequence) => sequence.text)));
+          return result;
+        };
+        const report = await rlStep(ctx, 1, 1e-4);
+        const helped = report.groups.filter((group) =>
+          group.rollouts.some((rollout) => rollout.expertTokens),
         );
-        const open = sequences.filter((sequence) => sequence !== null);
-        const logprobs = await student.forward(open.map((sequence) => sequence!.tokens));
-        let next = 0;
-        const score = sequences.map((sequence) =>
-          sequence === null ? 0 : meanGoldProbability(sequence, logprobs[next++]),
-        );
-        scores.push(...score);
-        // Hand check of one score: the mean of exp(log-prob) over the gold answer's tokens.
-        // The oracle's sequence is context + its solution (char tokens), which ends with the gold answer:
-        // the answer's j-th token sits at context + solution − answer + j, predicted by entry one before.
-        const oracle = sequences[1]!;
-        expect(oracle.tokens).toEqual([...context, ...student.tokenizer.encode(problem.solution, 'test')]);
-        const goldStart = context.length + problem.solution.length - problem.answer.length;
-        const byHand =
-          problem.answer
-            .split('')
-            .map((_, j) => Math.exp(logprobs[open.indexOf(oracle)][goldStart + j - 1]))
-            .reduce((a, b) => a + b, 0) / problem.answer.length;
-        expect(score[1]).toBeCloseTo(byHand, 12);
-        const best = score[0] > score[1] ? texts[0] : texts[1];
-        const traces = group.rollouts.flatMap((rollout, i) => (rollout.expertTokens ? [i] : []));
-        expect(traces).toHaveLength(1);
-        expect(group.completions[traces[0]]).toBe(best);
-        expect(group.rewards[traces[0]]).toBe(1); // raised to 1.0, as the authors
-        if (score[0] !== score[1]) decided++;
-      }
-      expect(decided).toBeGreaterThan(0);
-      // The oracle's reasoning is right, so the student expects the gold answer after it.
-      // Predicted: the oracle's reasoning is right, demo-cold's 6-digit work is not (it never learned
-      // 6-digit addition), so the student expects the gold answer after the oracle's in every group.
-      for (let h = 0; h < helped.length; h++) expect(scores[2 * h + 1]).toBeGreaterThan(scores[2 * h]);
-      expect(report.metrics['ampo/selected/oracle']).toBe(helped.length);
-      const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
-      // float32 forwards over differently batched sequences agree to ~1e-7.
-      expect(report.metrics['ampo/comprehension_mean']).toBeCloseTo(mean, 5);
-    }, sixDigits);
+        expect(helped.length).toBe(report.metrics['ampo/triggered']);
+        expect(helped.length).toBe(written.length);
+        const scores: number[] = [];
+        let decided = 0;
+        for (const [h, group] of helped.entries()) {
+          const { problem } = group.attempt;
+          const context = promptTokens(student.tokenizer, problem);
+          const texts = [written[h][0], problem.solution];
+          const sequences = texts.map((text) =>
+            comprehensionSequence(student.tokenizer, context, text, problem.answer, student.contextLength),
+          );
+          const open = sequences.filter((sequence) => sequence !== null);
+          const logprobs = await student.forward(open.map((sequence) => sequence!.tokens));
+          let next = 0;
+          const score = sequences.map((sequence) =>
+            sequence === null ? 0 : meanGoldProbability(sequence, logprobs[next++]),
+          );
+          scores.push(...score);
+          // Hand check of one score: the mean of exp(log-prob) over the gold answer's tokens.
+          // The oracle's sequence is context + its solution (char tokens), which ends with the gold answer:
+          // the answer's j-th token sits at context + solution − answer + j, predicted by entry one before.
+          const oracle = sequences[1]!;
+          expect(oracle.tokens).toEqual([...context, ...student.tokenizer.encode(problem.solution, 'test')]);
+          const goldStart = context.length + problem.solution.length - problem.answer.length;
+          const byHand =
+            problem.answer
+              .split('')
+              .map((_, j) => Math.exp(logprobs[open.indexOf(oracle)][goldStart + j - 1]))
+              .reduce((a, b) => a + b, 0) / problem.answer.length;
+          expect(score[1]).toBeCloseTo(byHand, 12);
+          const best = score[0] > score[1] ? texts[0] : texts[1];
+          const traces = group.rollouts.flatMap((rollout, i) => (rollout.expertTokens ? [i] : []));
+          expect(traces).toHaveLength(1);
+          expect(group.completions[traces[0]]).toBe(best);
+          expect(group.rewards[traces[0]]).toBe(1); // raised to 1.0, as the authors
+          if (score[0] !== score[1]) decided++;
+        }
+        expect(decided).toBeGreaterThan(0);
+        // The oracle's reasoning is right, so the student expects the gold answer after it.
+        // Predicted: the oracle's reasoning is right, demo-cold's 6-digit work is not (it never learned
+        // 6-digit addition), so the student expects the gold answer after the oracle's in every group.
+        for (let h = 0; h < helped.length; h++) expect(scores[2 * h + 1]).toBeGreaterThan(scores[2 * h]);
+        expect(report.metrics['ampo/selected/oracle']).toBe(helped.length);
+        const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+        // float32 forwards over differently batched sequences agree to ~1e-7.
+        expect(report.metrics['ampo/comprehension_mean']).toBeCloseTo(mean, 5);
+      },
+      sixDigits,
+    );
   }, 30_000);
 
   it('a teacher that throws costs only its own solutions; the step and the other candidates go on', async () => {
@@ -264,7 +271,9 @@ describe('ampo in a real RL step', () => {
 
 describe('ampo setup', () => {
   it('refuses a run without a teacher pool before any model is loaded', async () => {
-    const attempt = buildContext(config({}, undefined, { init: { checkpoint: 'examples/checkpoints/ladder-cold' } }));
+    const attempt = buildContext(
+      config({}, undefined, { init: { checkpoint: 'examples/checkpoints/ladder-cold' } }),
+    );
     await expect(attempt).rejects.toThrow(ConfigError);
     await expect(attempt).rejects.toThrow("guidance 'ampo' needs teachers");
   });

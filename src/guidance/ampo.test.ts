@@ -29,8 +29,7 @@ beforeAll(async () => {
     student,
     room: () => 96,
     topP: 1,
-    grade: (problem, completions) =>
-      reward.score(completions.map((completion) => ({ problem, completion }))),
+    grade: (problem, completions) => reward.score(completions.map((completion) => ({ problem, completion }))),
   };
 });
 afterAll(async () => {

@@ -57,7 +57,10 @@ export async function teacherHelpRound(
     taken.add(`${group}/${member}`);
   }
   const tokens = replacements.map((replacement) => expertTokens(ctx, groups, replacement, room));
-  const sequences = replacements.map((replacement, r) => [...groups[replacement.group].context, ...tokens[r]]);
+  const sequences = replacements.map((replacement, r) => [
+    ...groups[replacement.group].context,
+    ...tokens[r],
+  ]);
   const forward = await policy.forward(sequences);
   replacements.forEach((replacement, r) => {
     const group = groups[replacement.group];
@@ -87,12 +90,19 @@ function expertTokens(
   const group = groups[replacement.group];
   const where = `teacher help for group ${replacement.group}`;
   if (!group) throw new RangeError(`${where}: only ${groups.length} groups`);
-  if (!Number.isInteger(replacement.member) || replacement.member < 0 || replacement.member >= group.rollouts.length) {
+  if (
+    !Number.isInteger(replacement.member) ||
+    replacement.member < 0 ||
+    replacement.member >= group.rollouts.length
+  ) {
     throw new RangeError(`${where}: member ${replacement.member} of ${group.rollouts.length}`);
   }
   if (!Number.isFinite(replacement.result.reward)) throw new RangeError(`${where}: reward is not finite`);
   const { tokenizer } = ctx.policy;
-  const tokens = [...tokenizer.encode(replacement.text, `teacher solution of ${group.attempt.problem.id}`), tokenizer.eos];
+  const tokens = [
+    ...tokenizer.encode(replacement.text, `teacher solution of ${group.attempt.problem.id}`),
+    tokenizer.eos,
+  ];
   if (tokens.length > room(replacement.group)) {
     throw new RangeError(`${where}: ${tokens.length} tokens for a room of ${room(replacement.group)}`);
   }
