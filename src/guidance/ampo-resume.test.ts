@@ -57,7 +57,7 @@ describe('ampo state across resume', () => {
     expect(metricsOf(resumed.runDir)).toEqual(expected);
     expect(savedState(resumed.runDir)).toEqual(savedState(straight.runDir));
     // The scaffold acted in the run (so the comparison covers its decisions).
-    const helped = expected.reduce((sum, line) => sum + (line['ampo/selected'] ?? 0), 0);
+    const helped = expected.reduce((sum, line) => sum + Number(line['ampo/selected'] ?? 0), 0);
     expect(helped).toBeGreaterThan(0);
   }, 60_000);
 });
