@@ -29,4 +29,9 @@ export type {
   PrivilegedScorer,
 } from './guidance.ts';
 export type { GradedGroup, RetryHook, RetryRequest, RetryResult } from './retry-contract.ts';
-export type { TeacherHelpHook, TeacherHelpTools, TeacherReplacement } from './teacher-help-contract.ts';
+export type {
+  TeacherHelpHook,
+  TeacherHelpTools,
+  TeacherReplacement,
+  TeacherWriters,
+} from './teacher-help-contract.ts';

@@ -9,16 +9,30 @@
 // Why a post-grading hook and not `Attempt.offPolicy`: expert traces are planned before sampling, but
 // AMPO's trigger is the group's OWN outcome in this step (fewer than 1 correct of n), known only after
 // grading; planning traces from the previous step's outcome would be a different method.
-import type { PolicyBackend } from '../core/policy.ts';
+import type { PolicyBackend, SampledSequence, SampleOptions } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import type { RewardResult } from '../core/reward.ts';
-import type { Teachers } from '../teachers/teacher-pool.ts';
 import type { GradedGroup } from './retry-contract.ts';
+
+/**
+ * What the hook uses of the run's teacher pool: src/teachers/teacher-pool.ts `Teachers` (ctx.teachers)
+ * satisfies it; declared here so that guidance/ does not import teachers/ (imports point down).
+ */
+export interface TeacherWriters {
+  /** A pool teacher's backend (its tokenizer renders the prompt it is given). */
+  backend(name: string): Pick<PolicyBackend, 'tokenizer'>;
+  /** Completions written by `options.teacher`; a call that throws or times out rejects. */
+  sample(
+    prompts: number[][],
+    sampleOptions: SampleOptions,
+    options: { teacher: string },
+  ): Promise<SampledSequence[][]>;
+}
 
 /** What the hook may use: the run's teachers, the current student, the run's reward. */
 export interface TeacherHelpTools {
   /** The run's teacher pool (teacher.pool); a call that throws or times out rejects (TeacherCallError). */
-  teachers: Teachers;
+  teachers: TeacherWriters;
   /** The student at its current weights: its tokenizer, and `forward` for scoring. */
   student: PolicyBackend;
   /** Grades completions of one problem with the run's reward (a throwing reward gives 0 with `error`). */
