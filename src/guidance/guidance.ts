@@ -21,11 +21,15 @@
 // log-probs of those members under the training context (one forward) before the loss.
 // Retries (`Guidance.retry`, src/guidance/retry-contract.ts): after a round is graded, a scaffold may ask
 // for a second round on some groups; src/training/rl/retry-round.ts samples it and merges the results.
+// Teacher help (`Guidance.teacherHelp`, src/guidance/teacher-help-contract.ts; AMPO): after a round is
+// graded, a scaffold may have the run's teachers' solutions replace members of some groups;
+// src/training/rl/teacher-help-round.ts installs them as complete expert traces.
 import type { ExpertTermConfig } from '../algorithms/losses/expert-tokens.ts';
 import type { OpdOptions } from '../algorithms/opd.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
 import type { RetryHook } from './retry-contract.ts';
+import type { TeacherHelpHook } from './teacher-help-contract.ts';
 
 export interface Attempt {
   problem: Problem;
@@ -69,6 +73,8 @@ export interface Guidance {
   readonly expertLoss?: ExpertTermConfig;
   /** A second, helped round after grading (reflect-then-retry; retry-round.ts runs it). */
   readonly retry?: RetryHook;
+  /** Teacher solutions replacing members after grading (AMPO; teacher-help-round.ts runs it). */
+  readonly teacherHelp?: TeacherHelpHook;
   /** Who scores the policy's tokens under `privilegedContext`, and the OPD term (setup.ts builds it). */
   readonly privilegedScorer?: PrivilegedScorer;
 }
@@ -93,6 +99,8 @@ export interface GuidanceContext {
   adaptiveGroupSize?: boolean;
   /** The run's seed, for a scaffold's own seeded stream (its state is saved with its state()). */
   seed?: number;
+  /** Names of the run's teacher.pool (empty or absent = no teacher block), for scaffolds that need teachers. */
+  teachers?: readonly string[];
 }
 
 /** `context` is optional so that option checks run without a pool; a scaffold that needs it says so. */

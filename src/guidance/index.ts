@@ -1,5 +1,6 @@
 // The guidance registry: config names resolve here.
 import { Registry } from '../core/registry.ts';
+import { createAmpoGuidance } from './ampo.ts';
 import type { GuidanceFactory } from './guidance.ts';
 import { createHintsGuidance } from './hints.ts';
 import { createIdentityGuidance } from './identity.ts';
@@ -16,7 +17,8 @@ export const guidances = new Registry<GuidanceFactory>('guidance')
   .register('off-policy-prefix', createOffPolicyPrefixGuidance)
   .register('privileged-hint', createPrivilegedHintGuidance)
   .register('retry', createRetryGuidance)
-  .register('rubric-scaffold', createRubricScaffoldGuidance);
+  .register('rubric-scaffold', createRubricScaffoldGuidance)
+  .register('ampo', createAmpoGuidance);
 
 export type {
   Attempt,
@@ -27,3 +29,9 @@ export type {
   PrivilegedScorer,
 } from './guidance.ts';
 export type { GradedGroup, RetryHook, RetryRequest, RetryResult } from './retry-contract.ts';
+export type {
+  TeacherHelpHook,
+  TeacherHelpTools,
+  TeacherReplacement,
+  TeacherWriters,
+} from './teacher-help-contract.ts';

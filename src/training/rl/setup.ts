@@ -112,6 +112,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     groupSize: config.rollout.groupSize,
     adaptiveGroupSize: config.rollout.budget.enabled,
     seed: config.seed,
+    teachers: config.teacher?.pool.map((entry) => entry.name) ?? [],
   });
   // ReLIFT's demonstration source refuses a pool it cannot serve (no worked solutions) here, before any model.
   const relift = createRelift(config, { pool, source });

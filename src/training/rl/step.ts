@@ -1,6 +1,6 @@
 // One RL step, top to bottom (ARCHITECTURE.md, "One RL step"):
-//   select → guide → (budget) → sample (+ inject expert traces) → grade (+ retry) → filter → advantages →
-//   (distil: teacher term, distillation.ts) → update → observe.
+//   select → guide → (budget) → sample (+ inject expert traces) → grade (+ retry, + teacher help) → filter →
+//   advantages → (distil: teacher term, distillation.ts) → update → observe.
 // Each phase is a named function; this file only sequences them and collects metrics and timings.
 
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
@@ -13,6 +13,7 @@ import { hasExpertTraces, injectExpertTraces } from './expert-traces.ts';
 import { rewardErrorCounts, rolloutMetrics } from './metrics.ts';
 import { retryRound } from './retry-round.ts';
 import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
+import { teacherHelpRound } from './teacher-help-round.ts';
 import { PhaseTimer } from './timer.ts';
 import { updatePolicy } from './update.ts';
 
@@ -45,6 +46,10 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     // Reflect-then-retry (guidance 'retry'): a second, helped round for failed groups (retry-round.ts).
     if (ctx.guidance.retry) {
       await timer.timeAsync('retry', () => retryRound(ctx, groups, step, ctx.rng.nextUint32()));
+    }
+    // AMPO (guidance 'ampo'): teacher solutions replace failed members (teacher-help-round.ts).
+    if (ctx.guidance.teacherHelp) {
+      await timer.timeAsync('teacher_help', () => teacherHelpRound(ctx, groups, step));
     }
     sampledAll.push(...groups);
     return groups;
