@@ -4,7 +4,9 @@
 // - held-out pass@1 and pass@8 per level (8 samples on 50 problems per level, plain prompts);
 // - sampled tokens of the whole run (response/length_mean × sampling/groups × 8 per step, as the
 //   curricula experiment counts them) and the guided share of attempts (guidance/guided_frac).
-//   node --import tsx experiments/ladder-guidance/analyze.ts > experiments/ladder-guidance/results/tables.md
+// The cold start is evaluated once per seed on the same held-out problems with the same sampling seed
+// (seed 11), so its three held-out rows are the same run (sd 0).
+//   node --import tsx experiments/ladder-guidance/analyze.ts [settings] > experiments/ladder-guidance/results/tables.md
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -115,7 +117,7 @@ for (const setting of settings) {
     }
   }
   lines.push(
-    `| ${setting} | ${done.join(',')} | ${setting === 'cold' ? '0 (by definition)' : fmt(solved, 3)} | ${solvedAt.map((values) => fmt(values)).join(' / ')} | ${pass1.map((values) => fmt(values)).join(' / ')} | ${pass8.map((values) => fmt(values)).join(' / ')} | ${fmt(tokens)} | ${fmt(guided)} |`,
+    `| ${setting} | ${done.join(',')} | ${setting === 'cold' ? '0 (by definition)' : `${fmt(solved, 3)} (${solved.map((value) => value.toFixed(3)).join(' / ')})`} | ${solvedAt.map((values) => fmt(values)).join(' / ')} | ${pass1.map((values) => fmt(values)).join(' / ')} | ${pass8.map((values) => fmt(values)).join(' / ')} | ${fmt(tokens)} | ${fmt(guided)} |`,
   );
 }
 console.log(lines.join('\n'));

@@ -25,8 +25,8 @@ export function register(program: Command): void {
       'comma-separated config keys to group by (default: the keys that differ, except name/seed)',
     )
     .option(
-      '--baseline <group>',
-      "reference group for steps-to-target and paired differences (default: 'uniform' if present)",
+      '--baseline <group|run>',
+      "reference group (or a run of it, by name) for steps-to-target and paired differences (default: 'uniform' if present)",
     )
     .option('--headline <metric>', 'metric for steps-to-target and paired differences', 'eval/pass@1')
     .option(

@@ -51,7 +51,9 @@ describe('curricula compare', () => {
     expect(notRun.stderr).toMatch(/is not a run directory/);
     const baseline = runCli(['compare', good, '--baseline', 'bots']);
     expect(baseline.status).toBe(2);
-    expect(baseline.stderr.trim()).toBe("error: baseline group 'bots' not found; groups: all runs");
+    expect(baseline.stderr.trim()).toBe(
+      "error: baseline 'bots' is neither a group nor a run; groups: all runs",
+    );
     const target = runCli(['compare', good, '--target', 'high']);
     expect(target.status).toBe(2);
     expect(target.stderr).toMatch(/--target must be a number, got 'high'/);

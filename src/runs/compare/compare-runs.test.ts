@@ -150,8 +150,12 @@ describe('compareRuns', () => {
     expect(byFast.groups.map((group) => group.group)).toEqual(['fast', 'uniform', 'slow']);
     expect(compareRuns(runs, { target: 0.51 }).groups[2].stepsToTarget).toBe(4);
     expect(() => compareRuns(runs, { baseline: 'nope' })).toThrow(
-      "baseline group 'nope' not found; groups: uniform, fast, slow",
+      "baseline 'nope' is neither a group nor a run; groups: uniform, fast, slow",
     );
+    // A run's name stands for its group (group labels of several keys are long to type).
+    const byRun = compareRuns(runs, { baseline: runs.find((entry) => entry.group === 'fast')!.name });
+    expect(byRun.baseline).toBe('fast');
+    expect(byRun.target).toBeCloseTo(0.825, 12);
     expect(compareRuns(runs.filter((entry) => entry.group !== 'uniform')).target).toBeNull();
   });
 });

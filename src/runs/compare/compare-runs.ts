@@ -19,7 +19,7 @@ export interface CompareOptions {
   headline?: string;
   /** Metric keys whose final values are tabulated (default: every eval/pass@k key of the runs). */
   keys?: string[];
-  /** The reference group (default: a group named 'uniform' if there is one, else none). */
+  /** The reference group, or a run of it (default: a group named 'uniform' if there is one, else none). */
   baseline?: string;
   /** Explicit target for steps-to-target (default: the baseline group's mean final headline value). */
   target?: number;
@@ -88,9 +88,20 @@ export function compareRuns(runs: readonly ComparedRun[], options: CompareOption
     if (!byGroup.has(run.group)) byGroup.set(run.group, []);
     byGroup.get(run.group)!.push(run);
   }
-  const baseline = options.baseline ?? (byGroup.has('uniform') ? 'uniform' : null);
+  // --baseline names a group, or a run whose group is the baseline (labels of many keys are long).
+  const baselineRun = runs.find((run) => run.name === options.baseline);
+  const baseline =
+    options.baseline === undefined
+      ? byGroup.has('uniform')
+        ? 'uniform'
+        : null
+      : byGroup.has(options.baseline)
+        ? options.baseline
+        : (baselineRun?.group ?? options.baseline);
   if (baseline !== null && !byGroup.has(baseline)) {
-    throw new UserError(`baseline group '${baseline}' not found; groups: ${[...byGroup.keys()].join(', ')}`);
+    throw new UserError(
+      `baseline '${baseline}' is neither a group nor a run; groups: ${[...byGroup.keys()].join(', ')}`,
+    );
   }
   const baselineRuns = baseline === null ? [] : byGroup.get(baseline)!;
   const baselineFinals = baselineRuns.map((run) => finalValue(run, headline)).filter(isNumber);

@@ -42,6 +42,32 @@ describe('groupRuns', () => {
     ]);
   });
 
+  it('with several keys, leaves out of each label the keys where the run has the majority value', () => {
+    const setting = (selector: string, dynamic: boolean, seed: number) => ({
+      ...base,
+      seed,
+      selector: { name: selector, options: {} },
+      algorithm: { dynamicSampling: { enabled: dynamic } },
+    });
+    const runs = [
+      { name: 'u1', config: setting('uniform', false, 1) },
+      { name: 'u2', config: setting('uniform', false, 2) },
+      { name: 's1', config: setting('sec', false, 1) },
+      { name: 'b1', config: setting('bots', false, 1) },
+      { name: 'd1', config: setting('uniform', true, 1) },
+    ];
+    const grouping = groupRuns(runs);
+    expect(grouping.keys).toEqual(['algorithm.dynamicSampling.enabled', 'selector.name']);
+    // uniform without dynamic sampling holds the majority value at both keys: its label stays whole.
+    expect([...grouping.labels.values()]).toEqual([
+      'algorithm.dynamicSampling.enabled=false selector.name=uniform',
+      'algorithm.dynamicSampling.enabled=false selector.name=uniform',
+      'selector.name=sec',
+      'selector.name=bots',
+      'algorithm.dynamicSampling.enabled=true',
+    ]);
+  });
+
   it('names a lone number or boolean with its key', () => {
     const runs = [
       { name: 'a', config: { ...base, rollout: { budget: { enabled: false } } } },

@@ -44,13 +44,30 @@ export function groupRuns(runs: readonly RunIdentity[], by: readonly string[] = 
       .filter((key) => new Set(flat.map((entries) => entries.get(key) ?? 'absent')).size > 1)
       .sort();
   }
+  // With several keys, a key is left out of a run's label where the run has the value most runs have
+  // (a strict majority): `algorithm.dynamicSampling.enabled=true selector.name=uniform`, not every
+  // filter's off switch on every label. Two runs that differ at a key cannot both hold its majority value,
+  // so labels stay distinct; a run at the majority everywhere keeps the full label.
+  const majority = new Map<string, string>();
+  if (by.length === 0 && keys.length > 1) {
+    for (const key of keys) {
+      const counts = new Map<string, number>();
+      for (const entries of flat) {
+        const value = entries.get(key) ?? 'absent';
+        counts.set(value, (counts.get(value) ?? 0) + 1);
+      }
+      for (const [value, count] of counts) if (count * 2 > runs.length) majority.set(key, value);
+    }
+  }
   const labels = new Map<string, string>();
   runs.forEach((run, index) => {
     if (keys.length === 0) {
       labels.set(run.name, 'all runs');
       return;
     }
-    const parts = keys.map((key) => {
+    const own = keys.filter((key) => majority.get(key) !== (flat[index].get(key) ?? 'absent'));
+    const shown = own.length > 0 ? own : keys;
+    const parts = shown.map((key) => {
       const text = flat[index].get(key);
       const value = text === undefined ? 'default' : display(text);
       // A lone string value (a selector name) reads on its own; numbers and booleans need their key.

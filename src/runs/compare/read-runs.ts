@@ -1,5 +1,9 @@
 // Run directories → the inputs of compareRuns: each run's metric series, seed and group label.
+// Configs are compared with the current schema's defaults filled in: a run written before a config key
+// existed (its config.json lacks `algorithm.relift`) groups with a newer run whose config.json spells the
+// key out at its default, instead of forming a group of its own.
 import { UserError } from '../../core/errors.ts';
+import { rlConfigSchema } from '../../training/rl/config.ts';
 import { type RunData, readRunData } from '../report/run-data.ts';
 import type { ComparedRun } from './compare-runs.ts';
 import { type Grouping, groupRuns } from './group-runs.ts';
@@ -18,7 +22,10 @@ export function readRuns(runDirs: readonly string[], by: readonly string[] = [])
     if (names.has(run.name)) throw new UserError(`compare: two runs are named '${run.name}'; give each once`);
     names.add(run.name);
   }
-  const grouping = groupRuns(data, by);
+  const grouping = groupRuns(
+    data.map((run) => ({ name: run.name, config: withDefaults(run.config) })),
+    by,
+  );
   const runs = data.map(
     (run): ComparedRun => ({
       name: run.name,
@@ -33,4 +40,10 @@ export function readRuns(runDirs: readonly string[], by: readonly string[] = [])
 function seedOf(config: unknown): number | null {
   const seed = (config as { seed?: unknown } | null)?.seed;
   return typeof seed === 'number' ? seed : null;
+}
+
+/** An RL config with every default filled in; any other config (pretrain, or unparsable) as written. */
+function withDefaults(config: unknown): unknown {
+  const parsed = rlConfigSchema.safeParse(config);
+  return parsed.success ? parsed.data : config;
 }
