@@ -3,10 +3,20 @@
 // machine); what is checked is that both lanes ran every timed step, that the overhead is the ratio of
 // the medians, and that the two lanes sampled the same completions and agree on every metric — which
 // holds only because the client seeds prompt p as the in-process PromptSeededPolicy does.
+import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers.ts';
 import { formatTinkerBench, runTinkerBench } from './tinker-step-bench.ts';
+
+/** Command lines of this process's children ('' when it has none: ps then exits with 1). */
+function childCommands(): string {
+  try {
+    return execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  } catch {
+    return '';
+  }
+}
 
 describe('bench remote --only tinker', () => {
   it('runs an RL step in process and over HTTP, alternating, with the same samples and metrics', async () => {
@@ -34,6 +44,24 @@ describe('bench remote --only tinker', () => {
     expect(result.agreement.maxMetricDifference).toBeLessThanOrEqual(1e-5);
     expect(formatTinkerBench(result)).toMatch(/overhead -?\d+\.\d% \(target ≤ 15%: (met|NOT met)\)/);
     expect(formatTinkerBench(result)).toContain('samples identical; metrics agree');
+  }, 120_000);
+
+  it('with --server process, drives a curricula serve child process and stops it afterwards', async () => {
+    const result = await runTinkerBench({
+      checkpoint: resolve(import.meta.dirname, '../../examples/checkpoints/demo-cold'),
+      steps: 1,
+      warmup: 0,
+      batchSize: 2,
+      groupSize: 2,
+      maxTokens: 8,
+      seed: 5,
+      server: 'process',
+    });
+    expect(result.serverSampling).toBeNull();
+    expect(result.agreement).toMatchObject({ samplesEqual: true, agree: true });
+    expect(formatTinkerBench(result)).toContain('server in a child process');
+    // The child is gone: no `curricula serve` of this test is left listening.
+    expect(childCommands()).not.toMatch(/curricula\.mjs serve/);
   }, 120_000);
 
   it('refuses an unknown --only with one line and exit code 2', () => {

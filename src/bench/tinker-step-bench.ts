@@ -8,7 +8,9 @@
 //   workers-1 run, but the random draws a Tinker client asks for;
 // - over HTTP: policy.backend tinker (protobuf codec) against `curricula serve --tinker` built in this
 //   process (buildServer, loopback, port 0, server policy workers 1). Client and server share the two
-//   cores of this process, as they would on one machine.
+//   cores of this process, as they would on one machine. With `server: 'process'` the server is a
+//   `curricula serve --tinker` child process instead, as a remote engine is: its HTTP handling then runs
+//   in its own process, beside the client's (the sample-call counts are not visible from outside).
 // Agreement: per step, the sampled completions and rewards of the two lanes are compared, and every
 // metric but perf/* is compared (largest absolute difference, relative to max(1, |value|)). They agree
 // up to float32 rounding: the server batches the asample requests that arrive together
@@ -31,6 +33,7 @@ import type { RlContext } from '../training/rl/context.ts';
 import { buildContext } from '../training/rl/setup.ts';
 import { rlStep, type StepReport } from '../training/rl/step.ts';
 import { median } from './median.ts';
+import { type ServeProcess, startServeProcess } from './serve-process.ts';
 
 export interface TinkerBenchOptions {
   /** Model directory both lanes start from (the server serves it as its base model). */
@@ -41,6 +44,8 @@ export interface TinkerBenchOptions {
   groupSize: number;
   maxTokens: number;
   seed: number;
+  /** 'thread': the server in this process (default); 'process': a `curricula serve` child process. */
+  server?: 'thread' | 'process';
   onProgress?: (line: string) => void;
 }
 
@@ -56,8 +61,9 @@ export interface TinkerBenchResult {
   options: Omit<TinkerBenchOptions, 'onProgress'>;
   inProcess: TinkerBenchLane;
   overHttp: TinkerBenchLane;
-  /** The server's asample requests and the policy sample calls it batched them into (all steps). */
-  serverSampling: { requests: number; sampleCalls: number };
+  /** The server's asample requests and the policy sample calls it batched them into (all steps); null
+   * when the server ran as a child process. */
+  serverSampling: { requests: number; sampleCalls: number } | null;
   /** overHttp median / inProcess median − 1. */
   overhead: number;
   targetOverhead: number;
@@ -137,9 +143,18 @@ export async function runTinkerBench(options: TinkerBenchOptions): Promise<Tinke
   const stateDir = mkdtempSync(join(tmpdir(), 'curricula-bench-tinker-'));
   const contexts: RlContext[] = [];
   let app: FastifyInstance | undefined;
+  let child: ServeProcess | undefined;
   try {
-    const server = await startServer(options.checkpoint, stateDir);
-    app = server.app;
+    let url: string;
+    if (options.server === 'process') {
+      const args = ['--checkpoint', options.checkpoint, '--tinker', '--workers', '1'];
+      child = await startServeProcess([...args, '--state-dir', stateDir, '--no-durable']);
+      url = child.url;
+    } else {
+      const server = await startServer(options.checkpoint, stateDir);
+      app = server.app;
+      url = server.url;
+    }
     const local = await buildContext(benchConfig(options, { workers: 1 }));
     contexts.push(local);
     if (!(local.policy instanceof EmbeddedBackend))
@@ -149,7 +164,7 @@ export async function runTinkerBench(options: TinkerBenchOptions): Promise<Tinke
       benchConfig(options, {
         workers: 1,
         backend: 'tinker',
-        tinker: { url: server.url, baseModel: basename(options.checkpoint), codec: 'protobuf' },
+        tinker: { url, baseModel: basename(options.checkpoint), codec: 'protobuf' },
       }),
     );
     contexts.push(remote);
@@ -214,7 +229,7 @@ export async function runTinkerBench(options: TinkerBenchOptions): Promise<Tinke
       options: rest,
       inProcess,
       overHttp,
-      serverSampling: { ...(app.tinkerSampleStats ?? { requests: 0, sampleCalls: 0 }) },
+      serverSampling: app ? { ...(app.tinkerSampleStats ?? { requests: 0, sampleCalls: 0 }) } : null,
       overhead: overHttp.stepSeconds / inProcess.stepSeconds - 1,
       targetOverhead: 0.15,
       agreement: {
@@ -234,6 +249,7 @@ export async function runTinkerBench(options: TinkerBenchOptions): Promise<Tinke
       await ctx.reference?.close?.();
     }
     await app?.close();
+    await child?.stop();
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
@@ -244,14 +260,16 @@ export function formatTinkerBench(result: TinkerBenchResult): string {
   return [
     `tinker: RL step of ${basename(options.checkpoint)}, ${options.batchSize} problems × ${options.groupSize} samples, max ${options.maxTokens} tokens, ${options.steps} timed steps after ${options.warmup} warm-up, alternating`,
     `  in process (workers 1): median ${result.inProcess.stepSeconds.toFixed(3)} s/step`,
-    `  over HTTP (Tinker protobuf, loopback, server workers 1): median ${result.overHttp.stepSeconds.toFixed(3)} s/step`,
+    `  over HTTP (Tinker protobuf, loopback, server workers 1, ${options.server === 'process' ? 'server in a child process' : 'server in this process'}): median ${result.overHttp.stepSeconds.toFixed(3)} s/step`,
     `  phases (median s, in process / over HTTP): ${Object.keys(result.overHttp.phaseSeconds)
       .map(
         (phase) =>
           `${phase} ${(result.inProcess.phaseSeconds[phase] ?? Number.NaN).toFixed(3)} / ${result.overHttp.phaseSeconds[phase].toFixed(3)}`,
       )
       .join(', ')}`,
-    `  server: ${result.serverSampling.requests} asample requests in ${result.serverSampling.sampleCalls} sample calls`,
+    result.serverSampling
+      ? `  server: ${result.serverSampling.requests} asample requests in ${result.serverSampling.sampleCalls} sample calls`
+      : '  server: a child process (its sample calls are not counted)',
     `  overhead ${(100 * result.overhead).toFixed(1)}% (target ≤ ${100 * result.targetOverhead}%: ${met})`,
     `  samples ${agreement.samplesEqual ? 'identical' : `DIFFER at steps ${agreement.stepsWithDifferentSamples.join(', ')}`}; metrics ${agreement.agree ? 'agree' : 'DO NOT agree'} (largest relative difference ${agreement.maxMetricDifference.toExponential(1)}${agreement.worstMetric ? ` at ${agreement.worstMetric}` : ''}, tolerance ${agreement.tolerance})${agreement.missingMetrics.length ? `; missing on one side: ${agreement.missingMetrics.join(', ')}` : ''}`,
     `  load average ${result.loadAverage.map((value) => value.toFixed(1)).join(' → ')} (${cpus().length} cores)`,

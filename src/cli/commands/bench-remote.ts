@@ -49,6 +49,7 @@ const tinker: RemoteBenchPart = {
       groupSize: options.groupSize,
       maxTokens: options.stepMaxTokens,
       seed: options.seed,
+      server: options.server,
       onProgress: options.quiet ? undefined : (line) => console.error(line),
     });
     return { result, text: formatTinkerBench(result) };
@@ -90,11 +91,19 @@ export function registerRemoteBench(bench: Command): void {
       48,
     )
     .option('--seed <n>', 'tinker: the run seed of both lanes', nonNegativeInteger('--seed'), 11)
+    .option(
+      '--server <where>',
+      'tinker: thread = the server in this process (default); process = a curricula serve child process, as a remote engine',
+      'thread',
+    )
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
       if (options.only !== undefined && !parts.has(options.only)) {
         throw new UserError(`unknown --only '${options.only}'; known: ${parts.names().join(', ')}`);
+      }
+      if (!['thread', 'process'].includes(options.server)) {
+        throw new UserError(`--server must be thread or process, got '${options.server}'`);
       }
       const names = options.only !== undefined ? [options.only as string] : parts.names();
       const { resolveCheckpoint } = await import('../../runs/resolve-checkpoint.ts');
