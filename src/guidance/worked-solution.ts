@@ -12,17 +12,27 @@ export function requireWorkedSolutions(name: string, context: GuidanceContext | 
   if (!context) {
     throw new ConfigError(`guidance '${name}' needs the run's problem pool (it shows worked solutions)`);
   }
-  const missing = context.pool.filter((problem) => problem.solution.trim() === '');
-  if (missing.length > 0) {
-    const examples = missing
-      .slice(0, 3)
-      .map((problem) => problem.id)
-      .join(', ');
+  const missing = missingSolutions(context.pool, context.source);
+  if (missing) {
     throw new ConfigError(
-      `guidance '${name}' needs worked solutions, but ${missing.length} of ${context.pool.length} problems from ${context.source} have an empty solution (e.g. ${examples}); give them solutions or use guidance 'identity'`,
+      `guidance '${name}' needs worked solutions, but ${missing}; give them solutions or use guidance 'identity'`,
     );
   }
   return context;
+}
+
+/**
+ * `N of M problems from SOURCE have an empty solution (e.g. id1, id2, id3)` when some pool problems lack a
+ * worked solution, else null: the shared part of every refusal of a pool without them.
+ */
+export function missingSolutions(pool: readonly Problem[], source: string): string | null {
+  const missing = pool.filter((problem) => problem.solution.trim() === '');
+  if (missing.length === 0) return null;
+  const examples = missing
+    .slice(0, 3)
+    .map((problem) => problem.id)
+    .join(', ');
+  return `${missing.length} of ${pool.length} problems from ${source} have an empty solution (e.g. ${examples})`;
 }
 
 /**

@@ -9,6 +9,7 @@
 import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { Registry } from '../../core/registry.ts';
+import { missingSolutions } from '../../guidance/worked-solution.ts';
 
 export interface DemonstrationSource {
   readonly name: string;
@@ -42,14 +43,10 @@ export function createSolutionSource(
       `algorithm.relift.demonstrations: source 'solutions' takes no options (got ${keys.join(', ')})`,
     );
   }
-  const missing = context.pool.filter((problem) => problem.solution.trim() === '');
-  if (missing.length > 0) {
-    const examples = missing
-      .slice(0, 3)
-      .map((problem) => problem.id)
-      .join(', ');
+  const missing = missingSolutions(context.pool, context.source);
+  if (missing) {
     throw new ConfigError(
-      `algorithm.relift needs worked solutions as demonstrations, but ${missing.length} of ${context.pool.length} problems from ${context.source} have an empty solution (e.g. ${examples}); give them solutions or set algorithm.relift.enabled: false`,
+      `algorithm.relift needs worked solutions as demonstrations, but ${missing}; give them solutions or set algorithm.relift.enabled: false`,
     );
   }
   return {
