@@ -40,6 +40,8 @@ function registry(): Map<string, [string, string]> {
 }
 
 export function registerStaticFiles(app: FastifyInstance): void {
+  // No icon: answered with 204 so the browser's automatic request does not log a 404.
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
   for (const [url, [file, type]] of registry()) {
     app.get(url, async (_request, reply) => {
       // Read per request: cheap, and an edited front-end file shows on reload.
