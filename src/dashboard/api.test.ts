@@ -68,7 +68,10 @@ describe('dashboard API', () => {
     expect(byName.broken.status).toBe('unreadable');
     expect(byName.broken.reason).toMatch(/cannot be opened/);
     expect(byName.notes).toMatchObject({ status: 'unreadable', reason: expect.stringMatching(/not a run/) });
-    expect(byName.escape).toMatchObject({ status: 'unreadable', reason: expect.stringMatching(/outside the runs directory/) });
+    expect(byName.escape).toMatchObject({
+      status: 'unreadable',
+      reason: expect.stringMatching(/outside the runs directory/),
+    });
   });
 
   it('shows a run held by a live writer as running, reads it while it writes, and polls only new steps', async () => {
@@ -99,7 +102,14 @@ describe('dashboard API', () => {
   it('serves metric keys, sample steps and a config diff against another run', async () => {
     const keys = await get('/api/runs/uniform-s1/keys');
     expect(keys.body).toEqual({
-      keys: ['entropy', 'eval/pass@1', 'eval/pass@1/addition/1', 'losses/clipfrac', 'losses/tokens', 'reward/mean'],
+      keys: [
+        'entropy',
+        'eval/pass@1',
+        'eval/pass@1/addition/1',
+        'losses/clipfrac',
+        'losses/tokens',
+        'reward/mean',
+      ],
       lastStep: 4,
       sampleSteps: [4],
     });
@@ -117,7 +127,12 @@ describe('dashboard API', () => {
     const { body } = await get('/api/runs/uniform-s1/samples?step=4');
     expect(body.groups).toHaveLength(2);
     const [first, second] = body.groups;
-    expect(first).toMatchObject({ problemId: 'addition-1-aaaa', task: 'addition', level: '1', prompt: '2+3' });
+    expect(first).toMatchObject({
+      problemId: 'addition-1-aaaa',
+      task: 'addition',
+      level: '1',
+      prompt: '2+3',
+    });
     expect(first.meanReward).toBeCloseTo(0.75);
     expect(first.completions.map((c: any) => c.reward)).toEqual([1, 0, 1, 1]);
     expect(first.completions[1]).toMatchObject({ reason: 'wrong answer', centeredReward: -0.75 });
@@ -148,7 +163,9 @@ describe('dashboard API', () => {
     expect(hi[1]).toBeCloseTo(0.6);
     const uniform = body.groups.find((g: any) => g.group === 'uniform');
     expect(uniform.curves['eval/pass@1'][1][1]).toBeCloseTo(0.45);
-    expect(uniform.curves['eval/pass@1'][3][1] - uniform.curves['eval/pass@1'][1][1]).toBeCloseTo(Math.SQRT1_2 * 0.1);
+    expect(uniform.curves['eval/pass@1'][3][1] - uniform.curves['eval/pass@1'][1][1]).toBeCloseTo(
+      Math.SQRT1_2 * 0.1,
+    );
     const secTable = body.comparison.groups.find((g: any) => g.group === 'sec');
     expect(secTable.pairedDelta.mean).toBeCloseTo(0.15);
     expect(secTable.pairedDelta.n).toBe(2);

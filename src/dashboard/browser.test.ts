@@ -17,7 +17,8 @@ import { createTestRuns, writeRun } from './test-runs.test-helper.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`dashboard browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+if (!haveChromium)
+  console.warn(`dashboard browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
 describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   let app: FastifyInstance;
@@ -50,10 +51,12 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   });
 
   const pageIs = (name: string) =>
-    page.waitForFunction((expected) => (window as any).dashboard?.page === expected, name, { timeout: 10_000 });
+    page.waitForFunction((expected) => (globalThis as any).dashboard?.page === expected, name, {
+      timeout: 10_000,
+    });
   const points = (panel: string) =>
     page.evaluate((id) => {
-      const entry = (window as any).dashboard.charts[id];
+      const entry = (globalThis as any).dashboard.charts[id];
       return entry ? (entry.chart.data[0] as number[]).length : -1;
     }, panel);
 
@@ -61,8 +64,10 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.goto(`${url}/#/`);
     await pageIs('runs');
     expect(await page.locator('#runs tr[data-run]').count()).toBe(9);
-    expect(await page.locator('tr[data-run="broken"]').innerText()).toMatch(/unreadable: .*cannot be opened/);
-    expect(await page.locator('tr[data-run="live"]').innerText()).toMatch(/running/);
+    expect(await page.locator('tr[data-run="broken"]').textContent()).toMatch(
+      /unreadable: .*cannot be opened/,
+    );
+    expect(await page.locator('tr[data-run="live"]').textContent()).toMatch(/running/);
     await page.screenshot({ path: join(shots, 'runs.png'), fullPage: true });
   });
 
@@ -73,25 +78,33 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     expect(await points('held-out (all tasks)')).toBe(2); // steps 0 and 4
     expect(await points('held-out pass@1: addition')).toBe(2);
     expect(await points('clip fractions')).toBe(4);
-    const y = await page.evaluate(() => (window as any).dashboard.charts.reward.chart.data[1]);
+    const y = await page.evaluate(() => (globalThis as any).dashboard.charts.reward.chart.data[1]);
     expect(y[3]).toBeCloseTo(0.44);
     await page.screenshot({ path: join(shots, 'run-before.png'), fullPage: true });
     live.logMetrics(5, { 'reward/mean': 0.95, entropy: 1.5 });
-    await page.waitForFunction(() => (window as any).dashboard.charts.reward?.chart.data[0].length === 5, null, {
-      timeout: 10_000,
-    });
-    expect(await page.evaluate(() => (window as any).dashboard.charts.reward.chart.data[1][4])).toBeCloseTo(0.95);
+    await page.waitForFunction(
+      () => (globalThis as any).dashboard.charts.reward?.chart.data[0].length === 5,
+      null,
+      {
+        timeout: 10_000,
+      },
+    );
+    expect(
+      await page.evaluate(() => (globalThis as any).dashboard.charts.reward.chart.data[1][4]),
+    ).toBeCloseTo(0.95);
     expect(await points('held-out (all tasks)')).toBe(2);
     await page.screenshot({ path: join(shots, 'run-after-step-5.png'), fullPage: true });
   });
 
   it('smooths with the EMA control and switches to a log axis', async () => {
     await page.locator('#smoothing').fill('0.5');
-    const smoothed = await page.evaluate(() => (window as any).dashboard.charts.reward.chart.data[1]);
+    const smoothed = await page.evaluate(() => (globalThis as any).dashboard.charts.reward.chart.data[1]);
     // EMA 0.5 of 0.14, 0.24 → 0.19
     expect(smoothed[1]).toBeCloseTo(0.19);
     await page.locator('#log-y').check();
-    expect(await page.evaluate(() => (window as any).dashboard.charts.reward.chart.scales.y.distr)).toBe(3);
+    expect(await page.evaluate(() => (globalThis as any).dashboard.charts.reward.chart.scales.y.distr)).toBe(
+      3,
+    );
   });
 
   it('opens a sample group side by side and filters by level and by a histogram bar', async () => {
@@ -101,7 +114,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     const group = page.locator('details[data-problem="addition-1-aaaa"]');
     await group.locator('summary').click();
     expect(await group.locator('.completion').count()).toBe(4);
-    expect(await group.locator('.completion').nth(1).innerText()).toMatch(/reward 0 .*wrong answer/s);
+    expect(await group.locator('.completion').nth(1).textContent()).toMatch(/reward 0 .*wrong answer/s);
     await page.screenshot({ path: join(shots, 'samples.png'), fullPage: true });
     await page.locator('#level').selectOption('2');
     expect(await page.locator('details.group').count()).toBe(1);
@@ -111,7 +124,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.mouse.move(box.x + box.width - 3, box.y + box.height - 3);
     await page.mouse.click(box.x + box.width - 3, box.y + box.height - 3);
     expect(await page.locator('.completion').count()).toBe(3);
-    expect(await page.locator('#reward-range').innerText()).toMatch(/0\.9, 1/);
+    expect(await page.locator('#reward-range').textContent()).toMatch(/0\.9, 1/);
   });
 
   it('compares the two seed groups: mean ± sd curves and paired deltas', async () => {
@@ -123,12 +136,16 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.locator('#compare-selected').click();
     await pageIs('compare');
     await page.locator('#baseline').selectOption('uniform');
-    await page.waitForFunction(() => document.querySelector('#final')?.textContent?.includes('(n=2)'), null, {
-      timeout: 10_000,
-    });
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelector('#final')?.textContent?.includes('(n=2)'),
+      null,
+      {
+        timeout: 10_000,
+      },
+    );
     await pageIs('compare');
     expect(await page.locator('#final tr[data-group]').count()).toBe(2);
-    expect(await page.locator('#final tr[data-group="sec"]').innerText()).toMatch(/0\.15 ± .*\(n=2\)/);
+    expect(await page.locator('#final tr[data-group="sec"]').textContent()).toMatch(/0\.15 ± .*\(n=2\)/);
     expect(await points('eval/pass@1')).toBe(2);
     await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
     expect((page as unknown as { errors: string[] }).errors).toEqual([]);

@@ -38,7 +38,10 @@ export function writeRun(dir: string, selector: string, seed: number, finalPass:
       reward,
       reason: reward > 0 ? undefined : 'wrong answer',
     }));
-  store.logSamples(4, [...group('addition-1-aaaa', '2+3', [1, 0, 1, 1]), ...group('addition-2-bbbb', '12+39', [0, 0, 0.5, 0])]);
+  store.logSamples(4, [
+    ...group('addition-1-aaaa', '2+3', [1, 0, 1, 1]),
+    ...group('addition-2-bbbb', '12+39', [0, 0, 0.5, 0]),
+  ]);
   return store;
 }
 
@@ -61,11 +64,17 @@ export function createTestRuns(): TestRuns {
   // Killed mid-run: no finished event, and the owner file of a process that no longer exists.
   const killed = writeRun(join(runsDir, 'killed'), 'uniform', 3, 0.3);
   killed.close();
-  writeFileSync(join(runsDir, 'killed', 'lock-owner.json'), JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: '' }));
+  writeFileSync(
+    join(runsDir, 'killed', 'lock-owner.json'),
+    JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: '' }),
+  );
   // A corrupt store.
   mkdirSync(join(runsDir, 'broken'));
   writeFileSync(join(runsDir, 'broken', 'config.json'), '{}');
-  writeFileSync(join(runsDir, 'broken', 'run.sqlite'), 'this is not a database, just text long enough to be read');
+  writeFileSync(
+    join(runsDir, 'broken', 'run.sqlite'),
+    'this is not a database, just text long enough to be read',
+  );
   // Not a run at all.
   mkdirSync(join(runsDir, 'notes'));
   writeFileSync(join(runsDir, 'notes.txt'), 'a file, skipped');

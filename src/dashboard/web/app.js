@@ -22,6 +22,7 @@ async function route() {
   cleanup = null;
   window.dashboard.charts = {};
   window.dashboard.page = null;
+  document.getElementById('live').textContent = '';
   const main = document.getElementById('main');
   main.replaceChildren('loading…');
   const [path, query = ''] = location.hash.split('?');

@@ -17,31 +17,25 @@ const PANELS = [
   [/^curriculum\/.+\/prob$/, () => 'selector state: level probabilities'],
 ];
 
-/** Panel id → keys, in registry order then by name. */
+/** [panel id, keys] in registry order (unclaimed prefixes last), then by name. */
 export function panelsFor(keys) {
   const panels = new Map();
-  const order = (id) => {
-    const index = PANELS.findIndex(([, name]) => {
-      try {
-        return name([]) === id;
-      } catch {
-        return false;
-      }
-    });
-    return index === -1 ? PANELS.length : index;
-  };
   for (const key of keys) {
     let id = null;
-    for (const [pattern, name] of PANELS) {
+    let rank = PANELS.length;
+    for (const [index, [pattern, name]] of PANELS.entries()) {
       const match = pattern.exec(key);
       if (match) {
         id = name(match);
+        rank = index;
         break;
       }
     }
     if (id === null) id = key.split('/')[0];
-    if (!panels.has(id)) panels.set(id, []);
-    panels.get(id).push(key);
+    if (!panels.has(id)) panels.set(id, { rank, keys: [] });
+    panels.get(id).keys.push(key);
   }
-  return [...panels].sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b));
+  return [...panels]
+    .sort(([a, pa], [b, pb]) => pa.rank - pb.rank || a.localeCompare(b))
+    .map(([id, { keys: members }]) => [id, members]);
 }
