@@ -36,6 +36,11 @@ export function panelsFor(keys) {
     panels.get(id).keys.push(key);
   }
   return [...panels]
-    .sort(([a, pa], [b, pb]) => pa.rank - pb.rank || a.localeCompare(b))
+    .sort(([a, pa], [b, pb]) => pa.rank - pb.rank || byName(a).localeCompare(byName(b)))
     .map(([id, { keys: members }]) => [id, members]);
+}
+
+// pass@k panels before maj@k panels of the same rank.
+function byName(id) {
+  return id.replace('maj@', '~maj@');
 }

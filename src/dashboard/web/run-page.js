@@ -35,7 +35,10 @@ export async function renderRun(name, params) {
     draw();
   }
 
+  let stopped = false;
+
   function draw() {
+    if (stopped) return; // a poll that finished after the page was left
     panelsBox.replaceChildren();
     window.dashboard.charts = {};
     for (const [id, keys] of panelsFor(state.keys)) {
@@ -152,5 +155,8 @@ export async function renderRun(name, params) {
     },
     Number(params.get('poll') ?? POLL_MS),
   );
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }

@@ -1,4 +1,5 @@
-// The runs table: status, start, wall time, steps, tokens, config summary; pick runs to compare.
+// The runs table: status, start, wall time, steps, tokens, config summary (refreshed every 5 s); pick runs
+// to compare.
 import { api, el, fmt } from './api.js';
 
 function duration(seconds) {
@@ -13,10 +14,21 @@ function duration(seconds) {
       : `${s}s`;
 }
 
+const REFRESH_MS = 5000;
+
 export async function renderRuns() {
+  await drawRuns();
+  // Statuses and steps move while runs train: refresh the table, keeping the ticked runs.
+  const timer = setInterval(() => drawRuns().catch(() => {}), REFRESH_MS);
+  return () => clearInterval(timer);
+}
+
+async function drawRuns() {
   const { runsDir, runs } = await api('/api/runs');
+  if (!/^#?\/?$/.test(location.hash.split('?')[0])) return; // navigated away meanwhile
   document.getElementById('where').textContent = runsDir;
   const main = document.getElementById('main');
+  const ticked = new Set([...main.querySelectorAll('input.pick:checked')].map((box) => box.value));
   const rows = runs.map((run) => {
     if (run.status === 'unreadable') {
       return el(
@@ -30,7 +42,11 @@ export async function renderRuns() {
     return el(
       'tr',
       { 'data-run': run.name },
-      el('td', {}, el('input', { type: 'checkbox', value: run.name, class: 'pick' })),
+      el(
+        'td',
+        {},
+        el('input', { type: 'checkbox', value: run.name, class: 'pick', checked: ticked.has(run.name) }),
+      ),
       el('td', {}, el('a', { href: `#/run/${encodeURIComponent(run.name)}` }, run.name)),
       el('td', { class: `status-${run.status}` }, run.status),
       el('td', {}, run.startTime ? run.startTime.replace('T', ' ').slice(0, 19) : '–'),
