@@ -150,4 +150,22 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
     expect((page as unknown as { errors: string[] }).errors).toEqual([]);
   });
+
+  it('shows markup in a completion as text, never as HTML', async () => {
+    live.logSamples(2, [
+      {
+        problemId: 'addition-1-cccc',
+        prompt: '<b>1+1</b>',
+        completion: '<img src=x onerror="window.__xss=1">',
+        reward: 0,
+      },
+    ]);
+    await page.goto(`${url}/#/run/live/samples?step=2`);
+    await pageIs('samples');
+    const group = page.locator('details[data-problem="addition-1-cccc"]');
+    await group.locator('summary').click();
+    expect(await group.locator('pre').textContent()).toBe('<img src=x onerror="window.__xss=1">');
+    expect(await page.locator('#groups img, #groups b').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
+  });
 });
