@@ -147,7 +147,14 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     expect(await page.locator('#final tr[data-group]').count()).toBe(2);
     expect(await page.locator('#final tr[data-group="sec"]').textContent()).toMatch(/0\.15 ± .*\(n=2\)/);
     expect(await points('eval/pass@1')).toBe(2);
+    expect(await points('reward/mean')).toBe(4);
     await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
+    await page.locator('#compare-keys').fill('entropy');
+    await page.getByRole('button', { name: 'show' }).click();
+    await page.waitForFunction(() => (globalThis as any).dashboard.charts.entropy !== undefined, null, {
+      timeout: 10_000,
+    });
+    expect(await points('entropy')).toBe(4);
     expect((page as unknown as { errors: string[] }).errors).toEqual([]);
   });
 

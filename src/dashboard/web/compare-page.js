@@ -10,7 +10,7 @@ export async function renderCompare(params) {
   document.getElementById('where').textContent = `compare ${names.length} runs`;
   const main = document.getElementById('main');
   const runs = names.map(encodeURIComponent).join(',');
-  const keys = params.get('keys') ? params.get('keys').split(',') : DEFAULT_KEYS;
+  const keys = params.get('keys') ? params.get('keys').split(',').filter(Boolean) : DEFAULT_KEYS;
   const baseline = params.get('baseline') ?? '';
   const view = await api(
     `/api/compare?runs=${runs}&keys=${keys.map(encodeURIComponent).join(',')}${baseline ? `&baseline=${encodeURIComponent(baseline)}` : ''}`,
@@ -29,6 +29,16 @@ export async function renderCompare(params) {
       el('option', { value: g.group, selected: g.group === comparison.baseline }, g.group),
     ),
   );
+  const keysInput = el('input', { id: 'compare-keys', size: 40, value: keys.join(',') });
+  const apply = el(
+    'button',
+    {
+      onclick: () => {
+        location.hash = `#/compare?runs=${runs}&keys=${encodeURIComponent(keysInput.value)}${baseline ? `&baseline=${encodeURIComponent(baseline)}` : ''}`;
+      },
+    },
+    'show',
+  );
   const panels = el('div', { class: 'panels' });
   main.replaceChildren(
     el(
@@ -36,6 +46,8 @@ export async function renderCompare(params) {
       { class: 'controls' },
       el('span', {}, `grouped by: ${view.groupedBy.join(', ') || '(identical configs)'}`),
       el('label', {}, 'baseline ', baselineSelect),
+      el('label', {}, 'metrics ', keysInput),
+      apply,
     ),
     panels,
     finalTable(comparison),
