@@ -324,6 +324,25 @@ export class RunStore {
       .all(step) as (SampleRecord & { step: number })[];
   }
 
+  /** Rows of one metric key after `step` (live polling: only the new steps). */
+  seriesAfter(key: string, step: number): MetricRow[] {
+    return this.db
+      .prepare('SELECT step, key, value FROM metrics WHERE key = ? AND step > ? ORDER BY step')
+      .all(key, step) as MetricRow[];
+  }
+
+  /** How many distinct steps logged metrics. */
+  stepCount(): number {
+    return (this.db.prepare('SELECT COUNT(DISTINCT step) AS n FROM metrics').get() as { n: number }).n;
+  }
+
+  /** The steps that logged samples, in order. */
+  sampleSteps(): number[] {
+    return (
+      this.db.prepare('SELECT DISTINCT step FROM samples ORDER BY step').all() as { step: number }[]
+    ).map((row) => row.step);
+  }
+
   lastStep(): number | null {
     const row = this.db.prepare('SELECT MAX(step) AS step FROM metrics').get() as { step: number | null };
     return row.step;

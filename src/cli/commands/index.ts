@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { register as registerBench } from './bench.ts';
 import { register as registerCompare } from './compare.ts';
+import { register as registerDashboard } from './dashboard.ts';
 import { register as registerDemo } from './demo.ts';
 import { register as registerDistill } from './distill.ts';
 import { register as registerEval } from './eval.ts';
@@ -25,6 +26,7 @@ export const commands: RegisterCommand[] = [
   registerEval,
   registerReport,
   registerCompare,
+  registerDashboard,
   registerReward,
   registerSimulate,
   registerServe,

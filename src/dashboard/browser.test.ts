@@ -1,0 +1,178 @@
+// The dashboard in a real browser: Debian's Chromium, headless, driven by playwright-core (never a
+// downloaded browser). On a small RunStore-written runs directory it opens a run and checks the reward
+// chart holds one point per logged step (read from uPlot's own data), appends a step as a training process
+// would (RunStore, while the page polls) and sees the chart grow, opens a sample group, and compares the
+// two seed groups. Screenshots go to a temporary directory whose path is printed.
+// Skipped, with a message, when /usr/bin/chromium is missing (install: apt-get install -y chromium).
+import { existsSync, mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunStore } from '../runs/run-store.ts';
+import { buildDashboard } from './server.ts';
+import { createTestRuns, writeRun } from './test-runs.test-helper.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium)
+  console.warn(`dashboard browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
+  let app: FastifyInstance;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  let live: RunStore;
+  const shots = mkdtempSync(join(tmpdir(), 'dashboard-screens-'));
+
+  beforeAll(async () => {
+    const { runsDir } = createTestRuns();
+    live = writeRun(join(runsDir, 'live'), 'uniform', 4, 0.5);
+    app = await buildDashboard({ runsDir });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    (page as unknown as { errors: string[] }).errors = errors;
+    console.log(`dashboard screenshots: ${shots}`);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    live?.close();
+    await app?.close();
+  });
+
+  const pageIs = (name: string) =>
+    page.waitForFunction((expected) => (globalThis as any).dashboard?.page === expected, name, {
+      timeout: 10_000,
+    });
+  const points = (panel: string) =>
+    page.evaluate((id) => {
+      const entry = (globalThis as any).dashboard.charts[id];
+      return entry ? (entry.chart.data[0] as number[]).length : -1;
+    }, panel);
+
+  it('lists the runs, with the unreadable ones and their reason', async () => {
+    await page.goto(`${url}/#/`);
+    await pageIs('runs');
+    expect(await page.locator('#runs tr[data-run]').count()).toBe(9);
+    expect(await page.locator('tr[data-run="broken"]').textContent()).toMatch(
+      /unreadable: .*cannot be opened/,
+    );
+    expect(await page.locator('tr[data-run="live"]').textContent()).toMatch(/running/);
+    await page.screenshot({ path: join(shots, 'runs.png'), fullPage: true });
+  });
+
+  it('draws a panel per metric group with one point per logged step, and updates live', async () => {
+    await page.goto(`${url}/#/run/live?poll=200`);
+    await pageIs('run');
+    expect(await points('reward')).toBe(4); // steps 1–4
+    expect(await points('held-out (all tasks)')).toBe(2); // steps 0 and 4
+    expect(await points('held-out pass@1: addition')).toBe(2);
+    expect(await points('clip fractions')).toBe(4);
+    const y = await page.evaluate(() => (globalThis as any).dashboard.charts.reward.chart.data[1]);
+    expect(y[3]).toBeCloseTo(0.44);
+    await page.screenshot({ path: join(shots, 'run-before.png'), fullPage: true });
+    live.logMetrics(5, { 'reward/mean': 0.95, entropy: 1.5 });
+    await page.waitForFunction(
+      () => (globalThis as any).dashboard.charts.reward?.chart.data[0].length === 5,
+      null,
+      {
+        timeout: 10_000,
+      },
+    );
+    expect(
+      await page.evaluate(() => (globalThis as any).dashboard.charts.reward.chart.data[1][4]),
+    ).toBeCloseTo(0.95);
+    expect(await points('held-out (all tasks)')).toBe(2);
+    await page.screenshot({ path: join(shots, 'run-after-step-5.png'), fullPage: true });
+  });
+
+  it('smooths with the EMA control and switches to a log axis', async () => {
+    await page.locator('#smoothing').fill('0.5');
+    const smoothed = await page.evaluate(() => (globalThis as any).dashboard.charts.reward.chart.data[1]);
+    // EMA 0.5 of 0.14, 0.24 → 0.19
+    expect(smoothed[1]).toBeCloseTo(0.19);
+    await page.locator('#log-y').check();
+    expect(await page.evaluate(() => (globalThis as any).dashboard.charts.reward.chart.scales.y.distr)).toBe(
+      3,
+    );
+  });
+
+  it('opens a sample group side by side and filters by level and by a histogram bar', async () => {
+    await page.goto(`${url}/#/run/uniform-s1/samples`);
+    await pageIs('samples');
+    expect(await page.locator('details.group').count()).toBe(2);
+    const group = page.locator('details[data-problem="addition-1-aaaa"]');
+    await group.locator('summary').click();
+    expect(await group.locator('.completion').count()).toBe(4);
+    expect(await group.locator('.completion').nth(1).textContent()).toMatch(/reward 0 .*wrong answer/s);
+    await page.screenshot({ path: join(shots, 'samples.png'), fullPage: true });
+    await page.locator('#level').selectOption('2');
+    expect(await page.locator('details.group').count()).toBe(1);
+    await page.locator('#level').selectOption('');
+    // Click the last histogram bar (reward 0.9–1): only the three completions with reward 1 stay.
+    const box = (await page.locator('#histogram .u-over').boundingBox())!;
+    await page.mouse.move(box.x + box.width - 3, box.y + box.height - 3);
+    await page.mouse.click(box.x + box.width - 3, box.y + box.height - 3);
+    expect(await page.locator('.completion').count()).toBe(3);
+    expect(await page.locator('#reward-range').textContent()).toMatch(/0\.9, 1/);
+  });
+
+  it('compares the two seed groups: mean ± sd curves and paired deltas', async () => {
+    await page.goto(`${url}/#/`);
+    await pageIs('runs');
+    for (const name of ['uniform-s1', 'uniform-s2', 'sec-s1', 'sec-s2']) {
+      await page.locator(`tr[data-run="${name}"] input.pick`).check();
+    }
+    await page.locator('#compare-selected').click();
+    await pageIs('compare');
+    await page.locator('#baseline').selectOption('uniform');
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelector('#final')?.textContent?.includes('(n=2)'),
+      null,
+      {
+        timeout: 10_000,
+      },
+    );
+    await pageIs('compare');
+    expect(await page.locator('#final tr[data-group]').count()).toBe(2);
+    expect(await page.locator('#final tr[data-group="sec"]').textContent()).toMatch(/0\.15 ± .*\(n=2\)/);
+    expect(await points('eval/pass@1')).toBe(2);
+    expect(await points('reward/mean')).toBe(4);
+    await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
+    await page.locator('#compare-keys').fill('entropy');
+    await page.getByRole('button', { name: 'show' }).click();
+    await page.waitForFunction(() => (globalThis as any).dashboard.charts.entropy !== undefined, null, {
+      timeout: 10_000,
+    });
+    expect(await points('entropy')).toBe(4);
+    expect((page as unknown as { errors: string[] }).errors).toEqual([]);
+  });
+
+  it('shows markup in a completion as text, never as HTML', async () => {
+    live.logSamples(2, [
+      {
+        problemId: 'addition-1-cccc',
+        prompt: '<b>1+1</b>',
+        completion: '<img src=x onerror="window.__xss=1">',
+        reward: 0,
+      },
+    ]);
+    await page.goto(`${url}/#/run/live/samples?step=2`);
+    await pageIs('samples');
+    const group = page.locator('details[data-problem="addition-1-cccc"]');
+    await group.locator('summary').click();
+    expect(await group.locator('pre').textContent()).toBe('<img src=x onerror="window.__xss=1">');
+    expect(await page.locator('#groups img, #groups b').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
+  });
+});

@@ -1,0 +1,89 @@
+// A small runs directory for the dashboard tests, written with RunStore as a training process writes it:
+// two settings (selector uniform / sec) × two seeds, finished, with held-out pass@1 at steps 0 and 4,
+// training metrics at steps 1–4 and two sampled groups of four completions at step 4; plus the bad cases:
+// a run whose run.sqlite is garbage, a directory that is not a run, a run left by a killed writer, and a
+// symlink to a run outside the runs directory.
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunStore } from '../runs/run-store.ts';
+
+export const STEPS = [1, 2, 3, 4];
+
+/** Final eval/pass@1 of each run: sec beats uniform by 0.2 at seed 1 and 0.1 at seed 2. */
+export const FINAL_PASS: Record<string, number> = {
+  'uniform-s1': 0.4,
+  'uniform-s2': 0.5,
+  'sec-s1': 0.6,
+  'sec-s2': 0.6,
+};
+
+export function writeRun(dir: string, selector: string, seed: number, finalPass: number): RunStore {
+  const store = RunStore.create(dir, { name: dir, seed, selector: { name: selector }, train: { steps: 4 } });
+  store.logMetrics(0, { 'eval/pass@1': 0.1, 'eval/pass@1/addition/1': 0.2 });
+  for (const step of STEPS) {
+    store.logMetrics(step, {
+      'reward/mean': step / 10 + seed / 100,
+      entropy: 2 - step / 10,
+      'losses/tokens': 100,
+      'losses/clipfrac': 0.01 * step,
+      ...(step === 4 ? { 'eval/pass@1': finalPass, 'eval/pass@1/addition/1': finalPass } : {}),
+    });
+  }
+  const group = (id: string, prompt: string, rewards: number[]) =>
+    rewards.map((reward, i) => ({
+      problemId: id,
+      prompt,
+      completion: `answer ${i}`,
+      reward,
+      reason: reward > 0 ? undefined : 'wrong answer',
+    }));
+  store.logSamples(4, [
+    ...group('addition-1-aaaa', '2+3', [1, 0, 1, 1]),
+    ...group('addition-2-bbbb', '12+39', [0, 0, 0.5, 0]),
+  ]);
+  return store;
+}
+
+export interface TestRuns {
+  runsDir: string;
+  /** A run outside runsDir that runsDir/escape links to. */
+  outside: string;
+}
+
+export function createTestRuns(): TestRuns {
+  const root = mkdtempSync(join(tmpdir(), 'dashboard-'));
+  const runsDir = join(root, 'runs');
+  mkdirSync(runsDir);
+  for (const [name, pass] of Object.entries(FINAL_PASS)) {
+    const [selector, seed] = name.split('-s');
+    const store = writeRun(join(runsDir, name), selector, Number(seed), pass);
+    store.event('finished', { step: 4 });
+    store.close();
+  }
+  // Killed mid-run: no finished event, and the owner file of a process that no longer exists.
+  const killed = writeRun(join(runsDir, 'killed'), 'uniform', 3, 0.3);
+  killed.close();
+  writeFileSync(
+    join(runsDir, 'killed', 'lock-owner.json'),
+    JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: '' }),
+  );
+  // A corrupt store.
+  mkdirSync(join(runsDir, 'broken'));
+  writeFileSync(join(runsDir, 'broken', 'config.json'), '{}');
+  writeFileSync(
+    join(runsDir, 'broken', 'run.sqlite'),
+    'this is not a database, just text long enough to be read',
+  );
+  // Not a run at all.
+  mkdirSync(join(runsDir, 'notes'));
+  writeFileSync(join(runsDir, 'notes.txt'), 'a file, skipped');
+  // A link to a (real, readable) run outside the runs directory: must be refused.
+  const outside = join(root, 'outside');
+  mkdirSync(outside);
+  const secret = writeRun(join(outside, 'secret'), 'uniform', 9, 0.9);
+  secret.event('finished', { step: 4 });
+  secret.close();
+  symlinkSync(join(outside, 'secret'), join(runsDir, 'escape'));
+  return { runsDir, outside };
+}
