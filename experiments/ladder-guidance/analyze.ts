@@ -55,6 +55,13 @@ const fmt = (values: number[], digits = 2) =>
       ? values[0].toFixed(digits)
       : `${mean(values).toFixed(digits)} ± ${sd(values).toFixed(digits)}`;
 
+/** The share of a run's zero-success problems it solves unguided (undefined when not evaluated). */
+function solvedShare(setting: string, seed: number): number | undefined {
+  const zero = readJson<EvalJson>(join(here, 'results', `${setting}-s${seed}.zero.json`));
+  if (!zero?.perProblem) return undefined;
+  return zero.perProblem.filter((p) => p.correct > 0).length / zero.perProblem.length;
+}
+
 const settings = (process.argv[2] ?? 'cold,grpo,hints,oracle-prefix,off-policy-prefix').split(',');
 const seeds = [1, 2, 3];
 const lines: string[] = [];
@@ -68,7 +75,7 @@ lines.push(
   ...seeds.map((seed, i) => `- seed ${seed}: ${zeroCounts[i].join(' / ') || 'not evaluated'}`),
   '',
   `| setting | seeds | zero-success problems solved unguided (share) | of them at 6 / 7 / 8 digits | held-out pass@1, 5 / 6 / 7 / 8 digits | held-out pass@8, 5 / 6 / 7 / 8 digits | sampled tokens (M) | guided share of attempts |`,
-  '|---|---|---|---|---|---|---|---|',
+  '|---|---|---|---|---|---|---|---|---|',
 );
 for (const setting of settings) {
   const done = seeds.filter((seed) =>
@@ -117,7 +124,18 @@ for (const setting of settings) {
     }
   }
   lines.push(
-    `| ${setting} | ${done.join(',')} | ${setting === 'cold' ? '0 (by definition)' : `${fmt(solved, 3)} (${solved.map((value) => value.toFixed(3)).join(' / ')})`} | ${solvedAt.map((values) => fmt(values)).join(' / ')} | ${pass1.map((values) => fmt(values)).join(' / ')} | ${pass8.map((values) => fmt(values)).join(' / ')} | ${fmt(tokens)} | ${fmt(guided)} |`,
+    `| ${setting} | ${done.join(',')} | ${setting === 'cold' ? '0 (by definition)' : `${fmt(solved, 3)} (${solved.map((value) => value.toFixed(3)).join(' / ')})`} | ${pairedDelta(setting, done)} | ${solvedAt.map((values) => fmt(values)).join(' / ')} | ${pass1.map((values) => fmt(values)).join(' / ')} | ${pass8.map((values) => fmt(values)).join(' / ')} | ${fmt(tokens)} | ${fmt(guided)} |`,
   );
 }
 console.log(lines.join('\n'));
+
+/** Per seed, this setting's solved share minus grpo's on the same seed (and their mean ± sd). */
+function pairedDelta(setting: string, seedsDone: number[]): string {
+  if (setting === 'cold' || setting === 'grpo') return '—';
+  const deltas = seedsDone.flatMap((seed) => {
+    const own = solvedShare(setting, seed);
+    const base = solvedShare('grpo', seed);
+    return own === undefined || base === undefined ? [] : [own - base];
+  });
+  return deltas.length === 0 ? '—' : `${fmt(deltas, 3)} (${deltas.map((d) => `${d >= 0 ? '+' : ''}${d.toFixed(3)}`).join(' / ')})`;
+}
