@@ -1,6 +1,10 @@
 // Builds a run report in memory: the Markdown text and one SVG per learning curve whose metrics the run
-// logged. Nothing is written here (see write-report.ts).
-import { type ChartPlan, planCharts } from './charts.ts';
+// logged and that moves (a series constant over the run is one line instead: constant-series.ts), and a
+// line with the dashboard command for the same run (dashboard-link.ts). Nothing is written here (see
+// write-report.ts).
+import { planCharts } from './charts.ts';
+import { type ChartOutcome, splitConstant } from './constant-series.ts';
+import { dashboardSection } from './dashboard-link.ts';
 import { compareEvals } from './eval-comparison.ts';
 import {
   comparisonSection,
@@ -38,20 +42,24 @@ export async function buildReport(runDir: string, options: ReportOptions = {}): 
 }
 
 export async function buildReportFromData(run: RunData, options: ReportOptions = {}): Promise<Report> {
-  const plans = planCharts(run.keys).filter((plan) =>
-    plan.series.some((series) => hasPoints(run, series.key)),
-  );
+  const charts = planCharts(run.keys)
+    .map((plan) => splitConstant(plan, run.series))
+    .filter((chart) => chart.drawn.length + chart.constant.length > 0);
   const plots: ReportPlot[] = [];
-  for (const plan of plans) plots.push({ file: plan.file, svg: await drawChart(run, plan) });
+  // A chart whose every series is constant is said in lines, not drawn (constant-series.ts).
+  for (const chart of charts) {
+    if (chart.drawn.length > 0) plots.push({ file: chart.plan.file, svg: await drawChart(run, chart) });
+  }
   const summary = summarizeRun(run, compareEvals(run));
   const markdown = [
     `# Run report: ${run.name}`,
     `\`${run.dir}\``,
+    dashboardSection(run.dir),
     configSection(run.config),
     summarySection(summary),
     comparisonSection(summary),
     rewardErrorsSection(run.rewardErrors),
-    plotsSection(plans),
+    plotsSection(charts),
     (options.samples ?? 4) > 0
       ? samplesSection(run.lastStep, run.samples, {
           count: options.samples ?? 4,
@@ -64,20 +72,13 @@ export async function buildReportFromData(run: RunData, options: ReportOptions =
   return { markdown: `${markdown}\n`, plots, summary };
 }
 
-function drawChart(run: RunData, plan: ChartPlan): Promise<string> {
+function drawChart(run: RunData, { plan, drawn }: ChartOutcome): Promise<string> {
   return lineChart({
     title: plan.title,
     yLabel: plan.yLabel,
     yDomain: plan.yDomain,
     yZero: plan.yZero,
     panels: plan.panels,
-    series: plan.series
-      .filter((series) => hasPoints(run, series.key))
-      .map((series) => ({ name: series.name, points: run.series.get(series.key)! })),
+    series: drawn.map((series) => ({ name: series.name, points: run.series.get(series.key)! })),
   });
-}
-
-/** A key whose every value was non-finite has no points and draws no line. */
-function hasPoints(run: RunData, key: string): boolean {
-  return (run.series.get(key)?.length ?? 0) > 0;
 }

@@ -2,7 +2,7 @@
 // report is their concatenation (build-report.ts).
 import { stringify } from 'yaml';
 import type { SampleRecord } from '../run-store.ts';
-import type { ChartPlan } from './charts.ts';
+import { type ChartOutcome, constantLine } from './constant-series.ts';
 import { comparisonMarkdown, escapeCell, rate } from './eval-comparison.ts';
 import { formatDuration, type RunSummary } from './summary.ts';
 
@@ -86,15 +86,19 @@ export function comparisonSection(summary: RunSummary): string {
   return lines.join('\n');
 }
 
-export function plotsSection(plans: readonly ChartPlan[]): string {
+export function plotsSection(charts: readonly ChartOutcome[]): string {
   const lines = ['## Learning curves', ''];
-  if (plans.length === 0) {
+  if (charts.length === 0) {
     lines.push('_No metrics to plot._');
     return lines.join('\n');
   }
-  for (const plan of plans) {
+  for (const { plan, drawn, constant } of charts) {
     const alt = plan.file.replace(/\.svg$/, '');
-    lines.push(`### ${plan.title}`, '', `![${alt}](${plan.file})`, '');
+    lines.push(`### ${plan.title}`, '');
+    if (drawn.length > 0) lines.push(`![${alt}](${plan.file})`, '');
+    // One line per flat series instead of a flat line (constant-series.ts).
+    for (const series of constant) lines.push(`- ${constantLine(series, drawn.length > 0)}`);
+    if (constant.length > 0) lines.push('');
   }
   return lines.join('\n').trimEnd();
 }
