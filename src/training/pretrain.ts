@@ -19,7 +19,7 @@ import { heldOutProblems, type MixEntry, ProblemMix, validateMix } from '../task
 import { resolveModelShape } from './model-presets.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
 import { recordNewSteps, resumedPretrainConfig } from './resume.ts';
-import { learningRateAt } from './schedule.ts';
+import { supervisedStep } from './supervised-step.ts';
 
 export interface PretrainHooks {
   onStep?: (step: number, metrics: Record<string, number>) => void;
@@ -128,24 +128,13 @@ export async function pretrain(
       step++;
       const stepStart = performance.now();
       const data = Array.from({ length: train.batchSize }, () => solutionDatum(tokenizer, mix.draw(rng)));
-      const weightedTokens = data.reduce((sum, datum) => sum + datum.weights.filter((w) => w > 0).length, 0);
-      // Mean cross-entropy per completion token: scale the per-token weights by 1/weightedTokens.
-      for (const datum of data) datum.weights = datum.weights.map((w) => w / weightedTokens);
-      const result = await backend.forwardBackward(data, 'cross_entropy');
-      const learningRate = learningRateAt(train, step, train.steps);
-      const optim = await backend.optimStep({
-        learningRate,
-        betas: train.betas,
-        eps: train.eps,
-        weightDecay: train.weightDecay,
-        gradClip: train.gradClip,
-      });
+      const result = await supervisedStep(backend, data, train, step, train.steps);
       const seconds = (performance.now() - stepStart) / 1000;
       const tokens = data.reduce((sum, datum) => sum + datum.tokens.length, 0);
       const metrics: Record<string, number> = {
         'train/loss': result.loss,
-        'train/lr': learningRate,
-        'train/grad_norm': optim.gradNorm,
+        'train/lr': result.learningRate,
+        'train/grad_norm': result.gradNorm,
         'perf/tokens_per_sec': tokens / seconds,
         'perf/step_seconds': seconds,
       };

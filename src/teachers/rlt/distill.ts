@@ -34,7 +34,7 @@ import { RunStore } from '../../runs/run-store.ts';
 import { promptTokens, solutionDatum } from '../../tasks/format.ts';
 import { heldOutProblems } from '../../tasks/problem-mix.ts';
 import { sampleRows } from '../../training/rl/sample-rows.ts';
-import { learningRateAt } from '../../training/schedule.ts';
+import { supervisedStep } from '../../training/supervised-step.ts';
 import { type DistillConfig, validateDistillConfig } from './distill-config.ts';
 import { studentSequence, teacherPromptText } from './template.ts';
 
@@ -137,25 +137,11 @@ export async function distill(given: DistillConfig, options: DistillOptions = {}
     for (let step = 1; step <= train.steps; step++) {
       const stepStart = performance.now();
       const batch = Array.from({ length: train.batchSize }, () => data[rng.int(0, data.length - 1)]);
-      const weighted = batch.reduce((sum, datum) => sum + datum.weights.filter((w) => w > 0).length, 0);
-      // Mean cross-entropy per completion token.
-      const scaled = batch.map((datum) => ({
-        tokens: datum.tokens,
-        weights: datum.weights.map((w) => w / weighted),
-      }));
-      const result = await student.forwardBackward(scaled, 'cross_entropy');
-      const learningRate = learningRateAt(train, step, train.steps);
-      const optim = await student.optimStep({
-        learningRate,
-        betas: train.betas,
-        eps: train.eps,
-        weightDecay: train.weightDecay,
-        gradClip: train.gradClip,
-      });
+      const result = await supervisedStep(student, batch, train, step, train.steps);
       const metrics = {
         'train/loss': result.loss,
-        'train/lr': learningRate,
-        'train/grad_norm': optim.gradNorm,
+        'train/lr': result.learningRate,
+        'train/grad_norm': result.gradNorm,
         'perf/step_seconds': (performance.now() - stepStart) / 1000,
       };
       store.logMetrics(step, metrics);
