@@ -1,0 +1,151 @@
+// Tables for the teacher experiment (run.sh here, issue 13 §3.2): per student preparation, over seeds,
+// - held-out pass@1 per level of the prepared student before RL (the RL run's step-0 evaluation) and after
+//   the same RL stage (its final evaluation), mean ± sd over seeds, with the seed-paired difference of the
+//   mean over levels against `none` (no preparation) and against (a) raw worked solutions;
+// - the RLT teachers: reward, r_ss (student log-likelihood of the solution), r_KL and explanation length,
+//   mean of the first and of the last 10 steps;
+// - the distillation sets: examples kept and explanations dropped (not closed within the sampling limit).
+//   node --import tsx experiments/ladder-teachers/analyze.ts > experiments/ladder-teachers/results/tables.md
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+
+const here = 'experiments/ladder-teachers';
+const seeds = [1, 2, 3];
+const levels = [1, 2, 3, 4, 5, 6, 7, 8];
+const students = [
+  ['none', 'no preparation (the cold start)'],
+  ['a', '(a) distilled from the raw worked solutions'],
+  ['b', "(b) distilled from the untrained teacher's explanations"],
+  ['c', "(c) distilled from the RLT teacher's explanations"],
+  ['d', '(d) on-policy distillation from the RLT teacher'],
+] as const;
+
+interface Summary {
+  groups: { difficulty: number; passAt: Record<string, number> }[];
+}
+interface TrainJson {
+  initialEval?: Summary;
+  finalEval: Summary;
+  steps: number;
+}
+interface DistillJson {
+  examples: number;
+  dropped: number;
+}
+
+const readJson = <T>(path: string): T | undefined =>
+  existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const sd = (values: number[]) =>
+  values.length < 2
+    ? 0
+    : Math.sqrt(values.reduce((sum, value) => sum + (value - mean(values)) ** 2, 0) / (values.length - 1));
+const fmt = (values: number[], digits = 2) =>
+  values.length === 0
+    ? '—'
+    : values.length === 1
+      ? values[0].toFixed(digits)
+      : `${mean(values).toFixed(digits)} ± ${sd(values).toFixed(digits)}`;
+const signed = (values: number[]) =>
+  values.length === 0
+    ? '—'
+    : `${mean(values) >= 0 ? '+' : ''}${mean(values).toFixed(3)}${values.length > 1 ? ` ± ${sd(values).toFixed(3)}` : ''} (n=${values.length})`;
+
+const passAt1 = (summary: Summary | undefined, level: number) =>
+  summary?.groups.find((group) => group.difficulty === level)?.passAt['1'];
+const levelMean = (summary: Summary | undefined) => {
+  const values = levels.map((level) => passAt1(summary, level));
+  return values.every((value) => value !== undefined) ? mean(values as number[]) : undefined;
+};
+const rl = (student: string, seed: number) => readJson<TrainJson>(join(here, 'results', `rl-${student}-s${seed}.json`));
+
+function levelTable(title: string, pick: (run: TrainJson) => Summary | undefined): string[] {
+  const lines = [`### ${title}`, '', `| student | seeds | ${levels.map((l) => `${l} digits`).join(' | ')} | mean |`];
+  lines.push(`|---|---|${levels.map(() => '---|').join('')}---|`);
+  for (const [student, label] of students) {
+    const runs = seeds.map((seed) => rl(student, seed)).filter((run): run is TrainJson => run !== undefined);
+    const cells = levels.map((level) =>
+      fmt(runs.map((run) => passAt1(pick(run), level)).filter((v): v is number => v !== undefined)),
+    );
+    const means = runs.map((run) => levelMean(pick(run))).filter((v): v is number => v !== undefined);
+    lines.push(`| ${label} | ${runs.length} | ${cells.join(' | ')} | ${fmt(means, 3)} |`);
+  }
+  return [...lines, ''];
+}
+
+function pairedTable(pick: (run: TrainJson) => Summary | undefined): string[] {
+  const lines = ['| student | Δ vs none | Δ vs (a) |', '|---|---|---|'];
+  const paired = (student: string, baseline: string) =>
+    seeds.flatMap((seed) => {
+      const [ours, base] = [levelMean(pickOf(student, seed)), levelMean(pickOf(baseline, seed))];
+      return ours !== undefined && base !== undefined ? [ours - base] : [];
+    });
+  const pickOf = (student: string, seed: number) => {
+    const run = rl(student, seed);
+    return run ? pick(run) : undefined;
+  };
+  for (const [student, label] of students.slice(1)) {
+    lines.push(`| ${label} | ${signed(paired(student, 'none'))} | ${student === 'a' ? '—' : signed(paired(student, 'a'))} |`);
+  }
+  return [...lines, ''];
+}
+
+function metrics(name: string): Record<string, number>[] {
+  const candidates = [join(here, 'raw', name, 'metrics.jsonl.gz'), join('runs/ladder-teachers', name, 'metrics.jsonl')];
+  const path = candidates.find((candidate) => existsSync(candidate));
+  if (!path) return [];
+  const bytes = readFileSync(path);
+  const text = path.endsWith('.gz') ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line));
+}
+
+function teacherTable(): string[] {
+  const keys = ['reward/mean', 'reward/r_ss', 'reward/r_kl', 'response/length_mean', 'reward/format_miss'];
+  const lines = [
+    '### The RLT teachers (mean of steps 1-10 → mean of the last 10 steps)',
+    '',
+    `| seed | ${keys.join(' | ')} | held-out pass@1 (as a solver) step 0 → end |`,
+    `|---|${keys.map(() => '---|').join('')}---|`,
+  ];
+  for (const seed of seeds) {
+    const rows = metrics(`teach-s${seed}`).filter((row) => row['reward/mean'] !== undefined);
+    if (rows.length === 0) continue;
+    const span = (part: Record<string, number>[], key: string) => mean(part.map((row) => row[key]));
+    const cells = keys.map((key) => `${span(rows.slice(0, 10), key).toFixed(2)} → ${span(rows.slice(-10), key).toFixed(2)}`);
+    const evals = metrics(`teach-s${seed}`).filter((row) => row['eval/pass@1'] !== undefined);
+    const solver = evals.length ? `${evals[0]['eval/pass@1'].toFixed(3)} → ${evals.at(-1)?.['eval/pass@1'].toFixed(3)}` : '—';
+    lines.push(`| ${seed} | ${cells.join(' | ')} | ${solver} |`);
+  }
+  return [...lines, ''];
+}
+
+function distillTable(): string[] {
+  const lines = ['### Distillation sets', '', '| student | seed | examples | explanations dropped |', '|---|---|---|---|'];
+  for (const student of ['a', 'b', 'c']) {
+    for (const seed of seeds) {
+      const result = readJson<DistillJson>(join(here, 'results', `student-${student}-s${seed}.json`));
+      if (result) lines.push(`| ${student} | ${seed} | ${result.examples} | ${result.dropped} |`);
+    }
+  }
+  return [...lines, ''];
+}
+
+const out = [
+  '# Teacher experiment: tables (generated by analyze.ts; do not edit)',
+  '',
+  ...levelTable('Held-out pass@1 per level of the prepared student, before RL (RL run step 0)', (run) => run.initialEval),
+  ...levelTable('Held-out pass@1 per level after the same RL stage', (run) => run.finalEval),
+  '### Seed-paired difference of the mean over levels of held-out pass@1 after RL',
+  '',
+  ...pairedTable((run) => run.finalEval),
+  '### The same, before RL (what the preparation alone did)',
+  '',
+  ...pairedTable((run) => run.initialEval),
+  ...teacherTable(),
+  ...distillTable(),
+];
+process.stdout.write(`${out.join('\n')}\n`);
