@@ -6,8 +6,9 @@
 //
 // - advantage REAL: the advantage the loss used for this completion; for per-token advantages (on-policy
 //   distillation, privileged-hint) the mean over the completion's tokens, with advantage_kind 'token-mean'
-//   ('sequence' otherwise). NULL: the completion was not trained (dropped by a batch filter, or left out
-//   by the estimator) or the run predates the column.
+//   ('sequence' otherwise; always written with the details). NULL advantage with a kind: the completion
+//   was not trained (dropped by a batch filter, or left out by the estimator); NULL kind: the row predates
+//   the columns (or was logged without details), so the advantage is unknown.
 // - logprobs BLOB: the sampler's log-prob of each completion token (SampledSequence.logprobs, the old
 //   log-probs of the loss), little-endian Float32, 4 bytes a token. Expert tokens carry the policy's
 //   forward log-probs, as the step gives them.
@@ -164,8 +165,14 @@ function toRecord(row: Record<string, unknown>): SampleRecord & { step: number }
     // NULL comes back as null, as it always did.
     reason: row.reason as string,
   };
-  if (row.advantage != null) record.advantage = row.advantage as number;
-  if (row.advantage_kind != null) record.advantageKind = row.advantage_kind as 'sequence' | 'token-mean';
+  // advantage_kind is written with every detailed sample: with it, a NULL advantage means "not trained";
+  // without it (a row from before the columns) the advantage is unknown and stays undefined.
+  if (row.advantage_kind != null) {
+    record.advantageKind = row.advantage_kind as 'sequence' | 'token-mean';
+    record.advantage = row.advantage as number | null;
+  } else if (row.advantage != null) {
+    record.advantage = row.advantage as number;
+  }
   if (row.logprobs != null) record.logprobs = decodeLogprobs(row.logprobs as Buffer);
   if (row.tokens != null) record.tokens = parseJson(row.tokens as string, []);
   if (row.scaffold != null) record.scaffold = row.scaffold as string;

@@ -67,13 +67,13 @@ export function sampleRecords(
         reward: group.rewards[i],
         reason: group.results[i]?.reason,
         advantage: group.advantages?.[i] ?? null,
+        advantageKind: group.advantageKind ?? 'sequence',
         scaffold: options.scaffold,
         guidance: guidanceOf(group, rollout),
         guided: group.attempt.guided || expert || retry,
         expert,
         retry,
       };
-      if (group.advantageKind) record.advantageKind = group.advantageKind;
       if (rollout && options.tokens !== false) {
         const tokens = rollout.tokens.slice(0, MAX_TOKENS);
         record.logprobs = rollout.logprobs.slice(0, tokens.length);
