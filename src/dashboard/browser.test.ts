@@ -149,7 +149,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     expect(await cards.nth(1).locator('.expert-tok').count()).toBe(3);
     expect(await tokens.nth(1).getAttribute('title')).toBe('"n" log p = -0.5');
     const colour = (index: number) =>
-      tokens.nth(index).evaluate((node) => getComputedStyle(node as Element).backgroundColor);
+      tokens.nth(index).evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor as string);
     // p = e^-0.25 ≈ 0.78 → hue 93 (green-ish); p = e^-2 ≈ 0.14 → hue 16 (red-ish): different colours.
     expect(await colour(0)).not.toBe(await colour(7));
     await page.screenshot({ path: join(shots, 'samples-details.png'), fullPage: true });

@@ -165,6 +165,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
         sampleRecords(report.groups, runConfig.log.samplesPerStep, {
           tokenizer: ctx.policy.tokenizer,
           scaffold: ctx.guidance.name,
+          tokens: runConfig.log.sampleTokens,
         }),
       );
       store.logRewardErrors(step, report.rewardErrors);
