@@ -216,13 +216,37 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         completion: '<img src=x onerror="window.__xss=1">',
         reward: 0,
       },
+      {
+        problemId: 'addition-1-dddd',
+        prompt: '<b>2+2</b><i>hint</i>',
+        completion: '<img src=x onerror="window.__xss=2">',
+        reward: 0,
+        advantageKind: 'sequence',
+        advantage: 0,
+        tokens: ['<img src=x ', 'onerror="window.__xss=2">'],
+        logprobs: [-1, -2],
+        scaffold: '<b>scaffold</b>',
+        guidance: {
+          plainPrompt: '<b>2+2</b>',
+          added: [
+            { kind: '<i>prompt</i>', text: '<i>hint</i>' },
+            { kind: 'prefix', text: '<img src=y onerror="window.__xss=3">' },
+          ],
+        },
+      },
     ]);
     await page.goto(`${url}/#/run/live/samples?step=2`);
     await pageIs('samples');
     const group = page.locator('details[data-problem="addition-1-cccc"]');
     await group.locator('summary').click();
     expect(await group.locator('pre').textContent()).toBe('<img src=x onerror="window.__xss=1">');
-    expect(await page.locator('#groups img, #groups b').count()).toBe(0);
+    const detailed = page.locator('details[data-problem="addition-1-dddd"]');
+    await detailed.locator('summary').click();
+    expect(await detailed.locator('pre.tokens').textContent()).toBe(
+      '<img src=y onerror="window.__xss=3"><img src=x onerror="window.__xss=2">',
+    );
+    expect(await detailed.locator('.guidance').first().textContent()).toContain('<b>scaffold</b>');
+    expect(await page.locator('#groups img, #groups b, #groups i').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
   });
 });

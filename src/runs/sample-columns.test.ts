@@ -66,12 +66,15 @@ describe('sample columns', () => {
   it('round-trips every detail of a sample, and a sample without details', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'samples-')), 'run');
     const store = RunStore.create(dir, {});
-    store.logSamples(2, [detailed, { problemId: 'p', prompt: 'q', completion: 'c', reward: 0 }]);
+    const untrained: SampleRecord = { ...detailed, advantage: null, guided: false, expert: true, retry: true };
+    store.logSamples(2, [detailed, { problemId: 'p', prompt: 'q', completion: 'c', reward: 0 }, untrained]);
     store.close();
     const reader = RunStore.read(dir);
-    const [first, second] = reader.samples(2);
+    const [first, second, third] = reader.samples(2);
     reader.close();
-    expect(first).toEqual({ step: 2, ...detailed, logprobs: [-0.5, -0.125, -3] });
+    expect(first).toEqual({ step: 2, ...detailed });
+    // A stored NULL advantage with its kind: not trained (null), not unknown (undefined).
+    expect(third).toEqual({ step: 2, ...untrained });
     expect(second).toEqual({ step: 2, problemId: 'p', prompt: 'q', completion: 'c', reward: 0, reason: null });
   });
 
