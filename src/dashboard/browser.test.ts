@@ -149,14 +149,18 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     expect(await cards.nth(1).locator('.expert-tok').count()).toBe(3);
     expect(await tokens.nth(1).getAttribute('title')).toBe('"n" log p = -0.5');
     const colour = (index: number) =>
-      tokens.nth(index).evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor as string);
+      tokens
+        .nth(index)
+        .evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor as string);
     // p = e^-0.25 ≈ 0.78 → hue 93 (green-ish); p = e^-2 ≈ 0.14 → hue 16 (red-ish): different colours.
     expect(await colour(0)).not.toBe(await colour(7));
     await page.screenshot({ path: join(shots, 'samples-details.png'), fullPage: true });
     // The second group was not trained: it says so.
     const other = page.locator('details[data-problem="addition-2-bbbb"]');
     await other.locator('summary').click();
-    expect(await other.locator('.advantage').first().textContent()).toBe('reward 0 · advantage – (not trained)');
+    expect(await other.locator('.advantage').first().textContent()).toBe(
+      'reward 0 · advantage – (not trained)',
+    );
     // An old run shows the computed centred reward, labelled as such.
     await page.goto(`${url}/#/run/uniform-s2/samples`);
     await pageIs('samples');

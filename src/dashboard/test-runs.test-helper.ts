@@ -33,7 +33,9 @@ export function writeRun(dir: string, selector: string, seed: number, finalPass:
       'losses/tokens': 100,
       'losses/clipfrac': 0.01 * step,
       ...(step === 4 ? { 'eval/pass@1': finalPass, 'eval/pass@1/addition/1': finalPass } : {}),
-      ...(selector === 'sec' ? { 'curriculum/state/sec/q/1': step / 20, 'curriculum/state/sec/q/2': 0.1 } : {}),
+      ...(selector === 'sec'
+        ? { 'curriculum/state/sec/q/1': step / 20, 'curriculum/state/sec/q/2': 0.1 }
+        : {}),
     });
   }
   const group = (id: string, prompt: string, rewards: number[]) =>

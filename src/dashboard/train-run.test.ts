@@ -60,7 +60,12 @@ describe('dashboard over a trained run', () => {
         expect(completion.logprobs.length).toBe(completion.tokens.length);
         expect(completion.tokens.length).toBeGreaterThan(0);
         expect(completion.completion.startsWith(completion.tokens.join(''))).toBe(true);
-        expect(completion).toMatchObject({ scaffold: 'identity', guided: false, expert: false, retry: false });
+        expect(completion).toMatchObject({
+          scaffold: 'identity',
+          guided: false,
+          expert: false,
+          retry: false,
+        });
       }
       const histogram = await get('/api/runs/tiny/histogram?step=3');
       expect(histogram.total).toBe(8);

@@ -33,6 +33,7 @@ import { writeFileAtomic } from '../core/durable-files.ts';
 import { UserError } from '../core/errors.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
 import { checkRunName } from './run-name.ts';
+import { removeAbandoned, removingPath, stagingPath } from './run-staging.ts';
 import {
   isSameOrInside,
   parseDetail,
@@ -40,7 +41,6 @@ import {
   repairJsonl,
   unreadableStore,
 } from './run-store-files.ts';
-import { removeAbandoned, removingPath, stagingPath } from './run-staging.ts';
 import {
   migrateSamples,
   prepareSampleInsert,

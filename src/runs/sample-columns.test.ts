@@ -66,7 +66,13 @@ describe('sample columns', () => {
   it('round-trips every detail of a sample, and a sample without details', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'samples-')), 'run');
     const store = RunStore.create(dir, {});
-    const untrained: SampleRecord = { ...detailed, advantage: null, guided: false, expert: true, retry: true };
+    const untrained: SampleRecord = {
+      ...detailed,
+      advantage: null,
+      guided: false,
+      expert: true,
+      retry: true,
+    };
     store.logSamples(2, [detailed, { problemId: 'p', prompt: 'q', completion: 'c', reward: 0 }, untrained]);
     store.close();
     const reader = RunStore.read(dir);
@@ -75,7 +81,14 @@ describe('sample columns', () => {
     expect(first).toEqual({ step: 2, ...detailed });
     // A stored NULL advantage with its kind: not trained (null), not unknown (undefined).
     expect(third).toEqual({ step: 2, ...untrained });
-    expect(second).toEqual({ step: 2, problemId: 'p', prompt: 'q', completion: 'c', reward: 0, reason: null });
+    expect(second).toEqual({
+      step: 2,
+      problemId: 'p',
+      prompt: 'q',
+      completion: 'c',
+      reward: 0,
+      reason: null,
+    });
   });
 
   it('stores log-probs as Float32 (4 bytes a token), at most MAX_TOKENS of them', () => {

@@ -130,7 +130,7 @@ export function sampleRow(step: number, sample: SampleRecord): unknown[] {
 export function encodeLogprobs(logprobs: readonly number[]): Buffer {
   const values = logprobs.slice(0, MAX_TOKENS);
   const buffer = Buffer.alloc(values.length * 4);
-  values.forEach((value, index) => buffer.writeFloatLE(value, index * 4));
+  for (const [index, value] of values.entries()) buffer.writeFloatLE(value, index * 4);
   return buffer;
 }
 

@@ -67,7 +67,10 @@ export function groupHeader(group) {
   const prompt = guidance?.plainPrompt ?? group.prompt;
   return [
     el('div', { class: 'prompt' }, prompt),
-    guidanceBlock(first.scaffold, (guidance?.added ?? []).filter((entry) => GROUP_KINDS.has(entry.kind))),
+    guidanceBlock(
+      first.scaffold,
+      (guidance?.added ?? []).filter((entry) => GROUP_KINDS.has(entry.kind)),
+    ),
   ];
 }
 

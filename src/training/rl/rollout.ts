@@ -121,14 +121,24 @@ function samplingRows(
     const prompts = attempt.memberPrompts;
     if (!prompts)
       return [
-        { attempt: index, prompt: attempt.prompt, context: tokensOf(attempt, attempt.prompt), count: counts[index] },
+        {
+          attempt: index,
+          prompt: attempt.prompt,
+          context: tokensOf(attempt, attempt.prompt),
+          count: counts[index],
+        },
       ];
     if (prompts.length !== counts[index] || (attempt.offPolicy?.length ?? 0) > 0) {
       throw new RangeError(
         `problem ${attempt.problem.id}: ${prompts.length} member prompts for ${counts[index]} sampled members${attempt.offPolicy?.length ? ' (member prompts cannot be mixed with expert traces)' : ''}`,
       );
     }
-    return prompts.map((prompt) => ({ attempt: index, prompt, context: tokensOf(attempt, prompt), count: 1 }));
+    return prompts.map((prompt) => ({
+      attempt: index,
+      prompt,
+      context: tokensOf(attempt, prompt),
+      count: 1,
+    }));
   });
 }
 

@@ -47,7 +47,10 @@ describe('sample records of a real step', () => {
         })),
         ctx.advantageOptions,
       );
-      const records = sampleRecords(groups, 100, { tokenizer: ctx.policy.tokenizer, scaffold: ctx.guidance.name });
+      const records = sampleRecords(groups, 100, {
+        tokenizer: ctx.policy.tokenizer,
+        scaffold: ctx.guidance.name,
+      });
       expect(records).toHaveLength(12);
       let k = 0;
       let nonZero = 0;
@@ -79,7 +82,9 @@ describe('sample records of a real step', () => {
       store.close();
       expect(back.map((row) => row.advantage)).toEqual(records.map((record) => record.advantage));
       expect(back[0].tokens).toEqual(records[0].tokens);
-      back[0].logprobs!.forEach((value, t) => expect(value).toBeCloseTo(records[0].logprobs![t], 5));
+      for (const [t, value] of back[0].logprobs!.entries()) {
+        expect(value).toBeCloseTo(records[0].logprobs![t], 5);
+      }
     } finally {
       await ctx.policy.close?.();
     }
@@ -114,13 +119,17 @@ describe('sample records of a real step', () => {
   }, 60_000);
 
   it('averages per-token advantages (distillation) and leaves untrained samples null', () => {
-    const rollout = (tokens: number[]) => ({ tokens, text: '', logprobs: [], samplingLogprobs: [], stopReason: 'eos' });
+    const rollout = (tokens: number[]) => ({
+      tokens,
+      text: '',
+      logprobs: [],
+      samplingLogprobs: [],
+      stopReason: 'eos',
+    });
     const groups = [{ rollouts: [rollout([1, 2]), rollout([3]), rollout([])] }] as unknown as SampledGroup[];
-    recordAdvantages(
-      groups,
-      { advantages: [[0.5, -0.5, 0]], included: [[true, true, true]] },
-      [[[1, 2], undefined, undefined]],
-    );
+    recordAdvantages(groups, { advantages: [[0.5, -0.5, 0]], included: [[true, true, true]] }, [
+      [[1, 2], undefined, undefined],
+    ]);
     expect(groups[0].advantages).toEqual([1.5, -0.5, null]);
     expect(groups[0].advantageKind).toBe('token-mean');
     recordAdvantages(groups, { advantages: [[0.5, -0.5, 0]], included: [[false, true, true]] });
