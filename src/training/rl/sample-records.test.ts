@@ -14,7 +14,7 @@ import { recordAdvantages, sampleRecords } from './sample-records.ts';
 import { buildContext, drawPool } from './setup.ts';
 import { rlStep } from './step.ts';
 
-const config = (guidance: object) =>
+const config = (guidance: object, extra: object = {}) =>
   rlConfigSchema.parse({
     seed: 4,
     init: { checkpoint: 'examples/checkpoints/demo-cold' },
@@ -24,6 +24,7 @@ const config = (guidance: object) =>
     rollout: { groupSize: 4, maxTokens: 48 },
     train: { steps: 2, batchSize: 3, learningRate: 1e-4 },
     policy: { workers: 1 },
+    ...extra,
   });
 
 describe('sample records of a real step', () => {
@@ -113,6 +114,52 @@ describe('sample records of a real step', () => {
         expect(added.text.startsWith('\n\n## Hint.')).toBe(true);
         expect(problem.prompt + added.text).toBe(prompt);
       }
+    } finally {
+      await ctx.policy.close?.();
+    }
+  }, 60_000);
+
+  it('off-policy-prefix: the expert trace member is flagged, with its expert token count', async () => {
+    const ctx = await buildContext(
+      config(
+        { name: 'off-policy-prefix', options: { schedule: 'constant', from: 0.5 } },
+        { algorithm: { advantage: { name: 'dr-grpo' } } },
+      ),
+    );
+    try {
+      const report = await rlStep(ctx, 1, 1e-4);
+      const records = sampleRecords(report.groups, 100, { tokenizer: ctx.policy.tokenizer, scaffold: 'x' });
+      const rollouts = report.groups.flatMap((group) => group.rollouts);
+      const experts = records.filter((record) => record.expert);
+      expect(experts).toHaveLength(report.groups.length); // one trace per group, the last member
+      records.forEach((record, k) => {
+        const expertTokens = rollouts[k].expertTokens;
+        expect(record.expert).toBe(expertTokens !== undefined && expertTokens > 0);
+        expect(record.guidance!.expertTokens).toBe(expertTokens);
+        if (record.expert) expect(record.guided).toBe(true);
+      });
+    } finally {
+      await ctx.policy.close?.();
+    }
+  }, 60_000);
+
+  it('a retry member (as retry-round.ts merges it) keeps its retry prompt and flag', async () => {
+    const ctx = await buildContext(config({ name: 'identity' }));
+    try {
+      const [group] = (await rlStep(ctx, 1, 1e-4)).groups;
+      const plain = group.attempt.problem.prompt;
+      group.rollouts[1] = { ...group.rollouts[1], sampledPrompt: `${plain}wrong: 7\n`, retried: true };
+      const [first, second] = sampleRecords([group], 2, {
+        tokenizer: ctx.policy.tokenizer,
+        scaffold: 'retry',
+      });
+      expect(first).toMatchObject({ guided: false, retry: false, guidance: { added: [] } });
+      expect(second).toMatchObject({
+        guided: true,
+        retry: true,
+        expert: false,
+        guidance: { added: [{ kind: 'retry-prompt', text: 'wrong: 7\n' }] },
+      });
     } finally {
       await ctx.policy.close?.();
     }
