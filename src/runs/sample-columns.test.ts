@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { readRuns } from './compare/read-runs.ts';
+import { readRunData } from './report/run-data.ts';
 import { RunStore, type SampleRecord } from './run-store.ts';
 import { decodeLogprobs, encodeLogprobs, MAX_TOKENS } from './sample-columns.ts';
 
@@ -108,6 +110,9 @@ describe('sample columns', () => {
       { step: 1, problemId: 'p-1-x', prompt: '1+1=', completion: '3', reward: 0, reason: 'wrong' },
     ]);
     reader.close();
+    // The report's and compare's readers too.
+    expect(readRunData(dir).samples.map((sample) => sample.completion)).toEqual(['2', '3']);
+    expect(readRuns([dir]).runs).toHaveLength(1);
     expect(columns(dir)).toEqual(before);
 
     const writer = RunStore.resume(dir);
