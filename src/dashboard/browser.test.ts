@@ -179,6 +179,9 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       () => (globalThis as any).dashboard.charts['selector state: sec q'].chart.series.length,
     );
     expect(series).toBe(3); // x + arms 1 and 2
+    await page
+      .locator('[data-panel="selector state: sec q"]')
+      .screenshot({ path: join(shots, 'selector-state.png') });
   });
 
   it('compares the two seed groups: mean ± sd curves and paired deltas', async () => {
