@@ -143,6 +143,43 @@ describe('sample records of a real step', () => {
     }
   }, 60_000);
 
+  it('privileged-hint (ladder-cold): token-mean advantages and the scorer-only hint', async () => {
+    const ctx = await buildContext(
+      rlConfigSchema.parse({
+        seed: 5,
+        init: { checkpoint: 'examples/checkpoints/ladder-cold' },
+        tasks: [{ task: 'addition', difficulties: [7] }],
+        poolSize: 3,
+        guidance: { name: 'privileged-hint' },
+        rollout: { groupSize: 3, maxTokens: 96 },
+        algorithm: {
+          advantage: { name: 'dr-grpo' },
+          loss: { name: 'importance-sampling', options: { aggregation: 'token-mean' } },
+        },
+        train: { steps: 2, batchSize: 3, learningRate: 1e-4 },
+        policy: { workers: 1 },
+      }),
+    );
+    try {
+      const report = await rlStep(ctx, 1, 1e-4);
+      const records = sampleRecords(report.groups, 100, { tokenizer: ctx.policy.tokenizer, scaffold: 'p' });
+      expect(records).toHaveLength(9);
+      const attempts = report.groups.flatMap((group) => group.rollouts.map(() => group.attempt));
+      records.forEach((record, k) => {
+        expect(record.advantageKind).toBe('token-mean');
+        expect(Number.isFinite(record.advantage)).toBe(true);
+        expect(record.guidance!.added).toContainEqual({
+          kind: 'privileged',
+          text: attempts[k].privilegedContext,
+        });
+      });
+      // Per-token (teacher) terms differ across completions: not the group's scalar advantage.
+      expect(new Set(records.map((record) => record.advantage)).size).toBeGreaterThan(3);
+    } finally {
+      await ctx.policy.close?.();
+    }
+  }, 60_000);
+
   it('a retry member (as retry-round.ts merges it) keeps its retry prompt and flag', async () => {
     const ctx = await buildContext(config({ name: 'identity' }));
     try {
