@@ -29,7 +29,8 @@ function sqliteOf(runDir: string): { metrics: unknown[]; samples: unknown[] } {
         .all(),
       samples: db
         .prepare(
-          'SELECT step, problem_id, prompt, completion, reward, reason FROM samples ORDER BY step, rowid',
+          // Every column: the stored advantage, log-probs, token pieces and guidance replay exactly too.
+          'SELECT * FROM samples ORDER BY step, rowid',
         )
         .all(),
     };

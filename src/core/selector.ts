@@ -29,4 +29,16 @@ export interface TaskSelector {
    * act on problems the run comes back to, so a pool larger than the run's draws leaves it inert.
    */
   readonly perProblemEvidence?: boolean;
+  /**
+   * The selector's inner state as a few named numbers, for the dashboard's selector-state panel (logged
+   * each step as curriculum/state/<name>): e.g. sec/q/<arm>, bots/mean/<level>. Keep the count small
+   * (aggregate per-problem state to levels). Absent: nothing to inspect beyond metrics().
+   */
+  inspect?(): Record<string, number>;
+}
+
+/** The selector's inspect() values as curriculum/state/… metrics ({} when it has none). */
+export function selectorStateMetrics(selector: TaskSelector): Record<string, number> {
+  const state = selector.inspect?.() ?? {};
+  return Object.fromEntries(Object.entries(state).map(([key, value]) => [`curriculum/state/${key}`, value]));
 }

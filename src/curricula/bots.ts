@@ -23,6 +23,10 @@
 // is the batch's mean group size. `candidates` (default null = every problem, as the authors) scores only
 // that many problems drawn uniformly each step — a cost cap for very large pools (Thompson draws are O(N)).
 // [unverified]: none of the values (read in bots.yaml and the selector code).
+// inspect() (the dashboard's selector-state panel): the posteriors aggregated per level
+// (`<task>-<difficulty>`, so a pool of thousands of problems gives a few dozen numbers): the mean
+// posterior mean α/(α+β) (bots/mean/<level>), the mean α and β (bots/alpha/…, bots/beta/…: the pseudo-counts
+// of evidence, decaying toward 1 under λ), and the capability κ when implicit evidence is on.
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
@@ -246,6 +250,26 @@ export function createBots(pool: Problem[], options: unknown): TaskSelector & Pa
       };
       if (capability !== null) metrics['curriculum/capability'] = capability;
       return metrics;
+    },
+    inspect(): Record<string, number> {
+      const sums = new Map<string, { alpha: number; beta: number; mean: number; count: number }>();
+      pool.forEach((problem, i) => {
+        const level = `${problem.task}-${problem.difficulty}`;
+        const sum = sums.get(level) ?? { alpha: 0, beta: 0, mean: 0, count: 0 };
+        sum.alpha += alpha[i];
+        sum.beta += beta[i];
+        sum.mean += alpha[i] / (alpha[i] + beta[i]);
+        sum.count++;
+        sums.set(level, sum);
+      });
+      const state: Record<string, number> = {};
+      for (const [level, sum] of [...sums].sort(([a], [b]) => a.localeCompare(b))) {
+        state[`bots/mean/${level}`] = sum.mean / sum.count;
+        state[`bots/alpha/${level}`] = sum.alpha / sum.count;
+        state[`bots/beta/${level}`] = sum.beta / sum.count;
+      }
+      if (capability !== null) state['bots/capability'] = capability;
+      return state;
     },
   };
 }

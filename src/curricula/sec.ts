@@ -17,6 +17,7 @@
 // probabilities (get_probs('greedy') is softmax); curriculum/<arm>/prob here is the ε-greedy distribution
 // actually sampled, in one categorical draw per slot (the same distribution as the authors' two-stage
 // draw). With one arm, 'greedy' always takes it (the authors' redraw loop would not end).
+// inspect() (the dashboard's selector-state panel): Q per arm and the last batch's signal r_t(c) per arm.
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
@@ -101,6 +102,8 @@ export function createSec(pool: Problem[], options: unknown): TaskSelector {
   const arms = groupIntoArms(pool, (problem) => armKey(problem, config.arms));
   const lists = new ArmLists(arms.members);
   let q = arms.names.map(() => 0);
+  // r_t(c) of the last observed batch (null: the arm was absent), for inspect(); not part of the state.
+  let lastSignal: (number | null)[] = arms.names.map(() => null);
 
   function probabilities(): number[] {
     return secProbabilities(q, config.method, config.temperature, config.epsilon);
@@ -127,6 +130,7 @@ export function createSec(pool: Problem[], options: unknown): TaskSelector {
       }
       const rewards = sums.map((sum, arm) => (counts[arm] > 0 ? sum / counts[arm] : null));
       q = secUpdate(q, rewards, config.learningRate, config.decayAbsentArms);
+      lastSignal = rewards;
     },
     state: (): SecState => ({ selector: 'sec', q: [...q], lists: lists.state() }),
     load(state: unknown): void {
@@ -141,6 +145,16 @@ export function createSec(pool: Problem[], options: unknown): TaskSelector {
         metrics[`curriculum/${name}/q`] = q[arm];
       });
       return metrics;
+    },
+    /** sec/q/<arm>: Q; sec/signal/<arm>: the last batch's mean |A| of the arm (absent arms omitted). */
+    inspect(): Record<string, number> {
+      const state: Record<string, number> = {};
+      arms.names.forEach((name, arm) => {
+        state[`sec/q/${name}`] = q[arm];
+        const signal = lastSignal[arm];
+        if (signal !== null) state[`sec/signal/${name}`] = signal;
+      });
+      return state;
     },
   };
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard } from './server.ts';
-import { createTestRuns, writeRun } from './test-runs.test-helper.ts';
+import { createTestRuns, HINT, writeRun } from './test-runs.test-helper.ts';
 
 let app: FastifyInstance;
 let url: string;
@@ -140,6 +140,27 @@ describe('dashboard API', () => {
     expect((await get('/api/runs/uniform-s1/samples?step=3')).body.groups).toEqual([]);
   });
 
+  it('sends each completion with what the store kept: advantage, tokens with log-probs, guidance', async () => {
+    const { body } = await get('/api/runs/sec-s1/samples?step=4');
+    const [hinted, untrained] = body.groups;
+    expect(hinted.prompt).toBe(`2+3${HINT}`);
+    expect(hinted.completions.map((c: any) => c.advantage)).toEqual([0.5, -1.5, 0.5, 0.5]);
+    expect(hinted.completions[1]).toMatchObject({
+      tokens: [...'answer 1'],
+      scaffold: 'hints',
+      guidance: { plainPrompt: '2+3', added: [{ kind: 'prompt', text: HINT }], expertTokens: 3 },
+      guided: true,
+      expert: true,
+      retry: false,
+      centeredReward: -0.75,
+    });
+    expect(hinted.completions[1].logprobs).toEqual([...'answer 1'].map((_, t) => -(t + 1) / 4));
+    expect(untrained.completions[0].advantage).toBeNull();
+    // An old run (schema before the detail columns): no details, the computed centred reward only.
+    const old = (await get('/api/runs/uniform-s2/samples?step=4')).body.groups[0].completions[1];
+    expect(old).toEqual({ completion: 'answer 1', reward: 0, reason: 'wrong answer', centeredReward: -0.75 });
+  });
+
   it('bins the rewards of a step (the top edge falls in the last bin)', async () => {
     const { body } = await get('/api/runs/uniform-s1/histogram?step=4&bins=4');
     expect(body.edges).toEqual([0, 0.25, 0.5, 0.75, 1]);
@@ -178,6 +199,7 @@ describe('dashboard API', () => {
       '/api/runs/sec-s1/keys',
       '/api/runs/sec-s1/series?keys=reward/mean',
       '/api/runs/sec-s1/samples?step=4',
+      '/api/runs/uniform-s2/samples?step=4',
       '/api/runs/sec-s1/histogram?step=4',
       '/api/runs/sec-s1/config?diff=sec-s2',
       '/api/compare?runs=sec-s1,sec-s2',

@@ -127,6 +127,63 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     expect(await page.locator('#reward-range').textContent()).toMatch(/0\.9, 1/);
   });
 
+  it('shows stored advantages, tokens coloured by log-prob and the guidance apart from the prompt', async () => {
+    await page.goto(`${url}/#/run/sec-s1/samples`);
+    await pageIs('samples');
+    expect(await page.locator('#logprob-legend .tok').count()).toBe(5);
+    const group = page.locator('details[data-problem="addition-1-aaaa"]');
+    await group.locator('summary').click();
+    // The plain prompt, then the hint in a guidance block naming the scaffold.
+    expect(await group.locator(':scope > .prompt').textContent()).toBe('2+3');
+    const guidance = group.locator(':scope > .guidance');
+    expect(await guidance.textContent()).toMatch(/guidance · hints.*added to the prompt.*## Hint\.\s*5/s);
+    const cards = group.locator('.completion');
+    expect(await cards.nth(0).locator('.advantage').textContent()).toBe('reward 1 · advantage 0.5');
+    expect(await cards.nth(1).locator('.advantage').textContent()).toBe('reward 0 · advantage -1.5');
+    expect(await cards.nth(1).locator('.badge').allTextContents()).toEqual(['guided', 'expert']);
+    expect(await cards.nth(3).locator('.badge').allTextContents()).toEqual(['guided', 'retry']);
+    expect(await cards.nth(3).locator('.guidance').textContent()).toMatch(/retry prompt: .*try again/);
+    // One span per token ("answer 1"), its colour from exp(log p), its title the log-prob.
+    const tokens = cards.nth(1).locator('.tok');
+    expect(await tokens.count()).toBe(8);
+    expect(await cards.nth(1).locator('.expert-tok').count()).toBe(3);
+    expect(await tokens.nth(1).getAttribute('title')).toBe('"n" log p = -0.5');
+    const colour = (index: number) =>
+      tokens
+        .nth(index)
+        .evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor as string);
+    // p = e^-0.25 ≈ 0.78 → hue 93 (green-ish); p = e^-2 ≈ 0.14 → hue 16 (red-ish): different colours.
+    expect(await colour(0)).not.toBe(await colour(7));
+    await page.screenshot({ path: join(shots, 'samples-details.png'), fullPage: true });
+    // The second group was not trained: it says so.
+    const other = page.locator('details[data-problem="addition-2-bbbb"]');
+    await other.locator('summary').click();
+    expect(await other.locator('.advantage').first().textContent()).toBe(
+      'reward 0 · advantage – (not trained)',
+    );
+    // An old run shows the computed centred reward, labelled as such.
+    await page.goto(`${url}/#/run/uniform-s2/samples`);
+    await pageIs('samples');
+    await page.locator('details[data-problem="addition-1-aaaa"] summary').click();
+    expect(await page.locator('.advantage').nth(1).textContent()).toBe(
+      'reward 0 · reward − group mean -0.75 (computed)',
+    );
+    expect(await page.locator('#logprob-legend').count()).toBe(0);
+  });
+
+  it('draws the selector-state panel from curriculum/state/* metrics', async () => {
+    await page.goto(`${url}/#/run/sec-s1`);
+    await pageIs('run');
+    expect(await points('selector state: sec q')).toBe(4);
+    const series = await page.evaluate(
+      () => (globalThis as any).dashboard.charts['selector state: sec q'].chart.series.length,
+    );
+    expect(series).toBe(3); // x + arms 1 and 2
+    await page
+      .locator('[data-panel="selector state: sec q"]')
+      .screenshot({ path: join(shots, 'selector-state.png') });
+  });
+
   it('compares the two seed groups: mean ± sd curves and paired deltas', async () => {
     await page.goto(`${url}/#/`);
     await pageIs('runs');
@@ -166,13 +223,37 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         completion: '<img src=x onerror="window.__xss=1">',
         reward: 0,
       },
+      {
+        problemId: 'addition-1-dddd',
+        prompt: '<b>2+2</b><i>hint</i>',
+        completion: '<img src=x onerror="window.__xss=2">',
+        reward: 0,
+        advantageKind: 'sequence',
+        advantage: 0,
+        tokens: ['<img src=x ', 'onerror="window.__xss=2">'],
+        logprobs: [-1, -2],
+        scaffold: '<b>scaffold</b>',
+        guidance: {
+          plainPrompt: '<b>2+2</b>',
+          added: [
+            { kind: '<i>prompt</i>', text: '<i>hint</i>' },
+            { kind: 'prefix', text: '<img src=y onerror="window.__xss=3">' },
+          ],
+        },
+      },
     ]);
     await page.goto(`${url}/#/run/live/samples?step=2`);
     await pageIs('samples');
     const group = page.locator('details[data-problem="addition-1-cccc"]');
     await group.locator('summary').click();
     expect(await group.locator('pre').textContent()).toBe('<img src=x onerror="window.__xss=1">');
-    expect(await page.locator('#groups img, #groups b').count()).toBe(0);
+    const detailed = page.locator('details[data-problem="addition-1-dddd"]');
+    await detailed.locator('summary').click();
+    expect(await detailed.locator('pre.tokens').textContent()).toBe(
+      '<img src=y onerror="window.__xss=3"><img src=x onerror="window.__xss=2">',
+    );
+    expect(await detailed.locator('.guidance').first().textContent()).toContain('<b>scaffold</b>');
+    expect(await page.locator('#groups img, #groups b, #groups i').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as any).__xss)).toBeUndefined();
   });
 });

@@ -2,11 +2,13 @@
 // mode, no lock: a reader never blocks the training process, which keeps appending meanwhile):
 // config and a config diff, metric keys, metric series after a step (live polling sends only new steps),
 // the samples of a step grouped by problem (one GRPO group side by side), and a reward histogram per step.
-// The store keeps no advantages or per-token log-probs (run-store.ts: problem_id, prompt, completion,
-// reward, reason), so the sample browser shows none; it shows each completion's reward minus its group's
-// mean reward labelled "reward − group mean" (the GRPO advantage before any std scaling), not as stored.
+// Each completion comes with what the store kept of it (src/runs/sample-columns.ts): the advantage the loss
+// used, per-token sampler log-probs with each token's text, and the guidance (scaffold name, plain prompt,
+// added texts, guided / expert / retry). A run made before those columns has none of them: its
+// completions carry `centeredReward` (reward minus the group's mean reward, the GRPO advantage before any
+// std scaling), which the browser labels as computed; it is sent for every run.
 import { flattenConfig } from '../runs/compare/group-runs.ts';
-import { RunStore } from '../runs/run-store.ts';
+import { RunStore, type SampleGuidance } from '../runs/run-store.ts';
 import { DashboardError } from './errors.ts';
 
 function withStore<T>(dir: string, read: (store: RunStore) => T): T {
@@ -69,9 +71,29 @@ export interface SampleGroup {
   /** Parsed from the problem id `<task>-<level>-<hash>` (src/tasks); null when it has another shape. */
   task: string | null;
   level: string | null;
+  /** The prompt the policy was given (the first completion's; a hint included). */
   prompt: string;
   meanReward: number;
-  completions: { completion: string; reward: number; reason: string | null; centeredReward: number }[];
+  completions: SampleCompletion[];
+}
+
+export interface SampleCompletion {
+  completion: string;
+  reward: number;
+  reason: string | null;
+  /** Reward minus the group's mean reward (computed here, for every run). */
+  centeredReward: number;
+  /** The advantage the loss used, as stored (null: not trained; absent: the run did not store it). */
+  advantage?: number | null;
+  advantageKind?: string;
+  /** Per-token sampler log-probs and each token's text (absent: not stored). */
+  logprobs?: number[];
+  tokens?: string[];
+  scaffold?: string;
+  guidance?: SampleGuidance;
+  guided?: boolean;
+  expert?: boolean;
+  retry?: boolean;
 }
 
 const PROBLEM_ID = /^(.+)-(\d+)-[^-]+$/;
@@ -93,10 +115,12 @@ export function sampleGroups(dir: string, step: number): SampleGroup[] {
         completions: [],
       });
     }
+    const { step: _step, problemId: _id, prompt: _prompt, reason, ...stored } = row;
     groups.get(id)!.completions.push({
-      completion: row.completion,
-      reward: row.reward,
-      reason: row.reason ?? null,
+      ...stored,
+      logprobs: row.logprobs && [...row.logprobs],
+      tokens: row.tokens && [...row.tokens],
+      reason: reason ?? null,
       centeredReward: 0,
     });
   }

@@ -29,6 +29,7 @@ function registry(): Map<string, [string, string]> {
     'run-page.js',
     'panels.js',
     'samples-page.js',
+    'sample-view.js',
     'compare-page.js',
   ]) {
     files.set(`/web/${name}`, [join(WEB, name), JS]);

@@ -1,12 +1,17 @@
 // A small runs directory for the dashboard tests, written with RunStore as a training process writes it:
 // two settings (selector uniform / sec) × two seeds, finished, with held-out pass@1 at steps 0 and 4,
-// training metrics at steps 1–4 and two sampled groups of four completions at step 4; plus the bad cases:
+// training metrics at steps 1–4 and two sampled groups of four completions at step 4. The sec runs also log
+// selector state (curriculum/state/sec/q/<arm>) and their samples carry every detail the store keeps
+// (advantage, per-token log-probs and pieces, a hint, expert / retry members); uniform-s2 is rewritten to
+// the samples schema before those columns (an old run). Plus the bad cases:
 // a run whose run.sqlite is garbage, a directory that is not a run, a run left by a killed writer, and a
 // symlink to a run outside the runs directory.
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunStore } from '../runs/run-store.ts';
+import Database from 'better-sqlite3';
+import { RunStore, type SampleRecord } from '../runs/run-store.ts';
+import { ADDED_COLUMNS } from '../runs/sample-columns.ts';
 
 export const STEPS = [1, 2, 3, 4];
 
@@ -28,6 +33,9 @@ export function writeRun(dir: string, selector: string, seed: number, finalPass:
       'losses/tokens': 100,
       'losses/clipfrac': 0.01 * step,
       ...(step === 4 ? { 'eval/pass@1': finalPass, 'eval/pass@1/addition/1': finalPass } : {}),
+      ...(selector === 'sec'
+        ? { 'curriculum/state/sec/q/1': step / 20, 'curriculum/state/sec/q/2': 0.1 }
+        : {}),
     });
   }
   const group = (id: string, prompt: string, rewards: number[]) =>
@@ -38,11 +46,50 @@ export function writeRun(dir: string, selector: string, seed: number, finalPass:
       reward,
       reason: reward > 0 ? undefined : 'wrong answer',
     }));
-  store.logSamples(4, [
+  const samples = [
     ...group('addition-1-aaaa', '2+3', [1, 0, 1, 1]),
     ...group('addition-2-bbbb', '12+39', [0, 0, 0.5, 0]),
-  ]);
+  ];
+  store.logSamples(4, selector === 'sec' ? samples.map(withDetails) : samples);
   return store;
+}
+
+export const HINT = '\n\n## Hint.\n5';
+
+/** The sec runs' samples: group 1 hinted, its member 1 an expert trace, member 3 a retry; 2nd group untrained. */
+function withDetails(sample: SampleRecord, index: number): SampleRecord {
+  const hinted = index < 4;
+  const text = sample.completion;
+  return {
+    ...sample,
+    prompt: hinted ? `${sample.prompt}${HINT}` : sample.prompt,
+    advantage: hinted ? [0.5, -1.5, 0.5, 0.5][index] : null,
+    advantageKind: 'sequence',
+    tokens: [...text],
+    logprobs: [...text].map((_, t) => -(t + 1) / 4),
+    scaffold: 'hints',
+    guidance: {
+      ...(hinted && { plainPrompt: sample.prompt }),
+      added: [
+        ...(hinted ? [{ kind: 'prompt', text: HINT }] : []),
+        ...(index === 3 ? [{ kind: 'retry-prompt', text: 'Your answer was wrong; try again.' }] : []),
+      ],
+      ...(index === 1 && { expertTokens: 3 }),
+    },
+    guided: hinted,
+    expert: index === 1,
+    retry: index === 3,
+  };
+}
+
+/** Rewrites a closed run's samples table to the schema before the detail columns (an old run). */
+export function dropSampleDetails(dir: string): void {
+  const db = new Database(join(dir, 'run.sqlite'));
+  try {
+    for (const [name] of ADDED_COLUMNS) db.exec(`ALTER TABLE samples DROP COLUMN ${name}`);
+  } finally {
+    db.close();
+  }
 }
 
 export interface TestRuns {
@@ -60,6 +107,7 @@ export function createTestRuns(): TestRuns {
     const store = writeRun(join(runsDir, name), selector, Number(seed), pass);
     store.event('finished', { step: 4 });
     store.close();
+    if (name === 'uniform-s2') dropSampleDetails(join(runsDir, name));
   }
   // Killed mid-run: no finished event, and the owner file of a process that no longer exists.
   const killed = writeRun(join(runsDir, 'killed'), 'uniform', 3, 0.3);

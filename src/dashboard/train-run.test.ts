@@ -1,7 +1,8 @@
 // The dashboard API over a run made by the real trainer (tiny fresh model, 3 steps of 2 groups of 4
 // completions, held-out evaluation before and after, 8 logged samples per step): the keys the product
 // logs land in the expected panels' data, the run reads as finished with its tokens, and a step's samples
-// group by problem with the task and level parsed from the trainer's problem ids.
+// group by problem with the task and level parsed from the trainer's problem ids, each completion with the
+// details the trainer stored (advantage, per-token log-probs and pieces, guidance).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,20 @@ describe('dashboard over a trained run', () => {
       for (const group of groups) {
         expect(group.task).toBe('addition');
         expect(['1', '2']).toContain(group.level);
+      }
+      // What the trainer stored with each completion: the advantage, a log-prob per token piece, guidance.
+      for (const completion of completions) {
+        expect(completion.advantageKind).toBe('sequence');
+        expect(completion.advantage === null || Number.isFinite(completion.advantage)).toBe(true);
+        expect(completion.logprobs.length).toBe(completion.tokens.length);
+        expect(completion.tokens.length).toBeGreaterThan(0);
+        expect(completion.completion.startsWith(completion.tokens.join(''))).toBe(true);
+        expect(completion).toMatchObject({
+          scaffold: 'identity',
+          guided: false,
+          expert: false,
+          retry: false,
+        });
       }
       const histogram = await get('/api/runs/tiny/histogram?step=3');
       expect(histogram.total).toBe(8);

@@ -2,8 +2,10 @@
 //
 //   config.json          resolved config (written at creation; rewritten when a resume changes train.steps)
 //   metrics.jsonl        append-only {step, time, metrics} lines anyone can read
-//   run.sqlite           metrics(step, key, value), samples(step, …), events, reward_errors(step, reason,
-//                        count): every distinct reason a completion failed to grade, counted; WAL mode
+//   run.sqlite           metrics(step, key, value), samples(step, …; columns in sample-columns.ts), events,
+//                        reward_errors(step, reason, count): every distinct reason a completion failed to
+//                        grade, counted; WAL mode. A writer adds sample columns a run predates (migration);
+//                        a reader reads the columns there are.
 //   checkpoints/         step-000100/ …, LATEST and BEST pointer files (see checkpoints.ts)
 //   lock.sqlite          exclusive writer lock, an OS lock held through SQLite (lock.ts)
 //   lock-owner.json      {pid, host, since} of the holder, for the refusal message
@@ -24,24 +26,31 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
-  truncateSync,
 } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeFileAtomic } from '../core/durable-files.ts';
 import { UserError } from '../core/errors.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
 import { checkRunName } from './run-name.ts';
 import { removeAbandoned, removingPath, stagingPath } from './run-staging.ts';
+import {
+  isSameOrInside,
+  parseDetail,
+  readJsonlLines,
+  repairJsonl,
+  unreadableStore,
+} from './run-store-files.ts';
+import {
+  migrateSamples,
+  prepareSampleInsert,
+  prepareSampleSelect,
+  type SampleRecord,
+  sampleRow,
+} from './sample-columns.ts';
 
-export interface SampleRecord {
-  problemId: string;
-  prompt: string;
-  completion: string;
-  reward: number;
-  reason?: string;
-}
+export { readJsonlLines } from './run-store-files.ts';
+export type { GuidanceText, SampleGuidance, SampleRecord } from './sample-columns.ts';
 
 export interface MetricRow {
   step: number;
@@ -75,7 +84,9 @@ export class RunStore {
   private readonly db: Database.Database;
   private readonly lock: RunLock | null;
   private readonly insertMetric: Database.Statement;
-  private readonly insertSample: Database.Statement;
+  /** Prepared on first use: a read-only store of an old run lacks the columns it names. */
+  private insertSample: Database.Statement | null = null;
+  private readonly selectSamples: (step: number) => (SampleRecord & { step: number })[];
 
   private constructor(
     readonly dir: string,
@@ -94,13 +105,12 @@ export class RunStore {
           CREATE TABLE IF NOT EXISTS events (time TEXT, kind TEXT, detail TEXT);
           CREATE TABLE IF NOT EXISTS reward_errors (step INTEGER NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (step, reason));
         `);
+        migrateSamples(this.db);
       }
       this.insertMetric = this.db.prepare(
         'INSERT OR REPLACE INTO metrics (step, key, value) VALUES (?, ?, ?)',
       );
-      this.insertSample = this.db.prepare(
-        'INSERT INTO samples (step, problem_id, prompt, completion, reward, reason) VALUES (?, ?, ?, ?, ?, ?)',
-      );
+      this.selectSamples = prepareSampleSelect(this.db);
     } catch (error) {
       this.lock?.release();
       throw unreadableStore(join(dir, 'run.sqlite'), error);
@@ -184,7 +194,8 @@ export class RunStore {
     dir = resolve(dir);
     RunStore.assertRun(dir);
     const store = new RunStore(dir, 'resume');
-    store.repairJsonl();
+    const droppedBytes = repairJsonl(join(dir, 'metrics.jsonl'));
+    if (droppedBytes !== null) store.event('repaired-jsonl', { droppedBytes });
     return store;
   }
 
@@ -245,19 +256,12 @@ export class RunStore {
     appendFileSync(join(this.dir, 'metrics.jsonl'), `${line}\n`);
   }
 
-  /** Records a bounded sample of completions for one step. */
+  /** Records a bounded sample of completions for one step, with their details (sample-columns.ts). */
   logSamples(step: number, samples: readonly SampleRecord[]): void {
+    this.insertSample ??= prepareSampleInsert(this.db);
+    const insert = this.insertSample;
     this.db.transaction(() => {
-      for (const sample of samples) {
-        this.insertSample.run(
-          step,
-          sample.problemId,
-          sample.prompt,
-          sample.completion,
-          sample.reward,
-          sample.reason ?? null,
-        );
-      }
+      for (const sample of samples) insert.run(...sampleRow(step, sample));
     })();
   }
 
@@ -316,12 +320,9 @@ export class RunStore {
     );
   }
 
+  /** The samples of one step in logging order; details absent where the run did not store them. */
   samples(step: number): (SampleRecord & { step: number })[] {
-    return this.db
-      .prepare(
-        'SELECT step, problem_id AS problemId, prompt, completion, reward, reason FROM samples WHERE step = ? ORDER BY rowid',
-      )
-      .all(step) as (SampleRecord & { step: number })[];
+    return this.selectSamples(step);
   }
 
   /** Rows of one metric key after `step` (live polling: only the new steps). */
@@ -377,46 +378,6 @@ export class RunStore {
     this.db.close();
     this.lock?.release();
   }
-
-  /** Drops a partial last line left by a crash in the middle of an append. */
-  private repairJsonl(): void {
-    const path = join(this.dir, 'metrics.jsonl');
-    if (!existsSync(path)) return;
-    const text = readFileSync(path, 'utf8');
-    if (text.length === 0 || text.endsWith('\n')) return;
-    const keptBytes = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
-    const droppedBytes = statSync(path).size - keptBytes;
-    truncateSync(path, keptBytes);
-    this.event('repaired-jsonl', { droppedBytes });
-  }
-}
-
-/** Parses a JSONL file, skipping a partial last line. */
-export function readJsonlLines(path: string): unknown[] {
-  const text = readFileSync(path, 'utf8');
-  const out: unknown[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      out.push(JSON.parse(line));
-    } catch {
-      // A torn last line from a crash; everything before it is intact.
-    }
-  }
-  return out;
-}
-
-/** SQLite refusing the file (not a database, corrupt, unreadable) is a damaged run: one line naming it. */
-function unreadableStore(path: string, error: unknown): unknown {
-  if (!(error instanceof Database.SqliteError)) return error;
-  return new UserError(
-    `run store ${path} cannot be opened: ${error.message} (${error.code}); restore it from a backup, or start a new run`,
-  );
-}
-
-function isSameOrInside(path: string, dir: string): boolean {
-  const fromDir = relative(dir, path);
-  return fromDir === '' || (fromDir !== '..' && !fromDir.startsWith(`..${sep}`) && !isAbsolute(fromDir));
 }
 
 /** "created <time>, last logged step N, K checkpoints" for the overwrite message (best effort). */
@@ -440,13 +401,4 @@ function describeRun(dir: string): string {
     : 0;
   parts.push(`${checkpoints} checkpoint${checkpoints === 1 ? '' : 's'}`);
   return parts.join(', ');
-}
-
-function parseDetail(detail: string | null): unknown {
-  if (detail === null) return null;
-  try {
-    return JSON.parse(detail);
-  } catch {
-    return detail;
-  }
 }

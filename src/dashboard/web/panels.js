@@ -14,6 +14,10 @@ const PANELS = [
   [/^selection\/reward\//, () => 'practice reward per level'],
   [/^perf\/time\//, () => 'phase timings (s)'],
   [/^perf\/share\//, () => 'phase shares'],
+  // Selector.inspect() values (src/core/selector.ts), curriculum/state/<selector>/<quantity>/<arm>: one
+  // panel per quantity (Q-values, posterior means, α, β have different scales).
+  [/^curriculum\/state\/([^/]+)\/([^/]+)\//, (m) => `selector state: ${m[1]} ${m[2]}`],
+  [/^curriculum\/state\/([^/]+)/, (m) => `selector state: ${m[1]}`],
   [/^curriculum\/.+\/prob$/, () => 'selector state: level probabilities'],
 ];
 

@@ -1,9 +1,10 @@
 // The sample browser: pick a step (one with logged samples), see its reward histogram (click a bar to keep
 // only completions in that reward range) and each problem's group side by side: the prompt, then every
-// completion with its reward and grading reason. Filters: task, level, reward range.
-// The run store keeps no advantages or per-token log-probs; "reward − group mean" is computed, not stored.
+// completion with its reward, grading reason, stored advantage, per-token log-probs as colour and guidance
+// (sample-view.js). Filters: task, level, reward range.
 import { api, el, fmt } from './api.js';
 import { barChart } from './charts.js';
+import { completionCard, groupHeader, logprobLegend } from './sample-view.js';
 
 export async function renderSamples(name, params) {
   const base = `/api/runs/${encodeURIComponent(name)}`;
@@ -47,20 +48,8 @@ export async function renderSamples(name, params) {
             {},
             `${group.problemId} · ${group.completions.length} completions · mean reward ${fmt(group.meanReward, 3)}`,
           ),
-          el('div', { class: 'prompt' }, group.prompt),
-          el(
-            'div',
-            { class: 'completions' },
-            shown.map((c) =>
-              el(
-                'div',
-                { class: `completion ${c.reward > 0 ? 'reward-good' : 'reward-bad'}` },
-                el('div', {}, `reward ${fmt(c.reward, 3)} · reward − group mean ${fmt(c.centeredReward, 3)}`),
-                c.reason ? el('div', { class: 'note' }, c.reason) : null,
-                el('pre', {}, c.completion),
-              ),
-            ),
-          ),
+          groupHeader(group),
+          el('div', { class: 'completions' }, shown.map(completionCard)),
         ),
       );
     }
@@ -126,6 +115,7 @@ export async function renderSamples(name, params) {
       rangeNote,
     ),
     histBox,
+    groups.some((group) => group.completions.some((c) => c.tokens)) ? logprobLegend() : null,
     list,
   );
   const chart = barChart(histBox, {

@@ -140,8 +140,10 @@ export const rlConfigSchema = z.strictObject({
     .strictObject({
       /** Completions stored per step in the run store (with rewards and reasons). */
       samplesPerStep: z.number().int().nonnegative().default(8),
+      /** Store each stored completion's per-token log-probs and token pieces (the dashboard's colours). */
+      sampleTokens: z.boolean().default(true),
     })
-    .default({ samplesPerStep: 8 }),
+    .default({ samplesPerStep: 8, sampleTokens: true }),
   /** Which backend runs the policy (policy-block.ts; absent = embedded) and how the embedded policy runs
    * (worker threads). Last, so that the allowed-keys list of an error message keeps its order. */
   policy: rlPolicyBlockSchema.optional(),

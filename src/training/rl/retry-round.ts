@@ -75,7 +75,7 @@ function mergeRetry(group: SampledGroup, retry: SampledGroup, maxReplace: number
   for (let k = 0; k < count; k++) {
     const target = failed[k];
     const source = successes[k];
-    group.rollouts[target] = retry.rollouts[source];
+    group.rollouts[target] = { ...retry.rollouts[source], retried: true };
     group.completions[target] = retry.completions[source];
     group.rewards[target] = retry.rewards[source];
     group.results[target] = retry.results[source];

@@ -21,6 +21,10 @@ export interface GroupRollout extends SampledSequence {
    * sampler's under THIS context; update.ts recomputes them under the group's context.
    */
   sampledFrom?: number[];
+  /** The prompt text of `sampledFrom` (for the run store's guidance record). */
+  sampledPrompt?: string;
+  /** True for a retry's member that replaced a failed one (retry-round.ts). */
+  retried?: boolean;
 }
 
 export interface SampledGroup {
@@ -39,6 +43,10 @@ export interface SampledGroup {
   completions: string[];
   rewards: number[];
   results: RewardResult[];
+  /** The advantage the loss used per member, null = not trained (set after the advantage phase). */
+  advantages?: (number | null)[];
+  /** 'token-mean': per-token advantages, averaged into `advantages`. */
+  advantageKind?: 'sequence' | 'token-mean';
 }
 
 /**
@@ -78,7 +86,9 @@ export async function sampleGroups(
   rows.forEach((row, index) => {
     const restored = !sameTokens(row.context, contexts[row.attempt]);
     for (const sequence of sampled[index]) {
-      members[row.attempt].push(restored ? { ...sequence, sampledFrom: row.context } : sequence);
+      members[row.attempt].push(
+        restored ? { ...sequence, sampledFrom: row.context, sampledPrompt: row.prompt } : sequence,
+      );
     }
   });
   return attempts.map((attempt, index) => ({
@@ -93,6 +103,7 @@ export async function sampleGroups(
 
 interface SamplingRow {
   attempt: number;
+  prompt: string;
   context: number[];
   count: number;
 }
@@ -109,13 +120,25 @@ function samplingRows(
   return attempts.flatMap((attempt, index) => {
     const prompts = attempt.memberPrompts;
     if (!prompts)
-      return [{ attempt: index, context: tokensOf(attempt, attempt.prompt), count: counts[index] }];
+      return [
+        {
+          attempt: index,
+          prompt: attempt.prompt,
+          context: tokensOf(attempt, attempt.prompt),
+          count: counts[index],
+        },
+      ];
     if (prompts.length !== counts[index] || (attempt.offPolicy?.length ?? 0) > 0) {
       throw new RangeError(
         `problem ${attempt.problem.id}: ${prompts.length} member prompts for ${counts[index]} sampled members${attempt.offPolicy?.length ? ' (member prompts cannot be mixed with expert traces)' : ''}`,
       );
     }
-    return prompts.map((prompt) => ({ attempt: index, context: tokensOf(attempt, prompt), count: 1 }));
+    return prompts.map((prompt) => ({
+      attempt: index,
+      prompt,
+      context: tokensOf(attempt, prompt),
+      count: 1,
+    }));
   });
 }
 

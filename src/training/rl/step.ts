@@ -5,7 +5,7 @@
 
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
 import { klRewardPenalty } from '../../algorithms/kl.ts';
-import type { GroupOutcome } from '../../core/selector.ts';
+import { type GroupOutcome, selectorStateMetrics } from '../../core/selector.ts';
 import { batchFilter } from './batch-filter.ts';
 import type { RlContext } from './context.ts';
 import { distillationPhase } from './distillation.ts';
@@ -13,6 +13,7 @@ import { hasExpertTraces, injectExpertTraces } from './expert-traces.ts';
 import { rewardErrorCounts, rolloutMetrics } from './metrics.ts';
 import { retryRound } from './retry-round.ts';
 import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
+import { recordAdvantages } from './sample-records.ts';
 import { teacherHelpRound } from './teacher-help-round.ts';
 import { PhaseTimer } from './timer.ts';
 import { updatePolicy } from './update.ts';
@@ -85,6 +86,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   const distilled = ctx.distillation
     ? await timer.timeAsync('teacher', () => distillationPhase(ctx, groups, estimate))
     : null;
+  recordAdvantages(groups, estimate, distilled?.tokenAdvantages); // for the run store (sample-records.ts)
   const update = await timer.timeAsync('update', () =>
     updatePolicy(ctx, groups, estimate, learningRate, refLogprobs, distilled?.tokenAdvantages),
   );
@@ -112,6 +114,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     'sampling/rounds': rounds,
     'train/lr': learningRate,
     ...ctx.selector.metrics(),
+    ...selectorStateMetrics(ctx.selector),
     ...ctx.guidance.metrics(),
     ...(ctx.budget?.metrics() ?? {}),
     ...distilled?.metrics,

@@ -10,7 +10,7 @@ import { sampleAndVerify } from '../../eval/evaluate.ts';
 import { pinWorkerCount } from '../../policy/parallel-options.ts';
 import { type CheckpointRef, readCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
 import { runDirectory } from '../../runs/run-name.ts';
-import { RunStore, type SampleRecord } from '../../runs/run-store.ts';
+import { RunStore } from '../../runs/run-store.ts';
 import { heldOutProblems } from '../../tasks/problem-mix.ts';
 import { type ResumedConfig, type ResumeRequest, recordNewSteps, resumedRlConfig } from '../resume.ts';
 import { learningRateAt } from '../schedule.ts';
@@ -18,7 +18,7 @@ import { runAdvice } from './advice.ts';
 import { type RlConfig, rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
 import { checkPoolUnchanged } from './pool-file.ts';
-import type { SampledGroup } from './rollout.ts';
+import { sampleRecords } from './sample-records.ts';
 import { buildContext, validateRlConfig } from './setup.ts';
 import { rlStep, type StepReport } from './step.ts';
 
@@ -160,7 +160,14 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
         options.onEval?.(step, summary);
       }
       store.logMetrics(step, metrics);
-      store.logSamples(step, sampleRecords(report.groups, runConfig.log.samplesPerStep));
+      store.logSamples(
+        step,
+        sampleRecords(report.groups, runConfig.log.samplesPerStep, {
+          tokenizer: ctx.policy.tokenizer,
+          scaffold: ctx.guidance.name,
+          tokens: runConfig.log.sampleTokens,
+        }),
+      );
       store.logRewardErrors(step, report.rewardErrors);
       options.onStep?.(step, metrics);
       const every = runConfig.checkpoint.every;
@@ -233,21 +240,4 @@ async function evaluate(ctx: RlContext, step: number): Promise<EvalSummary> {
     seed: config.seed + 1_000_003 * (step + 1),
   });
   return summarizeOutcomes(outcomes);
-}
-
-/** A bounded, deterministic sample of this step's completions for the run store. */
-function sampleRecords(groups: readonly SampledGroup[], limit: number): SampleRecord[] {
-  const records: SampleRecord[] = [];
-  for (const group of groups) {
-    for (let i = 0; i < group.completions.length && records.length < limit; i++) {
-      records.push({
-        problemId: group.attempt.problem.id,
-        prompt: group.attempt.prompt,
-        completion: group.completions[i],
-        reward: group.rewards[i],
-        reason: group.results[i]?.reason,
-      });
-    }
-  }
-  return records;
 }
