@@ -77,7 +77,7 @@ export function createSelfConsistencyReward(options: unknown, context?: RewardCo
         Math.max(1, Math.min(parsed.maxTokens, policy.contextLength - row.prefix.length)),
       );
       const byLimit = new Map<number, number[]>();
-      limits.forEach((limit, i) => byLimit.set(limit, [...(byLimit.get(limit) ?? []), i]));
+      for (const [i, limit] of limits.entries()) byLimit.set(limit, [...(byLimit.get(limit) ?? []), i]);
       const continuations: string[][] = inputs.map(() => []);
       for (const [limit, indices] of byLimit) {
         const sampled = await policy.sample(

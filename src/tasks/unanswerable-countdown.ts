@@ -63,7 +63,7 @@ function combine(a: Fraction, b: Fraction): Fraction[] {
 export function reachableTargets(numbers: readonly number[]): Set<number> {
   const count = numbers.length;
   const values: Map<string, Fraction>[] = Array.from({ length: 1 << count }, () => new Map());
-  numbers.forEach((value, i) => values[1 << i].set(`${value}/1`, [BigInt(value), 1n]));
+  for (const [i, value] of numbers.entries()) values[1 << i].set(`${value}/1`, [BigInt(value), 1n]);
   for (let mask = 1; mask < 1 << count; mask++) {
     if ((mask & (mask - 1)) === 0) continue;
     const into = values[mask];
