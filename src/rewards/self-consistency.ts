@@ -17,8 +17,8 @@
 // visual perturbation of the paper has no text counterpart and is left out; (4) the completion is
 // re-encoded from its text (exact for the character tokenizer) and a forced prefix counts as part of it;
 // (5) resampling uses this reward's own temperature / topP / maxTokens options (the authors reuse the
-// rollout's sampling params), one call per token limit with a seed hashed from the option seed, the
-// step and the problems.
+// rollout's sampling params), one call per completion with a seed hashed from the option seed, the
+// step, the problem and the completion (so a completion's score does not depend on its batch).
 // Diagnostics: agreement (share of continuations whose answer equals the completion's own), distinct;
 // self_gold_agreement with the self-verdict "agreement ≥ 1/2" (self-policy.ts).
 import { z } from 'zod';
@@ -71,34 +71,22 @@ export function createSelfConsistencyReward(options: unknown, context?: RewardCo
           keptText: tokenizer.decode(completion.slice(0, kept)),
         };
       });
-      // Rows are grouped by their token limit (the context left after each prefix): one sample call per
-      // limit, each with a seed hashed from the option seed, the step and the rows' problems.
-      const limits = rows.map((row) =>
-        Math.max(1, Math.min(parsed.maxTokens, policy.contextLength - row.prefix.length)),
-      );
-      const byLimit = new Map<number, number[]>();
-      for (const [i, limit] of limits.entries()) byLimit.set(limit, [...(byLimit.get(limit) ?? []), i]);
-      const continuations: string[][] = inputs.map(() => []);
-      for (const [limit, indices] of byLimit) {
-        const sampled = await policy.sample(
-          indices.map((i) => rows[i].prefix),
-          {
+      // One sample call per completion, seeded from the option seed, the step, the problem and the
+      // completion: a completion's continuations do not depend on what else is in the batch.
+      const continuations = await Promise.all(
+        rows.map(async (row, i) => {
+          const input = inputs[i];
+          const maxTokens = Math.max(1, Math.min(parsed.maxTokens, policy.contextLength - row.prefix.length));
+          const [sampled] = await policy.sample([row.prefix], {
             n: parsed.cuts,
             temperature: parsed.temperature,
             topP: parsed.topP,
-            maxTokens: limit,
-            seed: seedOf(
-              parsed.seed,
-              inputs[0].step ?? 0,
-              limit,
-              ...indices.map((i) => inputs[i].problem.id),
-            ),
-          },
-        );
-        indices.forEach((i, j) => {
-          continuations[i] = sampled[j].map((sequence) => rows[i].keptText + sequence.text);
-        });
-      }
+            maxTokens,
+            seed: seedOf(parsed.seed, input.step ?? 0, input.problem.id, input.completion),
+          });
+          return sampled.map((sequence) => row.keptText + sequence.text);
+        }),
+      );
       return inputs.map((input, i) => scoreOne(input.problem, input.completion, continuations[i]));
     },
   };

@@ -10,6 +10,8 @@
 // equivalence is the task's: exact for addition/string-compose/modular-chain; countdown's verifier checks
 // the target, which is part of the problem, so there CaT equals gold grading); otherwise the rollout's
 // answer key (math-answer's normalised key) must equal the reference's.
+// Default template: `{prompt}{responses}reconcile:\n`, rollouts listed as `R<i>:\n<text>\n` (`show:
+// answers` lists only their answer lines) — short so that it fits the embedded models' 128-token context.
 // Deviations: (1) the paper's anchor is the frozen initial policy; here the current policy synthesises (the
 // brief's choice: one model, no second backend); (2) rollouts that do not fit the context (after leaving
 // maxTokens for the synthesis) are dropped from the prompt, last first; (3) one synthesis per group,
@@ -26,8 +28,8 @@ import type { Reward, RewardContext, RewardInput, RewardPolicy, RewardResult } f
 import { tasks } from '../tasks/index.ts';
 import { answerKey, goldComponents, requirePolicy, seedOf } from './self-policy.ts';
 
-export const defaultSynthesisTemplate =
-  'Question:\n{prompt}Responses:\n{responses}Reconcile the responses: fix their omissions and contradictions and write one correct response ending with its answer line.\n';
+/** Short on purpose: the embedded models have a 128-token context (a chat model can take a longer one). */
+export const defaultSynthesisTemplate = '{prompt}{responses}reconcile:\n';
 
 const optionsSchema = z.strictObject({
   /** The synthesis prompt: {prompt} is the problem's prompt, {responses} the numbered rollouts. */
@@ -39,16 +41,28 @@ const optionsSchema = z.strictObject({
     .default(defaultSynthesisTemplate),
   temperature: z.number().positive().default(1),
   topP: z.number().gt(0).max(1).default(1),
+  /** What of each rollout the prompt shows: the whole text (the paper) or only its answer line. */
+  show: z.enum(['full', 'answers']).default('full'),
   /** Most tokens of the synthesized reference. */
-  maxTokens: z.number().int().min(1).default(128),
+  maxTokens: z.number().int().min(1).default(64),
   seed: z.number().int().min(0).default(0),
 });
 
 export type SynthesizedReferenceOptions = z.input<typeof optionsSchema>;
 
 /** The synthesis prompt text for `responses` (all of them; the caller drops what does not fit). */
-export function synthesisPrompt(template: string, problem: Problem, responses: readonly string[]): string {
-  const listed = responses.map((text, i) => `Response ${i + 1}:\n${text}\n`).join('');
+export function synthesisPrompt(
+  template: string,
+  problem: Problem,
+  responses: readonly string[],
+  show: 'full' | 'answers' = 'full',
+): string {
+  const listed = responses
+    .map((text, i) => {
+      const shown = show === 'full' ? text : `A:${answerKey(problem, text) ?? ''}`;
+      return `R${i + 1}:\n${shown}\n`;
+    })
+    .join('');
   return template.replace('{prompt}', problem.prompt).replace('{responses}', listed);
 }
 
@@ -72,11 +86,16 @@ async function synthesize(
   let shown = group.length;
   let prompt: number[];
   for (;;) {
-    const text = synthesisPrompt(options.template, problem, group.slice(0, shown));
+    const text = synthesisPrompt(options.template, problem, group.slice(0, shown), options.show);
     const encoded = tokenizer.encode(text, `synthesis prompt of ${problem.id}`);
     prompt = tokenizer.bos >= 0 ? [tokenizer.bos, ...encoded] : encoded;
     if (prompt.length <= room || shown === 0) break;
     shown--;
+  }
+  if (prompt.length >= policy.contextLength) {
+    throw new UserError(
+      `reward 'synthesized-reference': the synthesis prompt of ${problem.id} takes ${prompt.length} tokens even without rollouts, and the policy's context is ${policy.contextLength}; shorten options.template`,
+    );
   }
   const maxTokens = Math.max(1, Math.min(options.maxTokens, policy.contextLength - prompt.length));
   const [[sequence]] = await policy.sample([prompt], {
