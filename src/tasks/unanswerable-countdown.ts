@@ -5,7 +5,8 @@
 // problems carries metadata.unanswerable = true, and the held-out split treats it like any task (disjoint).
 //
 // Prompt:   `make 997:3,5,7\n`   (the countdown format: nothing tells the model the problem is unsolvable)
-// Solution: `A:unanswerable`     (the refusal line, `refusalAnswer`; verify: correct iff the answer is it)
+// Solution: `no way to make 997\nA:unanswerable`   (then the refusal line, `refusalAnswer`; verify:
+//           correct iff the answer is the refusal)
 // Generation: draw the numbers as countdown does (1..50), then compute EVERY value any expression can
 // reach using each number exactly once (+ − × ÷ over exact rationals, all bracketings: a subset DP) and
 // draw the target uniformly from the integers in [1, 999] that none reaches. So each problem is proven
@@ -26,64 +27,112 @@ const maxNumber = 50;
 /** The answer that states a problem has no solution (refusal-aware reward, unanswerable tasks). */
 export const refusalAnswer = 'unanswerable';
 
-/** An exact rational n/d with d > 0 in lowest terms, as bigints. */
-type Fraction = readonly [bigint, bigint];
+/** An exact rational [numerator, denominator], denominator > 0, in lowest terms. */
+type Fraction<T> = readonly [T, T];
 
-function gcd(a: bigint, b: bigint): bigint {
-  a = a < 0n ? -a : a;
-  b = b < 0n ? -b : b;
-  while (b !== 0n) [a, b] = [b, a % b];
-  return a;
+/** Exact arithmetic over plain numbers (when every value stays below 2^53) or bigints. */
+interface Arithmetic<T> {
+  of(value: number): T;
+  zero: T;
+  add(a: T, b: T): T;
+  sub(a: T, b: T): T;
+  mul(a: T, b: T): T;
+  div(a: T, b: T): T;
+  negative(a: T): boolean;
+  neg(a: T): T;
 }
 
-function fraction(numerator: bigint, denominator: bigint): Fraction {
-  if (denominator < 0n) [numerator, denominator] = [-numerator, -denominator];
-  const divisor = gcd(numerator, denominator) || 1n;
-  return [numerator / divisor, denominator / divisor];
-}
+const numberArithmetic: Arithmetic<number> = {
+  of: (value) => value,
+  zero: 0,
+  add: (a, b) => a + b,
+  sub: (a, b) => a - b,
+  mul: (a, b) => a * b,
+  div: (a, b) => Math.trunc(a / b),
+  negative: (a) => a < 0,
+  neg: (a) => -a,
+};
 
-function combine(a: Fraction, b: Fraction): Fraction[] {
-  const [an, ad] = a;
-  const [bn, bd] = b;
-  const results = [
-    fraction(an * bd + bn * ad, ad * bd),
-    fraction(an * bd - bn * ad, ad * bd),
-    fraction(bn * ad - an * bd, ad * bd),
-    fraction(an * bn, ad * bd),
-  ];
-  if (bn !== 0n) results.push(fraction(an * bd, ad * bn));
-  if (an !== 0n) results.push(fraction(bn * ad, bd * an));
-  return results;
+const bigintArithmetic: Arithmetic<bigint> = {
+  of: (value) => BigInt(value),
+  zero: 0n,
+  add: (a, b) => a + b,
+  sub: (a, b) => a - b,
+  mul: (a, b) => a * b,
+  div: (a, b) => a / b,
+  negative: (a) => a < 0n,
+  neg: (a) => -a,
+};
+
+function reachable<T>(numbers: readonly number[], math: Arithmetic<T>): Set<number> {
+  const gcd = (a: T, b: T): T => {
+    if (math.negative(a)) a = math.neg(a);
+    if (math.negative(b)) b = math.neg(b);
+    while (b !== math.zero) [a, b] = [b, math.sub(a, math.mul(math.div(a, b), b))];
+    return a;
+  };
+  const fraction = (numerator: T, denominator: T): Fraction<T> => {
+    if (math.negative(denominator)) [numerator, denominator] = [math.neg(numerator), math.neg(denominator)];
+    const divisor = numerator === math.zero ? denominator : gcd(numerator, denominator);
+    return [math.div(numerator, divisor), math.div(denominator, divisor)];
+  };
+  const count = numbers.length;
+  const full = (1 << count) - 1;
+  const targets = new Set<number>();
+  // The full set's values are only tested for being a target, never stored (the largest set by far).
+  const test = (numerator: T, denominator: T) => {
+    if (denominator === math.zero) return;
+    const quotient = math.div(numerator, denominator);
+    if (math.mul(quotient, denominator) !== numerator) return;
+    const value = Number(quotient);
+    if (value >= 1 && value <= maxTarget) targets.add(value);
+  };
+  if (count === 1) test(math.of(numbers[0]), math.of(1));
+  const values: Map<string, Fraction<T>>[] = Array.from({ length: 1 << count }, () => new Map());
+  for (const [i, value] of numbers.entries()) values[1 << i].set(`${value}/1`, [math.of(value), math.of(1)]);
+  for (let mask = 1; mask < 1 << count; mask++) {
+    if ((mask & (mask - 1)) === 0) continue;
+    const into = values[mask];
+    const store = (numerator: T, denominator: T) => {
+      const value = fraction(numerator, denominator);
+      into.set(`${value[0]}/${value[1]}`, value);
+    };
+    const add = mask === full ? test : store;
+    // Unordered splits: `left` holds the lowest set bit, so each {left, right} pair is visited once.
+    const lowest = mask & -mask;
+    for (let left = (mask - 1) & mask; left > 0; left = (left - 1) & mask) {
+      if ((left & lowest) === 0) continue;
+      const right = mask ^ left;
+      for (const [an, ad] of values[left].values()) {
+        for (const [bn, bd] of values[right].values()) {
+          const cross1 = math.mul(an, bd);
+          const cross2 = math.mul(bn, ad);
+          const denominator = math.mul(ad, bd);
+          add(math.add(cross1, cross2), denominator);
+          add(math.sub(cross1, cross2), denominator);
+          add(math.sub(cross2, cross1), denominator);
+          add(math.mul(an, bn), denominator);
+          if (bn !== math.zero) add(cross1, cross2);
+          if (an !== math.zero) add(cross2, cross1);
+        }
+      }
+    }
+  }
+  return targets;
 }
 
 /**
  * Every integer value in [1, maxTarget] reachable by an expression that uses each number exactly once
  * (+ − × ÷, any bracketing, exact rationals; intermediate values may be negative or fractional).
+ * Every numerator, denominator and cross product of a subset S is at most B_S = 2·B_L·B_R (B of one number:
+ * its value) ≤ 2^(|S|−1)·Π|numbers|, so plain numbers are exact while 2^n·Π|numbers| < 2^53 (every
+ * generated problem: 2^5·50^5 ≈ 10^10); bigints otherwise.
  */
 export function reachableTargets(numbers: readonly number[]): Set<number> {
-  const count = numbers.length;
-  const values: Map<string, Fraction>[] = Array.from({ length: 1 << count }, () => new Map());
-  for (const [i, value] of numbers.entries()) values[1 << i].set(`${value}/1`, [BigInt(value), 1n]);
-  for (let mask = 1; mask < 1 << count; mask++) {
-    if ((mask & (mask - 1)) === 0) continue;
-    const into = values[mask];
-    // Unordered splits: `left` takes the lowest set bit, so each {left, right} pair is visited once.
-    const lowest = mask & -mask;
-    for (let left = (mask - 1) & mask; left > 0; left = (left - 1) & mask) {
-      if ((left & lowest) === 0) continue;
-      const right = mask ^ left;
-      for (const a of values[left].values()) {
-        for (const b of values[right].values()) {
-          for (const value of combine(a, b)) into.set(`${value[0]}/${value[1]}`, value);
-        }
-      }
-    }
-  }
-  const targets = new Set<number>();
-  for (const [n, d] of values[(1 << count) - 1].values()) {
-    if (d === 1n && n >= 1n && n <= BigInt(maxTarget)) targets.add(Number(n));
-  }
-  return targets;
+  const bound = numbers.reduce((product, value) => product * 2 * Math.max(1, Math.abs(value)), 1);
+  return bound < Number.MAX_SAFE_INTEGER
+    ? reachable(numbers, numberArithmetic)
+    : reachable(numbers, bigintArithmetic);
 }
 
 function generateUnanswerable(rng: Rng, count: number): Problem {
@@ -99,7 +148,7 @@ function generateUnanswerable(rng: Rng, count: number): Problem {
       difficulty: count,
       prompt: `make ${target}:${numbers.join(',')}\n`,
       answer: refusalAnswer,
-      solution: `A:${refusalAnswer}`,
+      solution: `no way to make ${target}\nA:${refusalAnswer}`,
       params: { count, maxNumber },
       metadata: { numbers, target, unanswerable: true },
     });
@@ -122,13 +171,14 @@ export const unanswerableCountdown: Task = {
   name,
   description: 'Countdown problems with no solution: the right answer is the refusal A:unanswerable.',
   difficulty,
-  alphabet: sortedAlphabet('0123456789', ',:\n', 'make ', 'A', refusalAnswer),
+  alphabet: sortedAlphabet('0123456789', ',:\n', 'make ', 'no way to ', 'A', refusalAnswer),
   generate(rng, level) {
     checkDifficulty(name, difficulty, level);
     return generateUnanswerable(rng, level);
   },
-  // `make 999:` (9) + n numbers of ≤ 2 digits and n−1 commas + newline, then `A:unanswerable` (14).
-  maxSequenceTokens: (level) => 2 + 9 + 3 * level + 14,
+  // BOS + `make 999:` (9) + n numbers of ≤ 2 digits, n−1 commas and a newline (3n), then
+  // `no way to make 999` (18) + newline + `A:unanswerable` (14) + EOS.
+  maxSequenceTokens: (level) => 1 + 9 + 3 * level + 18 + 1 + 14 + 1,
   verify: verifyRefusal,
   extractAnswer: extractAnswerLine,
 };
