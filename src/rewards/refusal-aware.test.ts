@@ -2,6 +2,7 @@
 // refusals penalised by the options), its components, and the per-step rates they become.
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
+import { summarizeOutcomes } from '../eval/aggregate.ts';
 import { countdown } from '../tasks/countdown.ts';
 import { unanswerableCountdown } from '../tasks/unanswerable-countdown.ts';
 import { rolloutMetrics } from '../training/rl/metrics.ts';
@@ -99,5 +100,31 @@ describe('refusal-aware', () => {
     expect(metrics['reward/unanswerable_refused']).toBeCloseTo(1 / 3, 10);
     expect(metrics['reward/false_refusal']).toBeCloseTo(2 / 5, 10);
     expect(metrics['reward/correct']).toBeCloseTo(2 / 5, 10);
+  });
+});
+
+describe('evaluation refusal metrics', () => {
+  it('refusal rate on unanswerable, false-refusal rate and accuracy on answerable, in the eval summary', () => {
+    const outcome = (problem: typeof answerable, completions: string[]) => ({
+      problem,
+      completions,
+      correct: completions.map(
+        (completion) =>
+          (problem === unanswerable ? unanswerableCountdown : countdown).verify(problem, completion).correct,
+      ),
+      answers: completions.map(() => null),
+      reasons: completions.map(() => undefined),
+      confidences: completions.map(() => null),
+    });
+    const summary = summarizeOutcomes([
+      outcome(unanswerable, [refusal, 'A:1', refusal, refusal]),
+      outcome(answerable, [refusal, answerable.solution, 'A:1', answerable.solution]),
+    ]);
+    expect(summary.metrics['eval/refusal/unanswerable_rate']).toBe(0.75);
+    expect(summary.metrics['eval/refusal/false_rate']).toBe(0.25);
+    expect(summary.metrics['eval/refusal/answerable_accuracy']).toBe(0.5);
+    expect(
+      summarizeOutcomes([outcome(answerable, ['A:1'])]).metrics['eval/refusal/false_rate'],
+    ).toBeUndefined();
   });
 });

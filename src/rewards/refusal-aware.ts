@@ -22,11 +22,9 @@
 // reward/correct (accuracy on answerable ones).
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
-import type { Problem } from '../core/problem.ts';
 import type { Reward, RewardInput, RewardResult } from '../core/reward.ts';
 import { tasks } from '../tasks/index.ts';
-import { extractAnswerLine } from '../tasks/task.ts';
-import { refusalAnswer } from '../tasks/unanswerable-countdown.ts';
+import { isRefusal, isUnanswerable } from '../tasks/unanswerable-countdown.ts';
 
 const optionsSchema = z.strictObject({
   /** Reward for refusing an unanswerable problem. */
@@ -42,15 +40,6 @@ const optionsSchema = z.strictObject({
 });
 
 export type RefusalAwareOptions = z.input<typeof optionsSchema>;
-
-export function isUnanswerable(problem: Problem): boolean {
-  return (problem.metadata as { unanswerable?: unknown } | undefined)?.unanswerable === true;
-}
-
-/** The completion refuses: its last answer line is exactly the refusal. */
-export function isRefusal(completion: string): boolean {
-  return extractAnswerLine(completion) === refusalAnswer;
-}
 
 export function createRefusalAwareReward(options: unknown): Reward {
   const parsed = parseConfig(optionsSchema, options ?? {}, "reward 'refusal-aware' options");

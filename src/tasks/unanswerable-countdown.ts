@@ -27,6 +27,16 @@ const maxNumber = 50;
 /** The answer that states a problem has no solution (refusal-aware reward, unanswerable tasks). */
 export const refusalAnswer = 'unanswerable';
 
+/** A problem marked unanswerable by its generator (metadata.unanswerable === true). */
+export function isUnanswerable(problem: Problem): boolean {
+  return (problem.metadata as { unanswerable?: unknown } | undefined)?.unanswerable === true;
+}
+
+/** The completion refuses: its last answer line is exactly the refusal. */
+export function isRefusal(completion: string): boolean {
+  return extractAnswerLine(completion) === refusalAnswer;
+}
+
 /** An exact rational [numerator, denominator], denominator > 0, in lowest terms. */
 type Fraction<T> = readonly [T, T];
 
