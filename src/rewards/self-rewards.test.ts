@@ -103,7 +103,8 @@ describe('self-consistency', () => {
     };
     const reward = rewards.get('self-consistency')({ cuts: 3, keepRate: 0.5 }, { policy: recording });
     const problem = { ...additionProblem('46'), prompt: '12+34=\n' };
-    const group = ['2+4=6\n1+3=4\nA:46', 'A:99'];
+    // Odd lengths (15 and 3 tokens), so ⌊·⌋ and ⌈·⌉ of half differ.
+    const group = ['2+4=6\n1+3=4\nA:4', 'A:9'];
     const results = await reward.score(inputsOf(problem, group));
     const prompt = promptTokens(demo.tokenizer, problem);
     const expected = group.map((completion) => {
