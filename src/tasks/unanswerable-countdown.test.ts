@@ -67,19 +67,26 @@ describe('countdown-unanswerable', () => {
       const { numbers, target } = countdownInstance(problem)!;
       expect(reachableTargets(numbers).has(target)).toBe(true);
     }
-    // Every value 1..60 reachable from [1, 2, 3] by brute force agrees with the search.
-    const reachable = reachableTargets([1, 2, 3]);
-    for (let target = 1; target <= 60; target++) {
-      expect(reachable.has(target)).toBe(
-        solvable(
-          [
-            [1, 1],
-            [2, 1],
-            [3, 1],
-          ],
+    // The search and the brute force agree on every target 1..200 for a few number sets ([2, 6]: 3 is
+    // only 6/2, the right part over the left one).
+    for (const numbers of [
+      [2, 6],
+      [6, 2, 1],
+      [1, 2, 3],
+      [7, 3, 50],
+      [2, 9, 13, 40],
+      [37, 5, 8, 11],
+    ]) {
+      const reachable = reachableTargets(numbers);
+      const disagreements: number[] = [];
+      for (let target = 1; target <= 200; target++) {
+        const brute = solvable(
+          numbers.map((value): [number, number] => [value, 1]),
           target,
-        ),
-      );
+        );
+        if (reachable.has(target) !== brute) disagreements.push(target);
+      }
+      expect({ numbers, disagreements }).toEqual({ numbers, disagreements: [] });
     }
   });
 
