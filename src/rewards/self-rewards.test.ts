@@ -162,7 +162,9 @@ describe('synthesized-reference', () => {
 
   it('drops rollouts that do not fit the context, and runs on the real policy', async () => {
     const reward = rewards.get('synthesized-reference')({ maxTokens: 32 }, { policy: demo });
-    const group = Array.from({ length: 8 }, (_, i) => `${i}+${i}=${2 * i}\n`.repeat(3) + `A:${i}`);
+    const group = Array.from({ length: 8 }, (_, i) =>
+      [`${i}+${i}=${2 * i}`, `${i}+${i}=${2 * i}`, `${i}+${i}=${2 * i}`, `A:${i}`].join('\n'),
+    );
     const results = await reward.score(inputsOf(additionProblem('5'), group));
     const shown = results[0].components.rollouts_shown;
     expect(shown).toBeLessThan(8);
