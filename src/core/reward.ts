@@ -35,6 +35,16 @@ export interface RewardPolicy {
   readonly contextLength: number;
   sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]>;
   forward?(sequences: number[][]): Promise<number[][]>;
+  /**
+   * Optional: sample with one seed per prompt (prompt p draws from Rng(promptSeeds[p]), as the embedded
+   * backends do, src/policy/prompt-seeds.ts), so a reward can batch rows whose draws must not depend on
+   * the batch.
+   */
+  sampleWithPromptSeeds?(
+    prompts: number[][],
+    options: SampleOptions,
+    promptSeeds: readonly number[],
+  ): Promise<SampledSequence[][]>;
 }
 
 /** What the caller gives a reward factory besides its options (all optional). */

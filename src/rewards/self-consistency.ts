@@ -17,12 +17,14 @@
 // visual perturbation of the paper has no text counterpart and is left out; (4) the completion is
 // re-encoded from its text (exact for the character tokenizer) and a forced prefix counts as part of it;
 // (5) resampling uses this reward's own temperature / topP / maxTokens options (the authors reuse the
-// rollout's sampling params), one call per completion with a seed hashed from the option seed, the
-// step, the problem and the completion (so a completion's score does not depend on its batch).
+// rollout's sampling params), each completion with its own seed hashed from the option seed, the step,
+// the problem and the completion (so its score does not depend on its batch): one batched call per token
+// limit with per-prompt seeds (RewardPolicy.sampleWithPromptSeeds), else one call per completion.
 // Diagnostics: agreement (share of continuations whose answer equals the completion's own), distinct;
 // self_gold_agreement with the self-verdict "agreement ≥ 1/2" (self-policy.ts).
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
+import type { SampledSequence } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Reward, RewardContext, RewardInput, RewardResult } from '../core/reward.ts';
 import { promptTokens } from '../tasks/format.ts';
@@ -71,21 +73,42 @@ export function createSelfConsistencyReward(options: unknown, context?: RewardCo
           keptText: tokenizer.decode(completion.slice(0, kept)),
         };
       });
-      // One sample call per completion, seeded from the option seed, the step, the problem and the
-      // completion: a completion's continuations do not depend on what else is in the batch.
-      const continuations = await Promise.all(
-        rows.map(async (row, i) => {
-          const input = inputs[i];
-          const maxTokens = Math.max(1, Math.min(parsed.maxTokens, policy.contextLength - row.prefix.length));
-          const [sampled] = await policy.sample([row.prefix], {
-            n: parsed.cuts,
-            temperature: parsed.temperature,
-            topP: parsed.topP,
-            maxTokens,
-            seed: seedOf(parsed.seed, input.step ?? 0, input.problem.id, input.completion),
-          });
-          return sampled.map((sequence) => row.keptText + sequence.text);
-        }),
+      // Each completion's continuations come from its own seed (option seed, step, problem, completion),
+      // so they do not depend on the batch: one batched call per token limit when the policy samples with
+      // per-prompt seeds (the embedded backends), else one call per completion.
+      const seeds = inputs.map((input) =>
+        seedOf(parsed.seed, input.step ?? 0, input.problem.id, input.completion),
+      );
+      const limits = rows.map((row) =>
+        Math.max(1, Math.min(parsed.maxTokens, policy.contextLength - row.prefix.length)),
+      );
+      const optionsFor = (maxTokens: number, seed: number) => ({
+        n: parsed.cuts,
+        temperature: parsed.temperature,
+        topP: parsed.topP,
+        maxTokens,
+        seed,
+      });
+      const sampled: SampledSequence[][] = inputs.map(() => []);
+      const seeded = policy.sampleWithPromptSeeds?.bind(policy);
+      if (seeded) {
+        const byLimit = new Map<number, number[]>();
+        for (const [i, limit] of limits.entries()) byLimit.set(limit, [...(byLimit.get(limit) ?? []), i]);
+        for (const [limit, indices] of byLimit) {
+          const rowsOut = await seeded(
+            indices.map((i) => rows[i].prefix),
+            optionsFor(limit, 0),
+            indices.map((i) => seeds[i]),
+          );
+          for (const [j, i] of indices.entries()) sampled[i] = rowsOut[j];
+        }
+      } else {
+        for (const [i, row] of rows.entries()) {
+          sampled[i] = (await policy.sample([row.prefix], optionsFor(limits[i], seeds[i])))[0];
+        }
+      }
+      const continuations = sampled.map((sequences, i) =>
+        sequences.map((sequence) => rows[i].keptText + sequence.text),
       );
       return inputs.map((input, i) => scoreOne(input.problem, input.completion, continuations[i]));
     },

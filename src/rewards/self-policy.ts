@@ -12,14 +12,18 @@ import { ConfigError } from '../core/errors.ts';
 import type { PolicyBackend, SampledSequence, SampleOptions, Tokenizer } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import type { RewardContext, RewardPolicy } from '../core/reward.ts';
+import type { PromptSeedSampling } from '../policy/prompt-seeds.ts';
 import { tasks } from '../tasks/index.ts';
 import { mathAnswerKey } from './math-answer/reward.ts';
 
+type Bound = Pick<PolicyBackend, 'tokenizer' | 'contextLength' | 'sample' | 'forward'> &
+  Partial<PromptSeedSampling>;
+
 /** A RewardPolicy whose backend is attached later (bind); calls before that throw. */
 export class LateBoundPolicy implements RewardPolicy {
-  private backend: Pick<PolicyBackend, 'tokenizer' | 'contextLength' | 'sample' | 'forward'> | null = null;
+  private backend: Bound | null = null;
 
-  bind(backend: Pick<PolicyBackend, 'tokenizer' | 'contextLength' | 'sample' | 'forward'>): void {
+  bind(backend: Bound): void {
     this.backend = backend;
   }
 
@@ -42,6 +46,21 @@ export class LateBoundPolicy implements RewardPolicy {
 
   forward(sequences: number[][]): Promise<number[][]> {
     return this.bound().forward(sequences);
+  }
+
+  /** The backend's per-prompt-seed sampling, or one call per prompt with its seed (same draws per prompt). */
+  async sampleWithPromptSeeds(
+    prompts: number[][],
+    options: SampleOptions,
+    promptSeeds: readonly number[],
+  ): Promise<SampledSequence[][]> {
+    const backend = this.bound();
+    if (backend.sampleWithPromptSeeds) return backend.sampleWithPromptSeeds(prompts, options, promptSeeds);
+    const rows: SampledSequence[][] = [];
+    for (const [p, prompt] of prompts.entries()) {
+      rows.push((await backend.sample([prompt], { ...options, seed: promptSeeds[p] }))[0]);
+    }
+    return rows;
   }
 }
 

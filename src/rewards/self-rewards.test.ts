@@ -118,6 +118,23 @@ describe('self-consistency', () => {
     }
   });
 
+  it('batched per-prompt-seed sampling draws what one call per completion draws', async () => {
+    const problem = { ...additionProblem('46'), prompt: '12+34=\n' };
+    const group = ['2+4=6\n1+3=4\nA:46', '2+4=6\nA:6', 'A:4', '1+1=2\n3+3=6\n1+2=3\nA:9'];
+    const perCall: RewardPolicy = {
+      tokenizer: demo.tokenizer,
+      contextLength: demo.contextLength,
+      sample: (prompts, options) => demo.sample(prompts, options),
+    };
+    const batched = await rewards
+      .get('self-consistency')({}, { policy: demo })
+      .score(inputsOf(problem, group));
+    const single = await rewards
+      .get('self-consistency')({}, { policy: perCall })
+      .score(inputsOf(problem, group));
+    expect(batched).toEqual(single);
+  });
+
   it('reward = 0.3 · (cuts − distinct answers), a missing answer being one more class', async () => {
     // Completion 1's continuations: 7, 7, 7, 7 (1 class); completion 2's: 7, 8, none, 8 (3 classes).
     // The kept text is the first ⌊8·0.8⌋ = 6 characters ('1234\nA'); continuations start a new line.
