@@ -59,6 +59,38 @@ describe('self-rewards in the RL loop (demo-cold, workers 1)', () => {
     120_000,
   );
 
+  it('refusal-aware on a countdown mix with 50% unanswerable problems: two steps, refusal rates logged', async () => {
+    const ctx = await buildContext({
+      ...config({ name: 'refusal-aware', options: { madeUp: -0.5 } }),
+      tasks: rlConfigSchema.shape.tasks.parse([
+        { task: 'countdown', difficulties: [3] },
+        { task: 'countdown-unanswerable', difficulties: [3] },
+      ]),
+    });
+    try {
+      const logged = new Set<string>();
+      for (const step of [1, 2]) {
+        const report = await rlStep(ctx, step, 1e-4);
+        expect(report.rewardErrors).toEqual({});
+        for (const key of ['reward/unanswerable_refused', 'reward/false_refusal', 'reward/correct']) {
+          const value = report.metrics[key];
+          if (value === undefined) continue;
+          expect(value).toBeGreaterThanOrEqual(0);
+          expect(value).toBeLessThanOrEqual(1);
+          logged.add(key);
+        }
+      }
+      // Both kinds of problem were drawn (seed 3): each rate was logged at least once.
+      expect([...logged].sort()).toEqual([
+        'reward/correct',
+        'reward/false_refusal',
+        'reward/unanswerable_refused',
+      ]);
+    } finally {
+      await ctx.policy.close?.();
+    }
+  }, 120_000);
+
   it('`rewards check` (no policy): a ConfigError before scoring', async () => {
     const cases = [{ problem: additionProblem('5'), prediction: 'A:5', group: ['A:5', 'A:6'], expected: 1 }];
     await expect(checkRewardCases('self-consistency', {}, cases as never)).rejects.toThrow(ConfigError);
