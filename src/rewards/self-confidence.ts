@@ -14,9 +14,10 @@
 // Deviations: (1) the loop's advantage estimator still applies and none passes raw rewards through: the
 // paper's loss has no baseline, so there α works as plain SFT on the model's own samples, while under any
 // group baseline (grpo, dr-grpo, rloo) α cancels and only the differences of p_old between samples train
-// (GRPO also divides by their std); the exact loss would need a raw-reward estimator; (2) p_old is computed from the completion text re-encoded after the prompt (exact for the
-// character tokenizer; a BPE tokenizer may split differently), without the EOS token, and a forced prefix
-// (guidance) counts as part of the completion; (3) the paper samples 16 per question for 10-20 steps: that
+// (GRPO also divides by their std); the exact loss would need a raw-reward estimator; (2) p_old is
+// computed from the completion text re-encoded after the prompt (exact for the character tokenizer; a
+// BPE tokenizer may split differently), without the EOS token, and a forced prefix (guidance) counts as
+// part of the completion; (3) the paper samples 16 per question for 10-20 steps: that
 // is the run config's choice (rollout.groupSize, train.steps).
 // Diagnostics (never in the reward): `confidence` (p or p̂), and, when a gold answer exists,
 // self_gold_agreement / confident_wrong where the self-verdict is "this completion's answer is the group's
