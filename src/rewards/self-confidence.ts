@@ -20,8 +20,9 @@
 // part of the completion; (3) the paper samples 16 per question for 10-20 steps: that
 // is the run config's choice (rollout.groupSize, train.steps).
 // Diagnostics (never in the reward): `confidence` (p or p̂), and, when a gold answer exists,
-// self_gold_agreement / confident_wrong where the self-verdict is "this completion's answer is the group's
-// most confident answer" (largest summed p, or the mode for 'answer'); self-policy.ts.
+// confidence_brier ((confidence − gold)², whose step mean is the Brier score), self_gold_agreement and
+// confident_wrong, where the self-verdict is "this completion's answer is the group's most confident
+// answer" (largest summed p, or the mode for 'answer'); self-policy.ts.
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { UserError } from '../core/errors.ts';
@@ -125,14 +126,16 @@ export function createSelfConfidenceReward(options: unknown, context?: RewardCon
           }
           const reward = policy !== null ? confidence + parsed.alpha : confidence;
           const selfPass = key !== null && key === scored.label;
-          const result: RewardResult = {
-            reward,
-            components: {
-              confidence,
-              answered: key === null ? 0 : 1,
-              ...goldComponents(input.problem, input.completion, selfPass),
-            },
+          const gold = goldComponents(input.problem, input.completion, selfPass);
+          const components: Record<string, number> = {
+            confidence,
+            answered: key === null ? 0 : 1,
+            ...gold,
           };
+          // Calibration of the confidence against the gold verdict: its step mean is the Brier score.
+          if (gold.gold_correct !== undefined)
+            components.confidence_brier = (confidence - gold.gold_correct) ** 2;
+          const result: RewardResult = { reward, components };
           if (key === null) result.reason = 'no answer';
           else if (!selfPass) result.reason = 'not the most confident answer of its group';
           return result;

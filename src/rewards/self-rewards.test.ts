@@ -61,6 +61,7 @@ describe('self-confidence', () => {
     expect(results.map((result) => result.components.confident_wrong)).toEqual([1, 1, 0, 0]);
     expect(results.map((result) => result.components.self_gold_agreement)).toEqual([0, 0, 0, 1]);
     expect(results.map((result) => result.components.gold_correct)).toEqual([0, 0, 1, 0]);
+    expect(results.map((result) => result.components.confidence_brier)).toEqual([0.25, 0.25, 0.5625, 0]);
   });
 
   it("form 'sequence' (RLSC): p(y|x) + α equals exp(Σ sampled log-probs) of the real policy", async () => {
