@@ -46,15 +46,6 @@ const optionsSchema = z.strictObject({
 
 export type SelfConsistencyOptions = z.input<typeof optionsSchema>;
 
-/** Where a completion is cut: the kept tokens (prompt + first ⌊len·keepRate⌋ completion tokens). */
-export function truncatedPrefix(
-  prompt: readonly number[],
-  completion: readonly number[],
-  keepRate: number,
-): number[] {
-  return [...prompt, ...completion.slice(0, Math.floor(completion.length * keepRate))];
-}
-
 export function createSelfConsistencyReward(options: unknown, context?: RewardContext): Reward {
   const parsed = parseConfig(optionsSchema, options ?? {}, "reward 'self-consistency' options");
   const policy = requirePolicy('self-consistency', context);
@@ -65,11 +56,15 @@ export function createSelfConsistencyReward(options: unknown, context?: RewardCo
     async score(inputs: readonly RewardInput[]): Promise<RewardResult[]> {
       if (inputs.length === 0) return [];
       const tokenizer = policy.tokenizer;
+      // The prompt and the first ⌊len·keepRate⌋ completion tokens, leaving at least one token of context
+      // to sample (only binds with keepRate near 1 on a completion that filled the context).
       const rows = inputs.map((input) => {
+        const prompt = promptTokens(tokenizer, input.problem);
         const completion = tokenizer.encode(input.completion, `completion of ${input.problem.id}`);
-        const kept = Math.floor(completion.length * parsed.keepRate);
+        const room = Math.max(0, policy.contextLength - 1 - prompt.length);
+        const kept = Math.min(Math.floor(completion.length * parsed.keepRate), room);
         return {
-          prefix: truncatedPrefix(promptTokens(tokenizer, input.problem), completion, parsed.keepRate),
+          prefix: [...prompt, ...completion.slice(0, kept)],
           keptText: tokenizer.decode(completion.slice(0, kept)),
         };
       });

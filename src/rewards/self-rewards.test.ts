@@ -149,6 +149,16 @@ describe('self-consistency', () => {
     expect(results.map((result) => result.components.confident_wrong)).toEqual([0, 1]);
   });
 
+  it('keeps one token of context free when the kept prefix would fill it', async () => {
+    const scripted = scriptedPolicy(['\nA:5']);
+    const small: RewardPolicy = { ...scripted, tokenizer: demo.tokenizer, contextLength: 12 };
+    const reward = rewards.get('self-consistency')({ keepRate: 1, cuts: 1 }, { policy: small });
+    // [BOS] '2+3=\n' is 6 tokens: of the 9-token completion only 5 fit before the last free position.
+    await reward.score(inputsOf(additionProblem('5'), ['2+3=5\nA:5']));
+    expect(scripted.calls[0].prompts[0]).toHaveLength(11);
+    expect(scripted.calls[0].options.maxTokens).toBe(1);
+  });
+
   it('refuses at config time without a policy', () => {
     expect(() => rewards.get('self-consistency')({})).toThrow(ConfigError);
   });
