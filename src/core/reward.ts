@@ -1,5 +1,6 @@
 // The reward contract: every reward scores a batch of (problem, completion) pairs asynchronously and says
 // why. Implementations live in src/rewards/ and are registered by name there.
+import type { SampledSequence, SampleOptions, Tokenizer } from './policy.ts';
 import type { Problem } from './problem.ts';
 
 export interface RewardInput {
@@ -25,8 +26,40 @@ export interface RewardResult {
   error?: true;
 }
 
+/**
+ * What a self-reward may ask of the policy being trained (RLSC, SCS, CaT): sample continuations and score
+ * sequences. A subset of PolicyBackend; `forward` is optional because some remote samplers lack it.
+ */
+export interface RewardPolicy {
+  readonly tokenizer: Tokenizer;
+  readonly contextLength: number;
+  sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]>;
+  forward?(sequences: number[][]): Promise<number[][]>;
+  /**
+   * Optional: sample with one seed per prompt (prompt p draws from Rng(promptSeeds[p]), as the embedded
+   * backends do, src/policy/prompt-seeds.ts), so a reward can batch rows whose draws must not depend on
+   * the batch.
+   */
+  sampleWithPromptSeeds?(
+    prompts: number[][],
+    options: SampleOptions,
+    promptSeeds: readonly number[],
+  ): Promise<SampledSequence[][]>;
+}
+
+/** What the caller gives a reward factory besides its options (all optional). */
+export interface RewardContext {
+  /** The policy being trained; only the RL loop passes it (src/training/rl/setup.ts). */
+  policy?: RewardPolicy;
+}
+
 export interface Reward {
   readonly name: string;
+  /**
+   * The reward calls the policy (self-rewards): the RL loop skips its reference-solution check
+   * (setup.ts checkRewardFits), which runs before the policy is loaded.
+   */
+  readonly usesPolicy?: boolean;
   score(inputs: readonly RewardInput[]): Promise<RewardResult[]>;
   /** Releases worker pools or sandboxes. */
   close?(): Promise<void>;

@@ -5,6 +5,7 @@ import { type CalibrationPair, calibrationSummary } from './calibration.ts';
 import type { ProblemOutcome } from './evaluate.ts';
 import { majorityAtKCurve } from './majority.ts';
 import { passAtKFromCorrect, powersOfTwoUpTo } from './pass-at-k.ts';
+import { refusalMetrics } from './refusal.ts';
 
 export interface EvalGroup {
   task: string;
@@ -75,6 +76,8 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
   }
   const overall = scoreOf(outcomes);
   for (const k of ks) metrics[`eval/pass@${k}`] = overall.passAt[k];
+  // Only with unanswerable problems in the set: refusal and false-refusal rates (refusal.ts).
+  Object.assign(metrics, refusalMetrics(outcomes));
   const calibration = calibrationOf(outcomes);
   if (calibration) {
     metrics['eval/calibration/brier'] = calibration.brier;

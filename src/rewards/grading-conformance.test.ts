@@ -1,9 +1,12 @@
-// Conformance of the grading rewards (format, calibration, majority-vote, composite, overlong): one finite
-// result per input in input order, numeric components, string reasons, strict options (unknown keys are
-// ConfigErrors), and close() that can be called twice. math-answer and code-tests have their own suites.
-import { afterAll, describe, expect, it } from 'vitest';
+// Conformance of the grading rewards (format, calibration, majority-vote, composite, overlong, refusal-aware
+// and the self-rewards): one finite result per input in input order, numeric components, string reasons,
+// strict options (unknown keys are ConfigErrors), and close() that can be called twice. math-answer and
+// code-tests have their own suites. Self-rewards that call the policy get the real demo-cold checkpoint.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
-import type { Reward, RewardInput } from '../core/reward.ts';
+import type { PolicyBackend } from '../core/policy.ts';
+import type { Reward, RewardContext, RewardInput } from '../core/reward.ts';
+import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { rewards } from './index.ts';
 import { additionProblem } from './test-problems.ts';
 
@@ -16,7 +19,20 @@ const valid: Record<string, unknown> = {
     lengthPenalty: { maxLength: 50, cache: 10 },
   },
   overlong: { maxLength: 50, cache: 10 },
+  'refusal-aware': { madeUp: -1 },
+  'self-confidence': {},
+  'self-consistency': { cuts: 2 },
+  'synthesized-reference': { maxTokens: 16 },
 };
+
+/** Rewards that grade with the policy being trained (RewardContext.policy). */
+const usesPolicy = new Set(['self-confidence', 'self-consistency', 'synthesized-reference']);
+let demo: PolicyBackend;
+beforeAll(async () => {
+  demo = await EmbeddedBackend.load('examples/checkpoints/demo-cold');
+});
+const contextOf = (name: string): RewardContext | undefined =>
+  usesPolicy.has(name) ? { policy: demo } : undefined;
 
 const problem = additionProblem('5');
 const group = [
@@ -31,11 +47,12 @@ const inputs: RewardInput[] = group.map((completion, i) => ({ problem, completio
 const opened: Reward[] = [];
 afterAll(async () => {
   await Promise.all(opened.map((reward) => reward.close?.()));
+  await demo?.close?.();
 });
 
 describe.each(Object.keys(valid))('reward %s', (name) => {
   it('one finite result per input, in order, with numeric components', async () => {
-    const reward = rewards.get(name)(valid[name]);
+    const reward = rewards.get(name)(valid[name], contextOf(name));
     opened.push(reward);
     expect(reward.name).toBe(name);
     const results = await reward.score(inputs);
@@ -51,11 +68,13 @@ describe.each(Object.keys(valid))('reward %s', (name) => {
   });
 
   it('refuses unknown option keys', () => {
-    expect(() => rewards.get(name)({ ...(valid[name] as object), bogus: 1 })).toThrow(ConfigError);
+    expect(() => rewards.get(name)({ ...(valid[name] as object), bogus: 1 }, contextOf(name))).toThrow(
+      ConfigError,
+    );
   });
 
   it('close() twice is harmless', async () => {
-    const reward = rewards.get(name)(valid[name]);
+    const reward = rewards.get(name)(valid[name], contextOf(name));
     await reward.close?.();
     await reward.close?.();
   });

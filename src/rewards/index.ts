@@ -6,7 +6,11 @@ import { createOverlongReward } from './compose/overlong.ts';
 import { createFormatReward } from './format.ts';
 import { createMajorityVoteReward } from './majority-vote.ts';
 import { createMathAnswerReward } from './math-answer/reward.ts';
+import { createRefusalAwareReward } from './refusal-aware.ts';
 import { rewards } from './registry.ts';
+import { createSelfConfidenceReward } from './self-confidence.ts';
+import { createSelfConsistencyReward } from './self-consistency.ts';
+import { createSynthesizedReferenceReward } from './synthesized-reference.ts';
 import { createTaskVerifierReward } from './task-verifier.ts';
 
 rewards.register('math-answer', createMathAnswerReward);
@@ -16,7 +20,12 @@ rewards.register('format', createFormatReward);
 rewards.register('calibration', createCalibrationReward);
 rewards.register('majority-vote', createMajorityVoteReward);
 rewards.register('composite', createCompositeReward);
-rewards.register('overlong', createOverlongReward);
+// Code-only deps (a token counter) are not the factory's context: the config path passes options only.
+rewards.register('overlong', (options) => createOverlongReward(options));
+rewards.register('self-confidence', createSelfConfidenceReward);
+rewards.register('self-consistency', createSelfConsistencyReward);
+rewards.register('synthesized-reference', createSynthesizedReferenceReward);
+rewards.register('refusal-aware', createRefusalAwareReward);
 
 export type { RewardFactory } from './registry.ts';
 export { rewards };

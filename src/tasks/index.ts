@@ -5,11 +5,13 @@ import { countdown } from './countdown.ts';
 import { modularChain } from './modular-chain.ts';
 import { stringCompose } from './string-compose.ts';
 import type { Task } from './task.ts';
+import { unanswerableCountdown } from './unanswerable-countdown.ts';
 
 export const tasks = new Registry<Task>('task')
   .register(addition.name, addition)
   .register(stringCompose.name, stringCompose)
   .register(countdown.name, countdown)
-  .register(modularChain.name, modularChain);
+  .register(modularChain.name, modularChain)
+  .register(unanswerableCountdown.name, unanswerableCountdown);
 
 export type { DifficultyRange, ParameterRange, Task } from './task.ts';

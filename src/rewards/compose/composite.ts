@@ -20,7 +20,7 @@
 import { z } from 'zod';
 import { parseConfig } from '../../core/config.ts';
 import { ConfigError } from '../../core/errors.ts';
-import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
+import type { Reward, RewardContext, RewardInput, RewardResult } from '../../core/reward.ts';
 import { rewards } from '../registry.ts';
 import { overlongOptionsSchema, overlongPenalty, resolveOverlong, type TokenCounter } from './overlong.ts';
 import { checkSchedule, type SchedulePoint, scheduleWeight } from './schedule.ts';
@@ -57,7 +57,8 @@ interface Part {
   weightAt(step: number): number;
 }
 
-export interface CompositeDeps {
+/** `policy` (RewardContext) is passed on to every part, so self-rewards can be composed. */
+export interface CompositeDeps extends RewardContext {
   /** Token counter for `lengthPenalty.unit: 'tokens'`. */
   countTokens?: TokenCounter;
 }
@@ -85,7 +86,7 @@ export function createCompositeReward(options: unknown, deps: CompositeDeps = {}
   // Built only once every option is valid, so a bad option leaves no worker pool behind.
   const parts: Part[] = specs.map(({ spec, label, schedule }) => ({
     label,
-    reward: rewards.get(spec.name)(spec.options ?? {}),
+    reward: rewards.get(spec.name)(spec.options ?? {}, { policy: deps.policy }),
     gate: spec.gate,
     weightAt: (step) => (schedule === undefined ? spec.weight : scheduleWeight(schedule, step)),
   }));
@@ -98,6 +99,7 @@ export function createCompositeReward(options: unknown, deps: CompositeDeps = {}
 
   return {
     name: 'composite',
+    usesPolicy: parts.some((part) => part.reward.usesPolicy === true),
     async score(inputs) {
       const gateResults = await scoreParts(gates, inputs);
       const open = inputs.map((_, i) =>

@@ -14,6 +14,7 @@ import { createEmbeddedPolicy } from '../../policy/parallel-factory.ts';
 import { defaultWorkers } from '../../policy/parallel-options.ts';
 import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
+import { LateBoundPolicy } from '../../rewards/self-policy.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
 import { heldOutProblems, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
 import { resolveModelShape } from '../model-presets.ts';
@@ -117,8 +118,11 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   // ReLIFT's demonstration source refuses a pool it cannot serve (no worked solutions) here, before any model.
   const relift = createRelift(config, { pool, source });
   validatePrivilegedScorer(config, guidance);
-  const reward = rewards.get(config.reward.name)(config.reward.options);
-  await checkRewardFits(reward, pool, config.reward.name);
+  // Self-rewards (RLSC, SCS, CaT) use the policy: it is bound below, once loaded; they skip the
+  // reference-solution check, which would call the policy before it exists (self-policy.ts).
+  const rewardPolicy = new LateBoundPolicy();
+  const reward = rewards.get(config.reward.name)(config.reward.options, { policy: rewardPolicy });
+  if (!reward.usesPolicy) await checkRewardFits(reward, pool, config.reward.name);
   // policy.backend (registry, default embedded). Embedded with policy.workers > 1 (default auto: one per
   // core): the policy and the reference run in worker threads (parallel-backend.ts).
   const backend = policyBackendOf(config.policy);
@@ -128,6 +132,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     init: initPath,
   };
   const policy = await backend.build({ ...request, checkpoint: modelPath ?? initPath, role: 'policy' });
+  rewardPolicy.bind(policy);
   const reference =
     config.algorithm.kl.coefficient > 0
       ? await backend.build({ ...request, checkpoint: initPath, role: 'reference' })

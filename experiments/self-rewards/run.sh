@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Issue 16 item 5(a): RL with each self-reward vs the gold verifier on the edge-of-competence ladder
+# (docs/ladder.md): 300 steps of uniform GRPO on 1-8 digit addition from ladder-cold, 3 seeds, two runs at
+# a time with one worker each. Settings (run name = <setting>-s<seed> under runs/self-rewards/):
+#   verifier          examples/ladder-train.yaml (the gold reward, the reference curve)
+#   majority-vote     the same with reward.name=majority-vote (TTRL, the existing label-free baseline)
+#   self-confidence   examples/ladder-self-confidence.yaml  (RLSC)
+#   self-consistency  examples/ladder-self-consistency.yaml (SCS)
+#   self-reference    examples/ladder-self-reference.yaml   (CaT)
+# Every run evaluates on the held-out split with the gold verifier (eval/pass@k every 50 steps) and logs
+# reward/self_gold_agreement and reward/confident_wrong per step (the self-rewards; majority-vote logs
+# reward/label_accuracy). A finished run (result.json) is skipped, an interrupted one resumed.
+#   experiments/self-rewards/run.sh [--seeds 1,2,3] [--settings verifier,...] [--jobs 2] [--steps N]
+#                                   [--runs-dir DIR] [--smoke]
+# --smoke: a quick check of the script (5 steps, eval of 4 problems per level at step 5, runs-dir
+# runs/self-rewards-smoke); not a result.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seeds=1,2,3
+settings=verifier,majority-vote,self-confidence,self-consistency,self-reference
+jobs=2
+runs_dir=runs/self-rewards
+extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --seeds) seeds="$2"; shift 2 ;;
+    --settings) settings="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --steps) extra+=(--steps "$2"); shift 2 ;;
+    --runs-dir) runs_dir="$2"; shift 2 ;;
+    --smoke)
+      runs_dir=runs/self-rewards-smoke
+      extra+=(--steps 5 --set eval.every=5 --set eval.problemsPerDifficulty=4 --set eval.samples=2)
+      shift ;;
+    *) echo "run.sh: unknown option '$1' (--seeds, --settings, --jobs, --steps, --runs-dir, --smoke)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$runs_dir"
+
+# The config and overrides of one setting, on one line.
+setting_args() {
+  case "$1" in
+    verifier) echo "examples/ladder-train.yaml" ;;
+    majority-vote) echo "examples/ladder-train.yaml --set reward.name=majority-vote" ;;
+    self-confidence) echo "examples/ladder-self-confidence.yaml" ;;
+    self-consistency) echo "examples/ladder-self-consistency.yaml" ;;
+    self-reference) echo "examples/ladder-self-reference.yaml" ;;
+    *) echo "run.sh: unknown setting '$1'" >&2; return 1 ;;
+  esac
+}
+
+source experiments/lib/run-one.sh
+
+# run_one CONFIG NAME RUNS_DIR [train arguments...]: the config comes first on each line.
+for seed in ${seeds//,/ }; do
+  for setting in ${settings//,/ }; do
+    read -r config overrides <<< "$(setting_args "$setting")"
+    echo "$config $setting-s$seed $runs_dir --seed $seed --workers 1 ${overrides:-} ${extra[*]:-}"
+  done
+done | xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _
