@@ -41,9 +41,13 @@ function which(env: Record<string, string> = {}): string {
 
 beforeEach(async () => {
   checkout = mkdtempSync(join(tmpdir(), 'curricula-bin-'));
-  for (const dir of ['bin', 'scripts', 'src/cli', 'dist/cli']) mkdirSync(join(checkout, dir), { recursive: true });
+  for (const dir of ['bin', 'scripts', 'src/cli', 'dist/cli'])
+    mkdirSync(join(checkout, dir), { recursive: true });
   copyFileSync(join(repo, 'bin/curricula.mjs'), join(checkout, 'bin/curricula.mjs'));
-  copyFileSync(join(repo, 'scripts/source-fingerprint.mjs'), join(checkout, 'scripts/source-fingerprint.mjs'));
+  copyFileSync(
+    join(repo, 'scripts/source-fingerprint.mjs'),
+    join(checkout, 'scripts/source-fingerprint.mjs'),
+  );
   symlinkSync(join(repo, 'node_modules'), join(checkout, 'node_modules'));
   writeFileSync(join(checkout, 'package.json'), '{"type":"module"}');
   writeFileSync(join(checkout, 'tsconfig.json'), '{}');
