@@ -34,6 +34,8 @@ if (await useSources()) {
   const { main } = await import('../src/cli/main.ts');
   await main(process.argv);
 } else {
+  // `--debug` prints stack traces: map them to the TypeScript sources (shipped beside dist/ for this).
+  if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true);
   const { main } = await import('../dist/cli/main.js');
   await main(process.argv);
 }
