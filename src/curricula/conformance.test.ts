@@ -3,6 +3,7 @@
 // pool, learns from graded groups, reports metrics under curriculum/…, and its state survives a JSON round
 // trip exactly. The helper is also run on deliberately broken selectors: each failure names its reason.
 import { describe, expect, it } from 'vitest';
+import type { Problem } from '../core/problem.ts';
 import type { TaskSelector } from '../core/selector.ts';
 import { checkSelector, conformancePool } from './conformance.ts';
 import { selectors } from './index.ts';
@@ -28,7 +29,7 @@ describe.each(selectors.names())('selector %s', (name) => {
 });
 
 describe('checkSelector on broken selectors', () => {
-  const wrap = (change: (selector: TaskSelector) => Partial<TaskSelector>) => (pool: never[], options: unknown) => {
+  const wrap = (change: (selector: TaskSelector) => Partial<TaskSelector>) => (pool: Problem[], options: unknown) => {
     const selector = createUniform(pool, options);
     return Object.assign(Object.create(selector), change(selector)) as TaskSelector;
   };

@@ -49,7 +49,7 @@ function drive(check: Checker, guidance: Guidance, pool: Problem[], first: numbe
     plans.push(attempts);
     const outcomes: GroupOutcome[] = problems.map((problem) => {
       const p = 0.5 / problem.difficulty ** 2;
-      const rewards = Array.from({ length: groupSize }, () => (outcomeRng.next() < p ? 1 : 0));
+      const rewards: number[] = Array.from({ length: groupSize }, () => (outcomeRng.next() < p ? 1 : 0));
       const mean = rewards.reduce((sum, reward) => sum + reward, 0) / groupSize;
       return { problem, rewards, advantages: rewards.map((reward) => reward - mean) };
     });

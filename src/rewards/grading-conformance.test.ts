@@ -5,7 +5,7 @@
 // The helper itself is tested on deliberately broken rewards: each failure names its reason.
 import { describe, expect, it } from 'vitest';
 import { ConformanceError } from '../core/errors.ts';
-import type { Reward } from '../core/reward.ts';
+import type { Reward, RewardResult } from '../core/reward.ts';
 import { checkReward } from './conformance.ts';
 import { rewards } from './index.ts';
 
@@ -36,7 +36,7 @@ function broken(breakIt: (index: number) => unknown): Reward {
     async score(inputs) {
       return inputs.map((input, index) =>
         input.completion === '' ? breakIt(index) : { reward: 1, components: { correct: 1 } },
-      );
+      ) as RewardResult[];
     },
   };
 }
