@@ -17,8 +17,8 @@ export {
   type SimulateConfig,
   simulateConfigSchema,
   type TeachConfig,
-  teachConfigSchema,
   type TrainConfig,
+  teachConfigSchema,
   trainConfigSchema,
   validateConfig,
 } from './api/config.ts';

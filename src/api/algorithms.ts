@@ -6,7 +6,11 @@ import { type AdvantageEstimate, advantageEstimators } from '../algorithms/advan
 import { policyLosses } from '../algorithms/losses/index.ts';
 import type { LossSequence, PolicyLossResult } from '../algorithms/losses/policy-loss.ts';
 
-export type { AdvantageEstimate, AdvantageEstimator, RewardGroup } from '../algorithms/advantages/estimator.ts';
+export type {
+  AdvantageEstimate,
+  AdvantageEstimator,
+  RewardGroup,
+} from '../algorithms/advantages/estimator.ts';
 export { defineAdvantageEstimator, includeAll } from '../algorithms/advantages/estimator.ts';
 export { type AggregationMode, aggregationModes } from '../algorithms/losses/aggregation.ts';
 export type {
@@ -44,6 +48,10 @@ export function estimateAdvantages(
 }
 
 /** A registered loss's value, per-token weights and metrics on `sequences` (undefined options = defaults). */
-export function computeLoss(name: string, sequences: readonly LossSequence[], options?: unknown): PolicyLossResult {
+export function computeLoss(
+  name: string,
+  sequences: readonly LossSequence[],
+  options?: unknown,
+): PolicyLossResult {
   return policyLosses.get(name).compute(sequences, options);
 }

@@ -7,7 +7,11 @@ import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import type { WorkerCount } from '../policy/parallel-options.ts';
 import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
 
-export { connectRemotePolicy, type RemotePolicyOptions, readTokenizer } from '../backends/openai/policy-spec.ts';
+export {
+  connectRemotePolicy,
+  type RemotePolicyOptions,
+  readTokenizer,
+} from '../backends/openai/policy-spec.ts';
 export { TinkerPolicyBackend } from '../backends/tinker/client/index.ts';
 export type {
   Datum,

@@ -14,7 +14,13 @@ import { rlConfigSchema } from '../training/rl/config.ts';
 
 /** Schema of a train config (`curricula train --config`, `train()`): RL fine-tuning. */
 export const trainConfigSchema = rlConfigSchema;
-export { pretrainConfigSchema, teachConfigSchema, distillConfigSchema, evaluateConfigSchema, simulateConfigSchema };
+export {
+  distillConfigSchema,
+  evaluateConfigSchema,
+  pretrainConfigSchema,
+  simulateConfigSchema,
+  teachConfigSchema,
+};
 
 /** A train config as written in YAML or a script (defaults optional). */
 export type TrainConfig = z.input<typeof trainConfigSchema>;

@@ -2,7 +2,13 @@
 // forced prefix, expert traces — the names of the built-in scaffolds, and registerGuidance.
 import { guidances } from '../guidance/index.ts';
 
-export type { Attempt, ExpertTrace, Guidance, GuidanceContext, GuidanceFactory } from '../guidance/guidance.ts';
+export type {
+  Attempt,
+  ExpertTrace,
+  Guidance,
+  GuidanceContext,
+  GuidanceFactory,
+} from '../guidance/guidance.ts';
 export { type RegisterOptions, registerGuidance } from './register.ts';
 
 /** Names of the scaffolds registered now (built-in ones, and any a script registered), sorted. */

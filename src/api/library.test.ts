@@ -7,8 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Reward } from '../core/reward.ts';
+import {
+  checkpoints,
+  openRun,
+  RunCancelledError,
+  registerReward,
+  registerTask,
+  type TrainConfig,
+  train,
+} from '../index.ts';
 import type { Task } from '../tasks/task.ts';
-import { checkpoints, openRun, RunCancelledError, registerReward, registerTask, type TrainConfig, train } from '../index.ts';
 import { checkReward, checkTask } from './testing.ts';
 
 // Loaded by URL so that the root type-check does not resolve its `curricula/*` imports (types only;
@@ -52,7 +60,11 @@ describe('train from a script with a registered task and reward', () => {
   it('runs three RL steps on the shipped checkpoint and reads the metrics back with openRun', async () => {
     const runsDir = mkdtempSync(join(tmpdir(), 'library-'));
     const seen = new Map<number, Record<string, number>>();
-    const result = await train(config(3), { runsDir, name: 'ext', onStep: (step, metrics) => seen.set(step, metrics) });
+    const result = await train(config(3), {
+      runsDir,
+      name: 'ext',
+      onStep: (step, metrics) => seen.set(step, metrics),
+    });
     expect(result.steps).toBe(3);
     expect(result.runDir).toBe(join(runsDir, 'ext'));
     expect([...seen.keys()]).toEqual([1, 2, 3]);
@@ -61,13 +73,13 @@ describe('train from a script with a registered task and reward', () => {
       expect(run.config<{ reward: { name: string } }>().reward.name).toBe('partial-credit');
       const rewardMean = run.metrics({ key: 'reward/mean' });
       expect(rewardMean.map((row) => row.step)).toEqual([1, 2, 3]);
-      expect(rewardMean.map((row) => row.value)).toEqual([1, 2, 3].map((step) => seen.get(step)!['reward/mean']));
+      expect(rewardMean.map((row) => row.value)).toEqual(
+        [1, 2, 3].map((step) => seen.get(step)!['reward/mean']),
+      );
       // The reward's own components are logged under reward/<name>.
       expect(run.metricKeys()).toEqual(expect.arrayContaining(['reward/answered', 'reward/correct']));
       expect(run.metrics({ since: 2 }).every((row) => row.step >= 2)).toBe(true);
-      expect(run.metrics({ since: 2 }).length).toBe(
-        run.metrics().filter((row) => row.step >= 2).length,
-      );
+      expect(run.metrics({ since: 2 }).length).toBe(run.metrics().filter((row) => row.step >= 2).length);
       const samples = run.samples({ step: 2 });
       expect(samples).toHaveLength(4);
       for (const sample of samples) {
@@ -76,7 +88,9 @@ describe('train from a script with a registered task and reward', () => {
         expect(sample.prompt).toMatch(/^\d+\*2\n$/);
         expect([0, 0.1, 1]).toContain(sample.reward);
       }
-      expect(run.samples({ where: (sample) => sample.reward === 1 }).every((sample) => sample.reason === null)).toBe(true);
+      expect(
+        run.samples({ where: (sample) => sample.reward === 1 }).every((sample) => sample.reason === null),
+      ).toBe(true);
       expect(run.samples({ limit: 5 })).toHaveLength(5);
       expect(run.checkpoints().at(-1)).toMatchObject({ step: 3, latest: true });
       expect(run.events().map((event) => event.kind)).toContain('finished');
@@ -114,7 +128,9 @@ describe('train from a script with a registered task and reward', () => {
     expect(steps).toEqual([1, 2, 3]);
     run = openRun(runDir);
     expect(run.metrics({ key: 'reward/mean' }).map((row) => row.step)).toEqual([1, 2, 3]);
-    expect(run.events().map((event) => event.kind)).toEqual(expect.arrayContaining(['cancelled', 'resumed', 'finished']));
+    expect(run.events().map((event) => event.kind)).toEqual(
+      expect.arrayContaining(['cancelled', 'resumed', 'finished']),
+    );
     // Same seed, same steps: the resumed run continues exactly where the uninterrupted one went.
     expect(uninterrupted.flat().every(Number.isFinite)).toBe(true);
     expect(compared(run)).toEqual(uninterrupted);

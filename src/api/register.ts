@@ -26,7 +26,8 @@ function callerOrigin(): string {
   const here = frames[0]?.match(/\((.*):\d+:\d+\)$/)?.[1] ?? frames[0]?.match(/at (.*):\d+:\d+$/)?.[1];
   for (const frame of frames) {
     const location = frame.match(/\((.*:\d+:\d+)\)$/)?.[1] ?? frame.match(/at (.*:\d+:\d+)$/)?.[1];
-    if (location && (here === undefined || !location.startsWith(`${here}:`))) return `registered at ${location}`;
+    if (location && (here === undefined || !location.startsWith(`${here}:`)))
+      return `registered at ${location}`;
   }
   return 'registered by the user';
 }
@@ -37,7 +38,9 @@ function originOf(options: RegisterOptions | undefined): string {
 
 function checkName(kind: string, name: unknown): asserts name is string {
   if (typeof name !== 'string' || name.trim() === '' || name !== name.trim()) {
-    throw new ConfigError(`${kind} name must be a non-empty string without surrounding spaces, got ${JSON.stringify(name)}`);
+    throw new ConfigError(
+      `${kind} name must be a non-empty string without surrounding spaces, got ${JSON.stringify(name)}`,
+    );
   }
 }
 
@@ -49,7 +52,9 @@ function checkName(kind: string, name: unknown): asserts name is string {
 export function registerTask(name: string, task: Task, options?: RegisterOptions): void {
   checkName('task', name);
   if (task?.name !== name) {
-    throw new ConfigError(`task '${name}': its name property is ${JSON.stringify(task?.name)}; it must be '${name}'`);
+    throw new ConfigError(
+      `task '${name}': its name property is ${JSON.stringify(task?.name)}; it must be '${name}'`,
+    );
   }
   tasks.register(name, task, originOf(options));
 }
@@ -58,7 +63,11 @@ export function registerTask(name: string, task: Task, options?: RegisterOptions
  * Registers a reward: a Reward object (takes no options), or a factory `(options) => Reward` that
  * validates the config's `reward.options` and throws ConfigError on bad ones.
  */
-export function registerReward(name: string, reward: Reward | RewardFactory, options?: RegisterOptions): void {
+export function registerReward(
+  name: string,
+  reward: Reward | RewardFactory,
+  options?: RegisterOptions,
+): void {
   checkName('reward', name);
   const factory: RewardFactory =
     typeof reward === 'function'
@@ -87,7 +96,11 @@ export function registerGuidance(name: string, factory: GuidanceFactory, options
 }
 
 /** Registers an advantage estimator (see defineAdvantageEstimator in `curricula/algorithms`). */
-export function registerAdvantage(name: string, estimator: AdvantageEstimator, options?: RegisterOptions): void {
+export function registerAdvantage(
+  name: string,
+  estimator: AdvantageEstimator,
+  options?: RegisterOptions,
+): void {
   checkName('advantage estimator', name);
   advantageEstimators.register(name, estimator, originOf(options));
 }

@@ -2,7 +2,7 @@
 // entries of its kind pass (their own test suites call the same functions) and throws a ConformanceError
 // naming the first broken property ("reward 'mine': each reward is a finite number (result 3: NaN)");
 // on success it returns a report of what it checked. checkReward is async; the others are synchronous.
-export { checkAdvantage, type AdvantageCheckOptions } from '../algorithms/advantages/conformance.ts';
+export { type AdvantageCheckOptions, checkAdvantage } from '../algorithms/advantages/conformance.ts';
 export { checkLoss, type LossCheckOptions } from '../algorithms/losses/conformance.ts';
 export type { ConformanceReport } from '../core/conformance.ts';
 export { ConformanceError } from '../core/errors.ts';

@@ -87,7 +87,10 @@ export async function train(config: TrainConfig | null, options: TrainRunOptions
  * Supervised cold start (`curricula pretrain`): next-token training on worked solutions. Pass `null`
  * with `options.resume` to continue a run.
  */
-export async function pretrain(config: PretrainConfig | null, options: RunOptions = {}): Promise<PretrainResult> {
+export async function pretrain(
+  config: PretrainConfig | null,
+  options: RunOptions = {},
+): Promise<PretrainResult> {
   const resolved = resolveConfig(pretrainConfigSchema, config, options, 'pretrain config');
   return pretrainLoop(resolved, {
     resume: options.resume,

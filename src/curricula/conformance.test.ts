@@ -29,10 +29,11 @@ describe.each(selectors.names())('selector %s', (name) => {
 });
 
 describe('checkSelector on broken selectors', () => {
-  const wrap = (change: (selector: TaskSelector) => Partial<TaskSelector>) => (pool: Problem[], options: unknown) => {
-    const selector = createUniform(pool, options);
-    return Object.assign(Object.create(selector), change(selector)) as TaskSelector;
-  };
+  const wrap =
+    (change: (selector: TaskSelector) => Partial<TaskSelector>) => (pool: Problem[], options: unknown) => {
+      const selector = createUniform(pool, options);
+      return Object.assign(Object.create(selector), change(selector)) as TaskSelector;
+    };
 
   it('names the broken property', () => {
     expect(checkSelector(createUniform, { name: 'uniform' }).checks.length).toBeGreaterThan(5);
@@ -42,7 +43,9 @@ describe('checkSelector on broken selectors', () => {
     expect(() => checkSelector(nan)).toThrow('metric values are finite numbers (curriculum/x = NaN)');
     const forgetful = wrap(() => ({ load: () => {} }));
     expect(() => checkSelector(forgetful)).toThrow('load(state()) restores the same state');
-    const stranger = wrap(() => ({ select: (n) => Array.from({ length: n }, () => ({ ...conformancePool()[0], id: 7 })) as never }));
+    const stranger = wrap(() => ({
+      select: (n) => Array.from({ length: n }, () => ({ ...conformancePool()[0], id: 7 })) as never,
+    }));
     expect(() => checkSelector(stranger)).toThrow('select() returns problems (with an id and a prompt)');
   });
 });

@@ -50,7 +50,10 @@ function drive(selector: TaskSelector, rng: Rng, outcomeRng: Rng, steps: number,
 }
 
 /** Runs a selector factory through the selector contract; throws ConformanceError at the first failure. */
-export function checkSelector(factory: SelectorFactory, options: SelectorCheckOptions = {}): ConformanceReport {
+export function checkSelector(
+  factory: SelectorFactory,
+  options: SelectorCheckOptions = {},
+): ConformanceReport {
   const label = options.name ?? (factory.name || 'factory');
   const check = new Checker(`selector '${label}'`);
   check.that(typeof factory === 'function', 'is a factory (pool, options, context) → TaskSelector');
@@ -68,8 +71,10 @@ export function checkSelector(factory: SelectorFactory, options: SelectorCheckOp
   }
   check.call('select/observe for 5 steps', () => drive(selector, new Rng(1), new Rng(2), 5));
   const selected = check.call('select(8)', () => selector.select(8, new Rng(3)));
-  check.that(Array.isArray(selected) && selected.length === 8, 'select(n) returns n problems', () =>
-    `${preview(selected?.length)} for 8`,
+  check.that(
+    Array.isArray(selected) && selected.length === 8,
+    'select(n) returns n problems',
+    () => `${preview(selected?.length)} for 8`,
   );
   // Not necessarily the pool's own objects: a reverse curriculum returns partial-solution variants.
   check.that(
@@ -78,7 +83,9 @@ export function checkSelector(factory: SelectorFactory, options: SelectorCheckOp
     () => preview(selected.find((problem) => typeof problem?.id !== 'string')),
   );
   const metrics = check.call('metrics()', () => selector.metrics());
-  check.that(typeof metrics === 'object' && metrics !== null, 'metrics() returns an object', () => preview(metrics));
+  check.that(typeof metrics === 'object' && metrics !== null, 'metrics() returns an object', () =>
+    preview(metrics),
+  );
   check.that(Object.keys(metrics).length > 0, 'metrics() reports at least one metric');
   for (const [key, value] of Object.entries(metrics)) {
     check.that(key.startsWith('curriculum/'), "metric keys start with 'curriculum/'", () => key);
@@ -90,13 +97,18 @@ export function checkSelector(factory: SelectorFactory, options: SelectorCheckOp
   const saved = check.call('state() through JSON', () => JSON.parse(JSON.stringify(original.state())));
   const restored = create();
   check.call('load(state)', () => restored.load(saved));
-  check.that(deepEqual(restored.state(), original.state()), 'load(state()) restores the same state', () =>
-    `${preview(restored.state())} vs ${preview(original.state())}`,
+  check.that(
+    deepEqual(restored.state(), original.state()),
+    'load(state()) restores the same state',
+    () => `${preview(restored.state())} vs ${preview(original.state())}`,
   );
   const next = drive(original, new Rng(21), new Rng(22), 15, 30);
   const nextRestored = drive(restored, new Rng(21), new Rng(22), 15, 30);
   check.that(deepEqual(nextRestored, next), 'a restored selector makes the same next selections');
-  check.that(deepEqual(restored.metrics(), original.metrics()), 'a restored selector reports the same metrics');
+  check.that(
+    deepEqual(restored.metrics(), original.metrics()),
+    'a restored selector reports the same metrics',
+  );
 
   if (options.strictOptions !== false) {
     check.throws('the factory refuses unknown option keys with a ConfigError', ConfigError, () =>

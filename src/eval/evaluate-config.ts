@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { UserError } from '../core/errors.ts';
 import { workerCountSchema } from '../policy/parallel-options.ts';
-import { readProblemSet } from '../tasks/problem-set.ts';
 import { mixEntrySchema } from '../tasks/problem-mix.ts';
+import { readProblemSet } from '../tasks/problem-set.ts';
 import {
   type EvaluateCheckpointResult,
   evaluateCheckpoint,

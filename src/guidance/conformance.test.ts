@@ -26,8 +26,12 @@ describe('checkGuidance on broken scaffolds', () => {
 
   it('names the broken property', () => {
     const dropping = wrap((g) => ({ plan: (problems, step) => g.plan(problems, step).slice(1) }));
-    expect(() => checkGuidance(dropping)).toThrow('plan() gives one attempt per problem (step 1: 5 attempts for 6 problems)');
-    const noPrefix = wrap((g) => ({ plan: (problems, step) => g.plan(problems, step).map((a) => ({ ...a, prefix: undefined as never })) }));
+    expect(() => checkGuidance(dropping)).toThrow(
+      'plan() gives one attempt per problem (step 1: 5 attempts for 6 problems)',
+    );
+    const noPrefix = wrap((g) => ({
+      plan: (problems, step) => g.plan(problems, step).map((a) => ({ ...a, prefix: undefined as never })),
+    }));
     expect(() => checkGuidance(noPrefix)).toThrow("attempt.prefix is a string ('' = none)");
     const nan = wrap(() => ({ metrics: () => ({ 'guidance/x': Number.NaN }) }));
     expect(() => checkGuidance(nan)).toThrow('metric values are finite numbers (guidance/x = NaN)');

@@ -39,7 +39,13 @@ function contextOf(options: GuidanceCheckOptions, pool: Problem[]): GuidanceCont
 }
 
 /** Runs `steps` plan/observe rounds on batches of 6 problems; returns the attempts planned. */
-function drive(check: Checker, guidance: Guidance, pool: Problem[], first: number, steps: number): Attempt[][] {
+function drive(
+  check: Checker,
+  guidance: Guidance,
+  pool: Problem[],
+  first: number,
+  steps: number,
+): Attempt[][] {
   const plans: Attempt[][] = [];
   const outcomeRng = new Rng(1000 + first);
   for (let step = first; step < first + steps; step++) {
@@ -59,19 +65,27 @@ function drive(check: Checker, guidance: Guidance, pool: Problem[], first: numbe
 }
 
 function checkAttempts(check: Checker, attempts: Attempt[], problems: Problem[], step: number): void {
-  check.that(Array.isArray(attempts) && attempts.length === problems.length, 'plan() gives one attempt per problem', () =>
-    `step ${step}: ${preview(attempts?.length)} attempts for ${problems.length} problems`,
+  check.that(
+    Array.isArray(attempts) && attempts.length === problems.length,
+    'plan() gives one attempt per problem',
+    () => `step ${step}: ${preview(attempts?.length)} attempts for ${problems.length} problems`,
   );
   attempts.forEach((attempt, i) => {
     const at = () => `step ${step}, attempt ${i}: ${preview(attempt, 120)}`;
     check.that(attempt?.problem?.id === problems[i].id, 'attempt i is for problem i', at);
-    check.that(typeof attempt.prompt === 'string' && attempt.prompt.length > 0, 'attempt.prompt is a non-empty string', at);
+    check.that(
+      typeof attempt.prompt === 'string' && attempt.prompt.length > 0,
+      'attempt.prompt is a non-empty string',
+      at,
+    );
     check.that(typeof attempt.prefix === 'string', "attempt.prefix is a string ('' = none)", at);
     check.that(typeof attempt.guided === 'boolean', 'attempt.guided is a boolean', at);
     if (attempt.offPolicy !== undefined) {
       check.that(
         Array.isArray(attempt.offPolicy) &&
-          attempt.offPolicy.every((trace) => typeof trace?.text === 'string' && typeof trace.complete === 'boolean'),
+          attempt.offPolicy.every(
+            (trace) => typeof trace?.text === 'string' && typeof trace.complete === 'boolean',
+          ),
         'attempt.offPolicy is a list of {text, complete}',
         at,
       );
@@ -81,7 +95,8 @@ function checkAttempts(check: Checker, attempts: Attempt[], problems: Problem[],
     }
     if (attempt.memberPrompts !== undefined) {
       check.that(
-        Array.isArray(attempt.memberPrompts) && attempt.memberPrompts.every((prompt) => typeof prompt === 'string'),
+        Array.isArray(attempt.memberPrompts) &&
+          attempt.memberPrompts.every((prompt) => typeof prompt === 'string'),
         'attempt.memberPrompts is a list of strings',
         at,
       );
@@ -90,14 +105,19 @@ function checkAttempts(check: Checker, attempts: Attempt[], problems: Problem[],
 }
 
 /** Runs a scaffold factory through the guidance contract; throws ConformanceError at the first failure. */
-export function checkGuidance(factory: GuidanceFactory, options: GuidanceCheckOptions = {}): ConformanceReport {
+export function checkGuidance(
+  factory: GuidanceFactory,
+  options: GuidanceCheckOptions = {},
+): ConformanceReport {
   const check = new Checker(`guidance '${options.name ?? (factory.name || 'factory')}'`);
   check.that(typeof factory === 'function', 'is a factory (options, context) → Guidance');
   const pool = guidancePool();
   const context = contextOf(options, pool);
   const create = () => check.call('the factory', () => factory(options.options ?? {}, context));
   const guidance = create();
-  check.that(typeof guidance === 'object' && guidance !== null, 'the factory returns an object', () => preview(guidance));
+  check.that(typeof guidance === 'object' && guidance !== null, 'the factory returns an object', () =>
+    preview(guidance),
+  );
   for (const method of ['plan', 'observe', 'state', 'load', 'metrics'] as const) {
     check.that(typeof guidance[method] === 'function', `has a ${method}() method`);
   }
@@ -106,19 +126,29 @@ export function checkGuidance(factory: GuidanceFactory, options: GuidanceCheckOp
   }
   drive(check, guidance, pool, 1, 5);
   const metrics = check.call('metrics()', () => guidance.metrics());
-  check.that(typeof metrics === 'object' && metrics !== null, 'metrics() returns an object', () => preview(metrics));
+  check.that(typeof metrics === 'object' && metrics !== null, 'metrics() returns an object', () =>
+    preview(metrics),
+  );
   for (const [key, value] of Object.entries(metrics)) {
-    check.that(key.startsWith('guidance/') || key.includes('/'), "metric keys are namespaced ('guidance/…')", () => key);
+    check.that(
+      key.startsWith('guidance/') || key.includes('/'),
+      "metric keys are namespaced ('guidance/…')",
+      () => key,
+    );
     check.that(Number.isFinite(value), 'metric values are finite numbers', () => `${key} = ${value}`);
   }
 
   const original = create();
   drive(check, original, pool, 1, 8);
-  const saved = check.call('state() through JSON', () => JSON.parse(JSON.stringify(original.state() ?? null)));
+  const saved = check.call('state() through JSON', () =>
+    JSON.parse(JSON.stringify(original.state() ?? null)),
+  );
   const restored = create();
   check.call('load(state)', () => restored.load(saved));
-  check.that(deepEqual(restored.state() ?? null, original.state() ?? null), 'load(state()) restores the same state', () =>
-    `${preview(restored.state())} vs ${preview(original.state())}`,
+  check.that(
+    deepEqual(restored.state() ?? null, original.state() ?? null),
+    'load(state()) restores the same state',
+    () => `${preview(restored.state())} vs ${preview(original.state())}`,
   );
   const next = drive(check, original, pool, 9, 4);
   const nextRestored = drive(check, restored, pool, 9, 4);

@@ -56,14 +56,18 @@ export async function checkReward(
     ? check.call('the factory', () => (subject as RewardFactory)(options.options ?? {}))
     : (subject as Reward);
   check.that(typeof reward === 'object' && reward !== null, 'is an object', () => preview(reward));
-  check.that(typeof reward.name === 'string' && reward.name.length > 0, 'has a name', () => preview(reward.name));
+  check.that(typeof reward.name === 'string' && reward.name.length > 0, 'has a name', () =>
+    preview(reward.name),
+  );
   check.that(typeof reward.score === 'function', 'has a score() method');
   const inputs = options.inputs ?? defaultRewardInputs();
   try {
     const results = await check.callAsync('score(inputs)', async () => reward.score(inputs));
     checkResults(check, results, inputs.length);
     for (const index of [1, inputs.length - 1].filter((i) => i >= 0 && i < inputs.length)) {
-      const single = await check.callAsync(`score([input ${index}])`, async () => reward.score([inputs[index]]));
+      const single = await check.callAsync(`score([input ${index}])`, async () =>
+        reward.score([inputs[index]]),
+      );
       checkResults(check, single, 1);
       check.that(
         Object.is(single[0].reward, results[index].reward),
@@ -90,17 +94,23 @@ export async function checkReward(
 function checkResults(check: Checker, results: unknown, expected: number): asserts results is RewardResult[] {
   check.that(Array.isArray(results), 'score() resolves to an array', () => preview(results));
   const list = results as unknown[];
-  check.that(list.length === expected, 'score() gives one result per input', () =>
-    `${list.length} results for ${expected} inputs`,
+  check.that(
+    list.length === expected,
+    'score() gives one result per input',
+    () => `${list.length} results for ${expected} inputs`,
   );
   list.forEach((result, i) => {
     const at = `result ${i}`;
-    check.that(typeof result === 'object' && result !== null, 'each result is an object', () =>
-      `${at}: ${preview(result)}`,
+    check.that(
+      typeof result === 'object' && result !== null,
+      'each result is an object',
+      () => `${at}: ${preview(result)}`,
     );
     const { reward, components, reason } = result as Record<string, unknown>;
-    check.that(typeof reward === 'number' && Number.isFinite(reward), 'each reward is a finite number', () =>
-      `${at}: ${preview(reward)}${typeof reward === 'number' ? ` (${reward})` : ''}`,
+    check.that(
+      typeof reward === 'number' && Number.isFinite(reward),
+      'each reward is a finite number',
+      () => `${at}: ${preview(reward)}${typeof reward === 'number' ? ` (${reward})` : ''}`,
     );
     check.that(
       typeof components === 'object' &&
@@ -109,8 +119,10 @@ function checkResults(check: Checker, results: unknown, expected: number): asser
       'each result has components: an object of numbers',
       () => `${at}: ${preview(components)}`,
     );
-    check.that(reason === undefined || typeof reason === 'string', 'each reason is a string when present', () =>
-      `${at}: ${preview(reason)}`,
+    check.that(
+      reason === undefined || typeof reason === 'string',
+      'each reason is a string when present',
+      () => `${at}: ${preview(reason)}`,
     );
   });
 }

@@ -56,15 +56,22 @@ describe('checkReward on broken rewards', () => {
         throw new Error('grader crashed');
       },
     };
-    await expect(checkReward(throwing)).rejects.toThrow("reward 'throwing': score(inputs) threw: Error: grader crashed");
-    const short: Reward = { name: 'short', score: async (inputs) => inputs.slice(1).map(() => ({ reward: 1, components: {} })) };
+    await expect(checkReward(throwing)).rejects.toThrow(
+      "reward 'throwing': score(inputs) threw: Error: grader crashed",
+    );
+    const short: Reward = {
+      name: 'short',
+      score: async (inputs) => inputs.slice(1).map(() => ({ reward: 1, components: {} })),
+    };
     await expect(checkReward(short)).rejects.toBeInstanceOf(ConformanceError);
     await expect(checkReward(short)).rejects.toThrow('one result per input (4 results for 5 inputs)');
   });
 
   it('a factory that accepts unknown option keys fails', async () => {
     const lax = () => broken(() => ({ reward: 0, components: {} }));
-    await expect(checkReward(lax)).rejects.toThrow('refuses unknown option keys with a ConfigError (nothing was thrown)');
+    await expect(checkReward(lax)).rejects.toThrow(
+      'refuses unknown option keys with a ConfigError (nothing was thrown)',
+    );
     expect((await checkReward(lax, { strictOptions: false })).subject).toBe("reward 'lax'");
   });
 });

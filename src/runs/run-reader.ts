@@ -100,7 +100,8 @@ export function openRun(dir: string): RunReader {
     dir: runDir,
     config: <T>() => store.config<T>(),
     metrics(query = {}) {
-      const keys = query.key === undefined ? store.keys() : typeof query.key === 'string' ? [query.key] : query.key;
+      const keys =
+        query.key === undefined ? store.keys() : typeof query.key === 'string' ? [query.key] : query.key;
       const since = query.since ?? Number.NEGATIVE_INFINITY;
       const rows = keys.flatMap((key) =>
         Number.isFinite(since) ? store.seriesAfter(key, Math.ceil(since) - 1) : store.series(key),

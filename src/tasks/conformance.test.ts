@@ -25,8 +25,11 @@ describe('checkTask on broken tasks', () => {
       },
     };
     expect(() => checkTask(throwing)).toThrow(ConformanceError);
-    expect(() => checkTask(throwing)).toThrow("verify(\"\") threw: Error: empty completion");
-    const lenient: Task = { ...addition, verify: (problem) => ({ correct: true, extracted: problem.answer }) };
+    expect(() => checkTask(throwing)).toThrow('verify("") threw: Error: empty completion');
+    const lenient: Task = {
+      ...addition,
+      verify: (problem) => ({ correct: true, extracted: problem.answer }),
+    };
     expect(() => checkTask(lenient)).toThrow("rejects another problem's answer");
     const badAlphabet: Task = { ...addition, alphabet: '0123456789' };
     expect(() => checkTask(badAlphabet, { seeds: 2 })).toThrow('use only the alphabet');

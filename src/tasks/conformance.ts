@@ -78,7 +78,9 @@ function workedSolutions(check: Checker, task: Task, seeds: number): void {
         `problem.solution ends with the line 'A:<answer>' ${at}`,
         got,
       );
-      const extracted = check.call(`extractAnswer(solution) ${at}`, () => task.extractAnswer(problem.solution));
+      const extracted = check.call(`extractAnswer(solution) ${at}`, () =>
+        task.extractAnswer(problem.solution),
+      );
       check.that(extracted === problem.answer, `extractAnswer(solution) is the answer ${at}`, () =>
         preview(extracted),
       );
@@ -88,7 +90,9 @@ function workedSolutions(check: Checker, task: Task, seeds: number): void {
         `the solution has at least one step line before the answer, none empty ${at}`,
         got,
       );
-      const verdict = check.call(`verify(problem, solution) ${at}`, () => task.verify(problem, problem.solution));
+      const verdict = check.call(`verify(problem, solution) ${at}`, () =>
+        task.verify(problem, problem.solution),
+      );
       check.that(
         deepEqual(verdict, { correct: true, extracted: problem.answer }),
         `verify(problem, its own solution) is {correct: true, extracted: answer} ${at}`,
@@ -107,7 +111,8 @@ function wrongAnswers(check: Checker, task: Task): void {
   const level = task.difficulty.max;
   const problem = task.generate(rng, level);
   let other: Problem = task.generate(rng, level);
-  for (let tries = 0; other.answer === problem.answer && tries < 100; tries++) other = task.generate(rng, level);
+  for (let tries = 0; other.answer === problem.answer && tries < 100; tries++)
+    other = task.generate(rng, level);
   if (other.answer !== problem.answer) {
     const verdict = check.call('verify(another answer)', () => task.verify(problem, `A:${other.answer}`));
     check.that(
@@ -129,11 +134,15 @@ function wrongAnswers(check: Checker, task: Task): void {
 function determinism(check: Checker, task: Task): void {
   const first = task.generate(new Rng(99), task.difficulty.min);
   const again = task.generate(new Rng(99), task.difficulty.min);
-  check.that(deepEqual(again, first), 'generate() is deterministic by seed', () =>
-    `${preview(first)} vs ${preview(again)}`,
+  check.that(
+    deepEqual(again, first),
+    'generate() is deterministic by seed',
+    () => `${preview(first)} vs ${preview(again)}`,
   );
-  check.that(deepEqual(JSON.parse(JSON.stringify(first)), first), 'a problem survives a JSON round trip', () =>
-    preview(first),
+  check.that(
+    deepEqual(JSON.parse(JSON.stringify(first)), first),
+    'a problem survives a JSON round trip',
+    () => preview(first),
   );
 }
 
@@ -142,8 +151,10 @@ function lengthBound(check: Checker, task: Task, samples: number): void {
   for (let level = task.difficulty.min; level <= task.difficulty.max; level++) {
     const sampled = sampledMaxSequenceLength(task, level, { samples });
     const bound = task.maxSequenceTokens(level);
-    check.that(sampled <= bound, 'sequences stay within maxSequenceTokens(difficulty)', () =>
-      `difficulty ${level}: sampled ${sampled} > declared ${bound}`,
+    check.that(
+      sampled <= bound,
+      'sequences stay within maxSequenceTokens(difficulty)',
+      () => `difficulty ${level}: sampled ${sampled} > declared ${bound}`,
     );
   }
 }

@@ -359,19 +359,25 @@ describe('conformance: every estimator passes checkAdvantage', () => {
 
   it('fails a broken estimator with the reason', () => {
     const grpo = advantageEstimators.get('grpo');
-    const nan = { ...grpo, estimate: (groups: readonly RewardGroup[]) => {
-      const result = grpo.estimate(groups);
-      result.advantages[1][2] = Number.NaN;
-      return result;
-    } };
+    const nan = {
+      ...grpo,
+      estimate: (groups: readonly RewardGroup[]) => {
+        const result = grpo.estimate(groups);
+        result.advantages[1][2] = Number.NaN;
+        return result;
+      },
+    };
     expect(() => checkAdvantage(nan)).toThrow(
       "advantage estimator 'grpo': every advantage is finite (group 1, sample 2: NaN)",
     );
-    const offCentre = { ...grpo, estimate: (groups: readonly RewardGroup[]) => {
-      const result = grpo.estimate(groups);
-      result.advantages[0][0] += 0.1;
-      return result;
-    } };
+    const offCentre = {
+      ...grpo,
+      estimate: (groups: readonly RewardGroup[]) => {
+        const result = grpo.estimate(groups);
+        result.advantages[0][0] += 0.1;
+        return result;
+      },
+    };
     expect(() => checkAdvantage(offCentre, { centred: true })).toThrow('sum to 0 in each group (group 0');
   });
 });

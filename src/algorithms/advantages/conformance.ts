@@ -43,24 +43,40 @@ export function checkAdvantage(
     () => preview(first),
   );
   check.that(
-    deepEqual(first.advantages.map((row) => row?.length), batch.map((row) => row.length)) &&
-      deepEqual(first.included.map((row) => row?.length), batch.map((row) => row.length)),
+    deepEqual(
+      first.advantages.map((row) => row?.length),
+      batch.map((row) => row.length),
+    ) &&
+      deepEqual(
+        first.included.map((row) => row?.length),
+        batch.map((row) => row.length),
+      ),
     'one advantage and one included flag per sample',
     () => preview(first),
   );
   first.advantages.forEach((row, i) => {
     row.forEach((value, j) => {
-      check.that(Number.isFinite(value), 'every advantage is finite', () => `group ${i}, sample ${j}: ${value}`);
+      check.that(
+        Number.isFinite(value),
+        'every advantage is finite',
+        () => `group ${i}, sample ${j}: ${value}`,
+      );
       if (!first.included[i][j]) {
-        check.that(value === 0, 'an excluded sample has advantage 0', () => `group ${i}, sample ${j}: ${value}`);
+        check.that(
+          value === 0,
+          'an excluded sample has advantage 0',
+          () => `group ${i}, sample ${j}: ${value}`,
+        );
       }
     });
   });
   if (options.centred) {
     first.advantages.forEach((row, i) => {
       const sum = row.reduce((total, value) => total + value, 0);
-      check.that(Math.abs(sum) < 1e-9, "a centred estimator's advantages sum to 0 in each group", () =>
-        `group ${i}: ${sum}`,
+      check.that(
+        Math.abs(sum) < 1e-9,
+        "a centred estimator's advantages sum to 0 in each group",
+        () => `group ${i}: ${sum}`,
       );
     });
   }

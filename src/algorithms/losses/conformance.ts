@@ -47,7 +47,13 @@ export function conformanceBatch(seed = 7): LossSequence[] {
   });
 }
 
-function perturb(sequences: LossSequence[], i: number, t: number, h: number, alsoOld: boolean): LossSequence[] {
+function perturb(
+  sequences: LossSequence[],
+  i: number,
+  t: number,
+  h: number,
+  alsoOld: boolean,
+): LossSequence[] {
   return sequences.map((sequence, j) => {
     if (j !== i) return sequence;
     const shift = (values: readonly number[]) => values.map((value, s) => (s === t ? value + h : value));
@@ -83,8 +89,14 @@ export function checkLoss(loss: PolicyLoss, options: LossCheckOptions = {}): Con
     }
     for (let i = 0; i < batch.length; i++) {
       for (let t = 0; t < batch[i].logprobs.length; t++) {
-        const plus = loss.compute(perturb(batch, i, t, h, options.moveOldLogprobs ?? false), lossOptions).loss;
-        const minus = loss.compute(perturb(batch, i, t, -h, options.moveOldLogprobs ?? false), lossOptions).loss;
+        const plus = loss.compute(
+          perturb(batch, i, t, h, options.moveOldLogprobs ?? false),
+          lossOptions,
+        ).loss;
+        const minus = loss.compute(
+          perturb(batch, i, t, -h, options.moveOldLogprobs ?? false),
+          lossOptions,
+        ).loss;
         const numeric = (plus - minus) / (2 * h);
         const weight = result.weights[i][t];
         check.that(
@@ -93,11 +105,17 @@ export function checkLoss(loss: PolicyLoss, options: LossCheckOptions = {}): Con
           () => `sequence ${i}, token ${t}: weight ${weight}, finite difference ${numeric}${under}`,
         );
         if (batch[i].mask[t] === 0) {
-          check.that(weight === 0, 'a masked token has weight 0', () => `sequence ${i}, token ${t}: ${weight}`);
+          check.that(
+            weight === 0,
+            'a masked token has weight 0',
+            () => `sequence ${i}, token ${t}: ${weight}`,
+          );
         }
       }
     }
-    const masked: LossSequence[] = [{ logprobs: [-1, -2], oldLogprobs: [-1, -1], advantages: 1, mask: [0, 0] }];
+    const masked: LossSequence[] = [
+      { logprobs: [-1, -2], oldLogprobs: [-1, -1], advantages: 1, mask: [0, 0] },
+    ];
     const empty = check.call(`compute(all-masked batch)${under}`, () => loss.compute(masked, lossOptions));
     check.that(
       empty.loss === 0 && empty.weights.length === 1 && empty.weights[0].every((weight) => weight === 0),

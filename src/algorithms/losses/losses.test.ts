@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UnknownNameError } from '../../core/errors.ts';
-import { Rng } from '../../core/rng.ts';
 import { aggregationModes } from './aggregation.ts';
 import { checkLoss } from './conformance.ts';
 import { type LossSequence, policyLosses } from './index.ts';
@@ -14,7 +13,9 @@ describe('every loss × aggregation passes checkLoss: weights are the derivative
       }));
       // CISPO's clipped ratio is a stop-gradient: move log π_old with log π so the ratio stays fixed.
       const report = checkLoss(policyLosses.get(name), { options, moveOldLogprobs: name === 'cispo' });
-      expect(report.checks).toContain('each weight is the derivative of the loss with respect to its token log-prob');
+      expect(report.checks).toContain(
+        'each weight is the derivative of the loss with respect to its token log-prob',
+      );
       expect(report.checks).toContain('an all-masked batch gives loss 0 and zero weights');
     });
   }

@@ -223,7 +223,8 @@ function shapeProblem(result: unknown): string | null {
       return "result's components is not an object of numbers";
     }
     for (const [key, value] of Object.entries(components)) {
-      if (typeof value !== 'number') return `result's component '${key}' is not a number (got ${typeof value})`;
+      if (typeof value !== 'number')
+        return `result's component '${key}' is not a number (got ${typeof value})`;
     }
   }
   if (reason !== undefined && typeof reason !== 'string') return "result's reason is not a string";
