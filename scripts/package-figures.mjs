@@ -75,7 +75,9 @@ try {
         packedMB: round(packed.size / 1e6),
         unpackedMB: round(packed.unpackedSize / 1e6),
         files: packed.entryCount,
-        installSeconds: { median: round(median(installs), 1), runs: installs.map((value) => round(value, 1)) },
+        installSeconds: installs.length
+          ? { median: round(median(installs), 1), runs: installs.map((value) => round(value, 1)) }
+          : null,
         helpSeconds: {
           beforeTsx: { median: round(median(before)), runs: before.map((value) => round(value)) },
           afterDist: { median: round(median(after)), runs: after.map((value) => round(value)) },
