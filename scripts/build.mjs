@@ -14,7 +14,16 @@
 // and maps itself, and tsdown's current releases (0.22 and newer) want Node 22 while we support Node 20.
 // Run by `npm run build`, `prepare` (so `npm ci` and `npm pack` build) and the out-of-repo test.
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,9 +50,25 @@ const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconf
 });
 if (compiled.status !== 0) fail(`tsc exited with ${compiled.status ?? compiled.signal}`);
 
+// Synced rather than replaced: tests may run the compiled CLI (the dashboard serves these files) while a
+// test's `npm pack` rebuilds, so an unchanged file is never rewritten and none is missing for a moment.
 for (const [from, to] of assets) {
-  rmSync(path.join(dist, to), { recursive: true, force: true });
-  cpSync(path.join(root, 'src', from), path.join(dist, to), { recursive: true });
+  const source = path.join(root, 'src', from);
+  const target = path.join(dist, to);
+  const names = new Set(readdirSync(source, { recursive: true }).map(String));
+  for (const name of names) {
+    const file = path.join(source, name);
+    if (!statSync(file).isFile()) continue;
+    const copy = path.join(target, name);
+    if (existsSync(copy) && readFileSync(copy).equals(readFileSync(file))) continue;
+    mkdirSync(path.dirname(copy), { recursive: true });
+    cpSync(file, copy);
+  }
+  if (existsSync(target)) {
+    for (const name of readdirSync(target, { recursive: true }).map(String)) {
+      if (!names.has(name)) rmSync(path.join(target, name), { recursive: true, force: true });
+    }
+  }
 }
 
 // The program's source files, as tsc recorded them (paths relative to dist/): an output with no source
