@@ -239,6 +239,7 @@ describe('the packed package', () => {
         rewardMeans: [number, number][];
         keys: string[];
         checks: { task: number; reward: number };
+        badInput: Record<'taken' | 'config' | 'deepImport', { configError: boolean; message: string } | null>;
         resolved: { root: string; testing: string; checkpoint: string };
       };
       expect(report.steps).toHaveLength(3);
@@ -248,6 +249,13 @@ describe('the packed package', () => {
         expect(value).toBeLessThanOrEqual(1);
       }
       expect(report.keys).toEqual(expect.arrayContaining(['reward/mean', 'reward/exact']));
+      // Bad input from outside the package: clear errors of the package's own classes.
+      expect(report.badInput.taken).toMatchObject({ configError: true });
+      expect(report.badInput.taken?.message.match(/out\/ext\.js:\d+/g)).toHaveLength(2);
+      expect(report.badInput.config).toMatchObject({ configError: true });
+      expect(report.badInput.config?.message).toMatch(/train\.steps/);
+      expect(report.badInput.config?.message).toMatch(/rollout\.groupSize/);
+      expect(report.badInput.deepImport).toMatchObject({ code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
       expect(report.checks.task).toBeGreaterThan(0);
       expect(report.checks.reward).toBeGreaterThan(0);
       expect(report.runDir).toBe(join(runsDir, 'ext'));
