@@ -18,6 +18,7 @@ function splitmix32(seed: number): () => number {
   };
 }
 
+/** Seeded random-number generator (xoshiro128**); all randomness in Curricula goes through one, so runs replay exactly. */
 export class Rng {
   // The four state words as int32 in plain fields (small integers, no heap numbers); state() gives uint32.
   private s0: number;

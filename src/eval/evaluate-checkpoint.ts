@@ -40,6 +40,7 @@ export interface EvaluateCheckpointOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** What an evaluation returns: the policy evaluated, its settings, the summary and optionally per-problem counts. */
 export interface EvaluateCheckpointResult {
   checkpoint: string;
   samples: number;

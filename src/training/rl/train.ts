@@ -51,6 +51,7 @@ export interface TrainHooks {
   onEval?: (step: number, summary: EvalSummary) => void;
 }
 
+/** What an RL run returns: its directory, steps run, held-out evaluations before and after, and wall time. */
 export interface TrainResult {
   runDir: string;
   steps: number;

@@ -67,6 +67,7 @@ export interface TinkerBackendDeps {
   contextLength?: number;
 }
 
+/** A PolicyBackend that trains and samples through a Tinker-compatible service. */
 export class TinkerPolicyBackend implements PolicyBackend {
   /** seq_id of the next training request (the SDK counts from 1). */
   private nextSeq = 1;
