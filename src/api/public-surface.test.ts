@@ -1,5 +1,5 @@
 // The public surface, read with the TypeScript compiler API in one program (one parse of the sources):
-// 1. every name the entry points export (src/index.ts and the src/api/* files that package.json maps to
+// 1. every name the entry points export (and every method of an exported interface or class) (src/index.ts and the src/api/* files that package.json maps to
 //    `curricula` and its subpaths) has a doc comment where it is declared, so the API reference that
 //    typedoc generates (`npm run docs:api`, typedoc.json) documents all of it;
 // 2. the library examples (examples/library/*.ts, shown in docs/library.md) type-check against those
@@ -36,6 +36,24 @@ const entryFiles = publicEntryPoints.map((file) => `${root}${file}`);
 const program = ts.createProgram([...entryFiles, ...examples], parsed!.options);
 const checker = program.getTypeChecker();
 
+/** Methods of an exported interface or class (declared in src/) that have no doc comment, as typedoc requires. */
+function undocumentedMethods(symbol: ts.Symbol): string[] {
+  if (!(symbol.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class))) return [];
+  const type = checker.getDeclaredTypeOfSymbol(symbol);
+  const members = [...checker.getPropertiesOfType(type)];
+  if (symbol.flags & ts.SymbolFlags.Class) members.push(...checker.getPropertiesOfType(checker.getTypeOfSymbol(symbol)));
+  return members
+    .filter((member) => {
+      const declaration = member.declarations?.[0];
+      if (!declaration || !declaration.getSourceFile().fileName.startsWith(`${root}src/`)) return false;
+      if (!ts.isMethodSignature(declaration) && !ts.isMethodDeclaration(declaration)) return false;
+      const modifiers = ts.getCombinedModifierFlags(declaration);
+      if (modifiers & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return false;
+      return member.getDocumentationComment(checker).length === 0 && !declaration.name.getText().startsWith('#');
+    })
+    .map((member) => member.name);
+}
+
 describe('the public API', () => {
   it('documents every exported name', () => {
     const undocumented: string[] = [];
@@ -49,6 +67,7 @@ describe('the public API', () => {
         if (target.getDocumentationComment(checker).length === 0) {
           undocumented.push(`${file.slice(root.length)}: ${symbol.name}`);
         }
+        undocumented.push(...undocumentedMethods(target).map((method) => `${file.slice(root.length)}: ${symbol.name}.${method}`));
       }
     }
     expect(exported).toBeGreaterThan(100);

@@ -113,7 +113,9 @@ export interface PolicyBackend {
   forward(sequences: number[][]): Promise<number[][]>;
   /** Accumulates gradients of the loss over the data (call optimStep to apply them). */
   forwardBackward(data: Datum[], loss: LossKind): Promise<ForwardBackwardResult>;
+  /** Applies the accumulated gradients with one AdamW step. */
   optimStep(options: OptimOptions): Promise<OptimStepResult>;
+  /** Writes weights, config, tokenizer and optimizer state to `dir`. */
   save(dir: string): Promise<void>;
   /** Releases what the backend holds outside the heap (worker threads, connections); optional. */
   close?(): Promise<void>;

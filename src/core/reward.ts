@@ -30,6 +30,7 @@ export interface RewardResult {
 /** The reward contract: score a batch of completions asynchronously, one result per input, in order. */
 export interface Reward {
   readonly name: string;
+  /** One result per input, in input order. */
   score(inputs: readonly RewardInput[]): Promise<RewardResult[]>;
   /** Releases worker pools or sandboxes. */
   close?(): Promise<void>;

@@ -16,6 +16,7 @@ import { sampleAndVerify } from './evaluate.ts';
 export interface RemoteEvalPolicy {
   /** How the result names it (e.g. the --policy spec). */
   label: string;
+  /** Opens the policy (it is closed when the evaluation ends). */
   connect(): Promise<PolicyBackend>;
 }
 

@@ -67,10 +67,15 @@ export interface ExpertTrace {
 /** The guidance (scaffold) contract: turn selected problems into attempts, learn from their outcomes, save and restore state. */
 export interface Guidance {
   readonly name: string;
+  /** One attempt per problem, in order. */
   plan(problems: readonly Problem[], step: number): Attempt[];
+  /** Learns from the graded groups of `step`. */
   observe(step: number, outcomes: readonly GroupOutcome[]): void;
+  /** JSON-serialisable state, saved with checkpoints. */
   state(): unknown;
+  /** Restores a state returned by `state()`. */
   load(state: unknown): void;
+  /** Metrics under guidance/… (e.g. guidance/guided_frac). */
   metrics(): Record<string, number>;
   /** The term for expert tokens, for a scaffold that injects traces (setup.ts mixes it into the loss). */
   readonly expertLoss?: ExpertTermConfig;

@@ -46,6 +46,7 @@ export interface PolicyLoss<Options = any> {
   readonly description: string;
   readonly paper: string;
   readonly optionsSchema: z.ZodType<Options>;
+  /** Resolves user options (undefined = all defaults) into the full options object; ConfigError on bad keys. */
   resolveOptions(raw?: unknown): Options;
   /** Options are resolved through the schema first; undefined = all defaults. */
   compute(sequences: readonly LossSequence[], options?: unknown): PolicyLossResult;

@@ -251,6 +251,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
     return { loss: value, logprobs, tokens };
   }
 
+  /** Applies the accumulated gradients with one AdamW step on the service. */
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {
     const batch = this.replay.take();
     let result: any;
