@@ -41,7 +41,8 @@ function undocumentedMethods(symbol: ts.Symbol): string[] {
   if (!(symbol.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class))) return [];
   const type = checker.getDeclaredTypeOfSymbol(symbol);
   const members = [...checker.getPropertiesOfType(type)];
-  if (symbol.flags & ts.SymbolFlags.Class) members.push(...checker.getPropertiesOfType(checker.getTypeOfSymbol(symbol)));
+  if (symbol.flags & ts.SymbolFlags.Class)
+    members.push(...checker.getPropertiesOfType(checker.getTypeOfSymbol(symbol)));
   return members
     .filter((member) => {
       const declaration = member.declarations?.[0];
@@ -49,7 +50,9 @@ function undocumentedMethods(symbol: ts.Symbol): string[] {
       if (!ts.isMethodSignature(declaration) && !ts.isMethodDeclaration(declaration)) return false;
       const modifiers = ts.getCombinedModifierFlags(declaration);
       if (modifiers & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return false;
-      return member.getDocumentationComment(checker).length === 0 && !declaration.name.getText().startsWith('#');
+      return (
+        member.getDocumentationComment(checker).length === 0 && !declaration.name.getText().startsWith('#')
+      );
     })
     .map((member) => member.name);
 }
@@ -67,7 +70,11 @@ describe('the public API', () => {
         if (target.getDocumentationComment(checker).length === 0) {
           undocumented.push(`${file.slice(root.length)}: ${symbol.name}`);
         }
-        undocumented.push(...undocumentedMethods(target).map((method) => `${file.slice(root.length)}: ${symbol.name}.${method}`));
+        undocumented.push(
+          ...undocumentedMethods(target).map(
+            (method) => `${file.slice(root.length)}: ${symbol.name}.${method}`,
+          ),
+        );
       }
     }
     expect(exported).toBeGreaterThan(100);
