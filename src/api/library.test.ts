@@ -10,11 +10,14 @@ import type { Reward } from '../core/reward.ts';
 import {
   checkpoints,
   openRun,
+  type PretrainConfig,
+  pretrain,
   RunCancelledError,
   registerReward,
   registerTask,
   type TrainConfig,
   train,
+  trainSteps,
 } from '../index.ts';
 import type { Task } from '../tasks/task.ts';
 import { checkReward, checkTask } from './testing.ts';
@@ -139,5 +142,61 @@ describe('train from a script with a registered task and reward', () => {
     const aborted = AbortSignal.abort();
     await expect(train(config(3), { runsDir, name: 'never', signal: aborted })).rejects.toThrow();
     expect(() => openRun(join(runsDir, 'never'))).toThrow('does not exist');
+  });
+});
+
+describe('trainSteps and pretrain', () => {
+  it('trainSteps yields each step; leaving the loop cancels the run after that step, resumable', async () => {
+    const runsDir = mkdtempSync(join(tmpdir(), 'library-steps-'));
+    const seen: number[] = [];
+    const iterator = trainSteps(config(3), { runsDir, name: 'steps' });
+    for await (const event of iterator) {
+      seen.push(event.step);
+      expect(Number.isFinite(event.metrics['reward/mean'])).toBe(true);
+      break;
+    }
+    expect(seen).toEqual([1]);
+    const run = openRun(join(runsDir, 'steps'));
+    expect(run.checkpoints().find((checkpoint) => checkpoint.latest)?.step).toBe(1);
+    expect(run.events().at(-1)?.kind).toBe('cancelled');
+    run.close();
+    const rest: number[] = [];
+    let final: unknown;
+    const resumed = trainSteps(null, { resume: join(runsDir, 'steps') });
+    while (true) {
+      const next = await resumed.next();
+      if (next.done) {
+        final = next.value;
+        break;
+      }
+      rest.push(next.value.step);
+    }
+    expect(rest).toEqual([2, 3]);
+    expect(final).toMatchObject({ steps: 3 });
+  });
+
+  it('pretrain takes the same signal: cancelled after a step, resumed to the end', async () => {
+    const runsDir = mkdtempSync(join(tmpdir(), 'library-pretrain-'));
+    const controller = new AbortController();
+    const pretrainConfig: PretrainConfig = {
+      model: { preset: 'tiny' },
+      tasks: [{ task: 'addition', difficulties: [1] }],
+      train: { steps: 3, batchSize: 4, learningRate: 1e-3 },
+      eval: { every: 0, problemsPerDifficulty: 2 },
+      policy: { workers: 1 },
+    };
+    const error = await pretrain(pretrainConfig, {
+      runsDir,
+      name: 'cold',
+      signal: controller.signal,
+      onStep: (step) => step === 2 && controller.abort(),
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RunCancelledError);
+    expect((error as RunCancelledError).step).toBe(2);
+    const resumed = await pretrain(null, { resume: (error as RunCancelledError).runDir });
+    expect(resumed.steps).toBe(3);
+    const run = openRun(resumed.runDir);
+    expect(run.metrics({ key: 'train/loss' }).map((row) => row.step)).toEqual([1, 2, 3]);
+    run.close();
   });
 });

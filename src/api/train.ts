@@ -34,8 +34,11 @@ export interface RunOptions {
   overwrite?: boolean;
   /** Stops the run after the step in progress (checkpoint saved); the promise rejects with RunCancelledError. */
   signal?: AbortSignal;
-  /** After each step, with that step's metrics (reward/mean, losses/policy, perf/step_seconds, …). */
-  onStep?: (step: number, metrics: Record<string, number>) => void;
+  /**
+   * After each step, with that step's metrics (reward/mean, losses/policy, perf/step_seconds, …). For
+   * `train`, a returned promise is awaited before the next step starts.
+   */
+  onStep?: (step: number, metrics: Record<string, number>) => unknown;
   /** After each held-out evaluation (step 0 = before training). */
   onEval?: (step: number, summary: EvalSummary) => void;
   /** Told what `overwrite` removes. */
@@ -114,8 +117,9 @@ export interface StepEvent {
 
 /**
  * `train` as an async iterator: yields each step's metrics as it is logged and returns the TrainResult
- * (the value of the final `next()`). Breaking out of the loop cancels the run (after the step in
- * progress; the checkpoint is saved and the run is resumable), and the iterator then ends quietly.
+ * (the value of the final `next()`). The run waits after each step until the loop asks for the next one;
+ * breaking out of the loop cancels the run right there (a checkpoint of the last yielded step is saved
+ * and the run is resumable), and the iterator then ends quietly.
  * Errors of the run (a bad config, a cancelled `options.signal`) are thrown from the loop.
  */
 export async function* trainSteps(
@@ -129,6 +133,12 @@ export async function* trainSteps(
   external?.addEventListener('abort', forward, { once: true });
   const queue: StepEvent[] = [];
   let wake: (() => void) | null = null;
+  // Backpressure: the run waits after each step until the consumer asks for the next one.
+  let release: (() => void) | null = null;
+  const releaseRun = () => {
+    release?.();
+    release = null;
+  };
   const notify = () => {
     wake?.();
     wake = null;
@@ -144,11 +154,15 @@ export async function* trainSteps(
       evalAt = { step, summary };
       options.onEval?.(step, summary);
     },
-    onStep: (step, metrics) => {
+    onStep: async (step, metrics) => {
       const summary = evalAt?.step === step ? evalAt.summary : undefined;
       queue.push(summary ? { step, metrics, eval: summary } : { step, metrics });
-      options.onStep?.(step, metrics);
+      await options.onStep?.(step, metrics);
+      const consumed = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       notify();
+      await consumed;
     },
   }).then(
     (value) => {
@@ -167,6 +181,7 @@ export async function* trainSteps(
     while (true) {
       if (queue.length > 0) {
         yield queue.shift()!;
+        releaseRun();
         continue;
       }
       if (finished) break;
@@ -178,8 +193,9 @@ export async function* trainSteps(
   } finally {
     external?.removeEventListener('abort', forward);
     if (!completed) {
-      // The consumer stopped early: cancel the run and wait for its checkpoint.
+      // The consumer stopped early: cancel the run (it stops before the next step) and wait for its checkpoint.
       stop.abort(new Error('trainSteps: the consumer stopped'));
+      releaseRun();
       await run;
     }
   }

@@ -1,6 +1,7 @@
 // Error classes. A user's mistake (bad config, bad input file, unknown name) is a UserError: the CLI
 // prints its message as one line and exits with code 2; `--debug` prints the stack as well.
 
+/** Base class of every error Curricula throws on purpose. */
 export class CurriculaError extends Error {
   override name = 'CurriculaError';
 }

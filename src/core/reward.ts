@@ -2,6 +2,7 @@
 // why. Implementations live in src/rewards/ and are registered by name there.
 import type { Problem } from './problem.ts';
 
+/** One completion to grade, with its problem (and its group, for group-aware rewards). */
 export interface RewardInput {
   problem: Problem;
   completion: string;
@@ -11,6 +12,7 @@ export interface RewardInput {
   step?: number;
 }
 
+/** A reward's verdict on one completion. */
 export interface RewardResult {
   /** Scalar reward used by the trainer. */
   reward: number;
@@ -25,8 +27,10 @@ export interface RewardResult {
   error?: true;
 }
 
+/** The reward contract: score a batch of completions asynchronously, one result per input, in order. */
 export interface Reward {
   readonly name: string;
+  /** One result per input, in input order. */
   score(inputs: readonly RewardInput[]): Promise<RewardResult[]>;
   /** Releases worker pools or sandboxes. */
   close?(): Promise<void>;

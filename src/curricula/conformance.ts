@@ -16,6 +16,7 @@ import { learners } from './simulate/learners.ts';
 import { simulatedPool } from './simulate/pool.ts';
 import { grpoAdvantages } from './simulate/simulate.ts';
 
+/** Options of checkSelector. */
 export interface SelectorCheckOptions {
   /** The name the selector must report (default: whatever it reports). */
   name?: string;

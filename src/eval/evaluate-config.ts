@@ -14,6 +14,7 @@ import {
   type RemoteEvalPolicy,
 } from './evaluate-checkpoint.ts';
 
+/** Schema of an evaluation config (`evaluate()`; the flags of `curricula eval`). */
 export const evaluateConfigSchema = z.strictObject({
   /** A run directory (its best checkpoint), a checkpoint or a model directory. Absent only with a remote policy. */
   checkpoint: z.string().optional(),
@@ -41,6 +42,7 @@ export const evaluateConfigSchema = z.strictObject({
 export type EvaluateConfigInput = z.input<typeof evaluateConfigSchema>;
 export type EvaluateConfig = z.output<typeof evaluateConfigSchema>;
 
+/** Options of `evaluate` that are not part of the config: a remote policy, progress, the config's name in errors. */
 export interface EvaluateOptions {
   /** A policy that is not a local checkpoint (e.g. an OpenAI-compatible server); instead of `checkpoint`. */
   policy?: RemoteEvalPolicy;

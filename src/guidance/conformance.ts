@@ -15,6 +15,7 @@ import type { GroupOutcome } from '../core/selector.ts';
 import { addition } from '../tasks/addition.ts';
 import type { Attempt, Guidance, GuidanceContext, GuidanceFactory } from './guidance.ts';
 
+/** Options of checkGuidance. */
 export interface GuidanceCheckOptions {
   /** The name the scaffold must report (default: whatever it reports). */
   name?: string;

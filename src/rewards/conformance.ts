@@ -10,6 +10,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Reward, RewardInput, RewardResult } from '../core/reward.ts';
 import type { RewardFactory } from './registry.ts';
 
+/** Options of checkReward. */
 export interface RewardCheckOptions {
   /** Options given to a factory (default {}). */
   options?: unknown;

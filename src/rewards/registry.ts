@@ -4,6 +4,7 @@
 import { Registry } from '../core/registry.ts';
 import type { Reward } from '../core/reward.ts';
 
+/** Builds a reward from a config's `reward.options` (validated; ConfigError on bad ones). */
 export type RewardFactory = (options: unknown) => Reward;
 
 export const rewards = new Registry<RewardFactory>('reward');

@@ -80,6 +80,7 @@ export interface RunReader {
   events(): RunEvent[];
   /** Every distinct reason a completion failed to grade, counted per step. */
   rewardErrors(): { step: number; reason: string; count: number }[];
+  /** Releases the database handles. */
   close(): void;
 }
 

@@ -43,12 +43,14 @@ export interface SampleRecord {
   reason?: string;
 }
 
+/** One logged metric value: step, key (e.g. 'reward/mean') and value. */
 export interface MetricRow {
   step: number;
   key: string;
   value: number;
 }
 
+/** One run event (created, resumed, advice, cancelled, finished …) with its time and detail. */
 export interface RunEvent {
   /** ISO time. */
   time: string;

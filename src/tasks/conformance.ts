@@ -8,6 +8,7 @@ import { Rng } from '../core/rng.ts';
 import { sampledMaxSequenceLength } from './lengths.ts';
 import { solutionSteps, type Task } from './task.ts';
 
+/** Options of checkTask. */
 export interface TaskCheckOptions {
   /** Seeds per difficulty level for the worked-solution check (default 40). */
   seeds?: number;

@@ -27,6 +27,7 @@ export interface PretrainHooks {
   onCheckpoint?: (step: number, path: string) => void;
 }
 
+/** What a pretrain run returns: its directory, steps run, final held-out evaluation and wall time. */
 export interface PretrainResult {
   runDir: string;
   steps: number;

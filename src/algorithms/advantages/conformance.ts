@@ -6,6 +6,7 @@
 import { Checker, type ConformanceReport, deepEqual, preview } from '../../core/conformance.ts';
 import type { AdvantageEstimator } from './estimator.ts';
 
+/** Options of checkAdvantage. */
 export interface AdvantageCheckOptions {
   /** The estimator subtracts a group baseline: every group's advantages sum to 0 (to 1e-9). */
   centred?: boolean;

@@ -8,6 +8,7 @@ import { Checker, type ConformanceReport, preview } from '../../core/conformance
 import { Rng } from '../../core/rng.ts';
 import type { LossSequence, PolicyLoss } from './policy-loss.ts';
 
+/** Options of checkLoss. */
 export interface LossCheckOptions {
   /** Option objects to check the loss under (default: [undefined], the loss's defaults). */
   options?: readonly unknown[];

@@ -18,6 +18,7 @@ const selectorChoiceSchema = z.union([
   }),
 ]);
 
+/** Schema of a selector-simulation config (`simulate()`; the flags of `curricula simulate`). */
 export const simulateConfigSchema = z.strictObject({
   /** Selectors to compare, by name or {name, options, label} (default: every registered selector). */
   selectors: z.array(selectorChoiceSchema).min(1).optional(),
@@ -42,6 +43,7 @@ export const simulateConfigSchema = z.strictObject({
 /** A simulation config as a user writes it (defaults optional). */
 export type SimulateConfigInput = z.input<typeof simulateConfigSchema>;
 
+/** Options of `simulate` that are not part of the config: progress, and the config's name in errors. */
 export interface SimulateRunOptions {
   /** Called after each (selector, seed) run. */
   onRun?: (label: string, seed: number) => void;

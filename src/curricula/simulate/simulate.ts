@@ -38,6 +38,7 @@ export interface SimulateOptions {
   onRun?: (label: string, seed: number) => void;
 }
 
+/** One selector's results in a simulation, over seeds. */
 export interface SelectorResult {
   label: string;
   name: string;
@@ -56,6 +57,7 @@ export interface SelectorResult {
   wallMilliseconds: number;
 }
 
+/** A simulation's results: one SelectorResult per selector, with the settings it ran with. */
 export interface SimulationResult {
   learner: string;
   steps: number;

@@ -47,10 +47,12 @@ export const trainRunKind: RlRunKind = {
 export interface TrainHooks {
   /** Advice about the settings of a new run (valid, but likely not what was meant); also a run event. */
   onAdvice?: (message: string) => void;
-  onStep?: (step: number, metrics: Record<string, number>) => void;
+  /** After each step is logged; a returned promise is awaited before the next step (trainSteps' backpressure). */
+  onStep?: (step: number, metrics: Record<string, number>) => unknown;
   onEval?: (step: number, summary: EvalSummary) => void;
 }
 
+/** What an RL run returns: its directory, steps run, held-out evaluations before and after, and wall time. */
 export interface TrainResult {
   runDir: string;
   steps: number;
@@ -174,7 +176,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       store.logMetrics(step, metrics);
       store.logSamples(step, sampleRecords(report.groups, runConfig.log.samplesPerStep));
       store.logRewardErrors(step, report.rewardErrors);
-      options.onStep?.(step, metrics);
+      await options.onStep?.(step, metrics);
       const every = runConfig.checkpoint.every;
       if (evalDue || step % runConfig.checkpoint.latestEvery === 0 || (every > 0 && step % every === 0)) {
         await checkpoint(summary);
