@@ -177,6 +177,7 @@ describe('the packed package', () => {
       'dist/curricula/simulate/run-worker.js',
       'dist/dashboard/web/index.html',
       'examples/demo-train.yaml',
+      'schemas/train.schema.json',
       'examples/checkpoints/demo-cold/model.safetensors',
       'examples/checkpoints/demo-cold/tokenizer.json',
       'native/build.mjs',
@@ -186,7 +187,7 @@ describe('the packed package', () => {
       expect(present.has(file), file).toBe(true);
     }
     const unwanted = files.filter((file) =>
-      /\.test(-helper|-worker|-child)?\.(ts|js)$|test-helpers|test-server|^(test|bench|experiments|scripts|runs)\/|^native\/build\/|tsbuildinfo|build-info\.json|\.scratch/.test(
+      /\.test(-helper|-worker|-child)?\.(ts|js)$|test-helpers|test-server|^(test|bench|experiments|scripts|runs)\/|^native\/build\/|tsbuildinfo|build-info\.json|\.scratch|^docs\/api\//.test(
         file,
       ),
     );
