@@ -29,8 +29,14 @@ async function useSources() {
 }
 
 if (await useSources()) {
-  const { register } = await import('tsx/esm/api');
-  register();
+  const tsx = await import('tsx/esm/api').catch(() => null);
+  if (!tsx) {
+    console.error(
+      'error: the sources changed since dist/ was built (or it never was), and tsx, a devDependency, is not installed: run `npm run build`',
+    );
+    process.exit(2);
+  }
+  tsx.register();
   const { main } = await import('../src/cli/main.ts');
   await main(process.argv);
 } else {

@@ -96,6 +96,19 @@ describe('bin/curricula.mjs', () => {
     expect(which({ CURRICULA_FROM_SOURCE: '1' })).toBe('source');
   });
 
+  it('says to build when the sources changed and tsx is not installed', () => {
+    rmSync(join(checkout, 'node_modules'));
+    writeFileSync(join(checkout, 'src/cli/new.ts'), '');
+    const result = spawnSync(process.execPath, [join(checkout, 'bin/curricula.mjs')], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: the sources changed since dist\/ was built .*run `npm run build`\n$/,
+    );
+  });
+
   it('always runs dist/ in an installed package (no fingerprint script there)', () => {
     rmSync(join(checkout, 'scripts'), { recursive: true });
     writeFileSync(join(checkout, 'src/cli/new.ts'), '');
