@@ -2,13 +2,12 @@
 // metrics (all, by key, since a step), samples (by step, problem or any filter), checkpoints and events.
 // Read-only: it opens the store through RunStore.read (read-only SQLite, never the run's lock), so it is
 // safe beside the training process that is writing the run (SQLite in WAL mode lets readers see each
-// committed step). Samples are read with `SELECT *` and each column turned into a camelCase field
-// (problem_id → problemId), so columns added to the samples table later come back too.
+// committed step). Samples come from RunStore.samples (the store's own row reader: columns by name, so a
+// store with more or fewer sample columns reads as it is), step by step, then filtered here.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { UserError } from '../core/errors.ts';
-import { isRunDirectory, type MetricRow, type RunEvent, RunStore } from './run-store.ts';
+import { isRunDirectory, type MetricRow, type RunEvent, RunStore, type SampleRecord } from './run-store.ts';
 
 export type { MetricRow, RunEvent } from './run-store.ts';
 
@@ -20,16 +19,9 @@ export interface MetricQuery {
   since?: number;
 }
 
-/** One stored completion: the columns of the samples table, camelCased; extra columns come along. */
-export interface RunSample {
-  step: number;
-  problemId: string;
-  prompt: string;
-  completion: string;
-  reward: number | null;
-  reason: string | null;
-  [column: string]: unknown;
-}
+/** One stored completion (RunStore's SampleRecord: problem, prompt, completion, reward, reason, and the
+ * details a run stored) with its step. */
+export type RunSample = SampleRecord & { step: number };
 
 /** Which samples to read. */
 export interface SampleQuery {
@@ -80,7 +72,7 @@ export interface RunReader {
   events(): RunEvent[];
   /** Every distinct reason a completion failed to grade, counted per step. */
   rewardErrors(): { step: number; reason: string; count: number }[];
-  /** Releases the database handles. */
+  /** Releases the database handle. */
   close(): void;
 }
 
@@ -92,11 +84,6 @@ export function openRun(dir: string): RunReader {
     throw new UserError(`${runDir} is not a run directory (it lacks config.json or run.sqlite)`);
   }
   const store = RunStore.read(runDir);
-  let samplesDb: Database.Database | null = null;
-  const samplesTable = (): Database.Database => {
-    samplesDb ??= new Database(join(runDir, 'run.sqlite'), { readonly: true, fileMustExist: true });
-    return samplesDb;
-  };
   return {
     dir: runDir,
     config: <T>() => store.config<T>(),
@@ -112,30 +99,19 @@ export function openRun(dir: string): RunReader {
     metricKeys: () => store.keys(),
     lastStep: () => store.lastStep(),
     samples(query = {}) {
-      const conditions: string[] = [];
-      const values: (string | number)[] = [];
-      if (query.step !== undefined) {
-        conditions.push('step = ?');
-        values.push(query.step);
-      }
-      if (query.since !== undefined) {
-        conditions.push('step >= ?');
-        values.push(query.since);
-      }
-      if (query.problemId !== undefined) {
-        conditions.push('problem_id = ?');
-        values.push(query.problemId);
-      }
-      const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
-      const rows = samplesTable()
-        .prepare(`SELECT * FROM samples${where} ORDER BY step, rowid`)
-        .all(...values) as Record<string, unknown>[];
+      const steps = store
+        .sampleSteps()
+        .filter(
+          (step) => (query.step === undefined || step === query.step) && step >= (query.since ?? -Infinity),
+        );
       const samples: RunSample[] = [];
-      for (const row of rows) {
-        const sample = camelCased(row) as RunSample;
-        if (query.where && !query.where(sample)) continue;
-        samples.push(sample);
-        if (query.limit !== undefined && samples.length >= query.limit) break;
+      for (const step of steps) {
+        for (const sample of store.samples(step)) {
+          if (query.problemId !== undefined && sample.problemId !== query.problemId) continue;
+          if (query.where && !query.where(sample)) continue;
+          samples.push(sample);
+          if (query.limit !== undefined && samples.length >= query.limit) return samples;
+        }
       }
       return samples;
     },
@@ -144,18 +120,9 @@ export function openRun(dir: string): RunReader {
     events: () => store.events(),
     rewardErrors: () => store.rewardErrors(),
     close() {
-      samplesDb?.close();
       store.close();
     },
   };
-}
-
-function camelCased(row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(row)) {
-    out[column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase())] = value;
-  }
-  return out;
 }
 
 const CHECKPOINT_NAME = /^step-(\d+)$/;
