@@ -2,7 +2,7 @@
 // tests (path, size and modification time), plus the two tsconfig files. scripts/build.mjs stores it in
 // dist/build-info.json before compiling; bin/curricula.mjs recomputes it in a source checkout and runs
 // the sources through tsx when the two differ, so an edited, added or deleted source file can never leave
-// a stale dist/ to be run (or tested) by accident. Stat calls only (~600 files, a few milliseconds); no
+// a stale dist/ to be run (or tested) by accident. Stat calls only (~430 files, 12-30 ms under load); no
 // file is read.
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
