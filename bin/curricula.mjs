@@ -7,8 +7,8 @@
 // `npm start` without rebuilding. There, dist/ runs only when dist/build-info.json records the fingerprint
 // of the sources as they are now (every src/ file's path, size and mtime); otherwise the sources run
 // through tsx (a devDependency), as they did before the package was compiled. So a stale build is never
-// what runs, and no test can pass against one by accident. The check (~430 stat calls) took 12-30 ms on a loaded
-// 2-core machine; set CURRICULA_FROM_SOURCE=1 to skip dist/ (e.g. to compare start-up times).
+// what runs, and no test can pass against one by accident. The check (~430 stat calls) took 12-30 ms on
+// a loaded 2-core machine. CURRICULA_FROM_SOURCE=1 skips dist/ (e.g. to compare start-up times).
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
