@@ -80,7 +80,8 @@ const program = new Set(
 );
 if (program.size === 0) fail('dist/.tsbuildinfo lists no source file (has its format changed?)');
 for (const source of program) {
-  if (testSupport.test(`${source}.ts`)) fail(`test support src/${source}.ts was compiled; check its importers`);
+  if (testSupport.test(`${source}.ts`))
+    fail(`test support src/${source}.ts was compiled; check its importers`);
 }
 const assetDirs = assets.map(([, to]) => `${to}/`);
 for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {

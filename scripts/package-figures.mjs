@@ -36,19 +36,25 @@ function timed(command, commandArgs, options) {
 }
 
 const built = JSON.parse(readFileSync(path.join(root, 'dist/build-info.json'), 'utf8')).fingerprint;
-if (built !== sourceFingerprint(root)) throw new Error('dist/ is older than the sources: run `npm run build` first');
+if (built !== sourceFingerprint(root))
+  throw new Error('dist/ is older than the sources: run `npm run build` first');
 
 const loadBefore = loadavg().map((value) => round(value));
 const temp = mkdtempSync(path.join(tmpdir(), 'curricula-figures-'));
 try {
-  const packed = JSON.parse(timed('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', temp], { cwd: root }).stdout)[0];
+  const packed = JSON.parse(
+    timed('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', temp], { cwd: root }).stdout,
+  )[0];
   const tarball = path.join(temp, packed.filename);
 
   const installs = [];
   for (let i = 0; i < installRuns; i++) {
     const project = path.join(temp, `project-${i}`);
     mkdirSync(project);
-    writeFileSync(path.join(project, 'package.json'), '{"name":"figures","version":"1.0.0","private":true,"type":"module"}');
+    writeFileSync(
+      path.join(project, 'package.json'),
+      '{"name":"figures","version":"1.0.0","private":true,"type":"module"}',
+    );
     installs.push(
       timed('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
         cwd: project,
@@ -66,7 +72,10 @@ try {
         env: { ...process.env, CURRICULA_FROM_SOURCE: beforeBin ? undefined : '1' },
       }).seconds,
     );
-    after.push(timed(process.execPath, [bin, '--help'], { env: { ...process.env, CURRICULA_FROM_SOURCE: '' } }).seconds);
+    after.push(
+      timed(process.execPath, [bin, '--help'], { env: { ...process.env, CURRICULA_FROM_SOURCE: '' } })
+        .seconds,
+    );
   }
 
   console.log(

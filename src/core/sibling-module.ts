@@ -5,7 +5,7 @@
 // `.js` file and so is its sibling. Workers started from a `.ts` URL boot through tsx (worker-pool.ts);
 // from a `.js` URL, Node loads them directly.
 
-/** `new URL(relative, base)`, with `.ts` → `.js` when `base` (the caller's `import.meta.url`) is compiled. */
+/** `new URL(relative, base)`, with `.ts` → `.js` when `base` (the caller's import.meta.url) is compiled. */
 export function siblingModule(relative: string, base: string): URL {
   if (!/^\.\.?\/.*\.ts$/.test(relative)) {
     throw new Error(`siblingModule takes a relative path to a .ts module, not '${relative}'`);

@@ -68,7 +68,7 @@ describe('bin/curricula.mjs', () => {
     expect(which()).toBe('dist');
   });
 
-  it('runs the sources through tsx once a source file is edited, added or deleted, or the build is unrecorded', async () => {
+  it('runs the sources through tsx once a source is edited, added or deleted, or no build is recorded', async () => {
     const later = new Date(Date.now() + 5_000);
     utimesSync(join(checkout, 'src/cli/main.ts'), later, later);
     expect(which()).toBe('source');
