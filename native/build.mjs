@@ -74,7 +74,11 @@ function findNodeDir() {
 function diagnose(log) {
   if (/cannot find -lopenblas|openblas.*No such file/i.test(log))
     return 'libopenblas not found (Debian: apt-get install libopenblas-dev)';
-  if (/(cc|gcc|g\+\+|make): (command )?not found|not found: make|Can't find Python/i.test(log))
+  if (
+    /(cc|gcc|g\+\+|make): (command )?not found|\b(cc|gcc|g\+\+): No such file|not found: make|Can't find Python|Could not find any Python/i.test(
+      log,
+    )
+  )
     return 'no C toolchain (needs a C compiler, make and python3 for node-gyp)';
   const line = log.split('\n').find((text) => /error/i.test(text) && !/^gyp info/.test(text));
   return line ? line.trim().slice(0, 200) : 'node-gyp failed';

@@ -11,6 +11,7 @@
 // - With loss 'cross_entropy' the weights are non-negative token weights (Tinker's semantics) and the
 //   minimised loss is  L = -Σ weights[t] · logp_t; it equals 'linear' with the weights negated.
 
+/** One training example: a token sequence and the weight of each next-token log-prob. */
 export interface Datum {
   /** Full token sequence (prompt + completion), length L ≥ 2. */
   tokens: number[];
@@ -18,8 +19,10 @@ export interface Datum {
   weights: number[];
 }
 
+/** The losses a backend computes itself: linear (Σ w·logp, for client-side losses) and cross_entropy. */
 export type LossKind = 'linear' | 'cross_entropy';
 
+/** What forwardBackward returns: the loss and per-token log-probs. */
 export interface ForwardBackwardResult {
   /** Value of the minimised loss: Σ w·logp for 'linear', -Σ w·logp for 'cross_entropy'. */
   loss: number;
@@ -29,6 +32,7 @@ export interface ForwardBackwardResult {
   tokens: number;
 }
 
+/** Sampling settings: n, temperature, topP, maxTokens, stop strings, seed. */
 export interface SampleOptions {
   /** Completions per prompt. */
   n: number;
@@ -41,8 +45,10 @@ export interface SampleOptions {
   seed: number;
 }
 
+/** Why sampling stopped: end of sequence, a stop string, or the token limit. */
 export type StopReason = 'eos' | 'stop' | 'length';
 
+/** One sampled completion: tokens, text, per-token log-probs and why it stopped. */
 export interface SampledSequence {
   /** Completion tokens only (the EOS token, if generated, is included). */
   tokens: number[];
@@ -55,6 +61,7 @@ export interface SampledSequence {
   stopReason: StopReason;
 }
 
+/** Settings of one optimizer (AdamW) step. */
 export interface OptimOptions {
   learningRate: number;
   betas?: [number, number];
@@ -65,12 +72,14 @@ export interface OptimOptions {
   gradClip?: number;
 }
 
+/** What an optimizer step reports (e.g. the gradient norm). */
 export interface OptimStepResult {
   /** Global gradient norm before clipping. */
   gradNorm: number;
   step: number;
 }
 
+/** A tokenizer: text ↔ token ids, with the special tokens the loop needs. */
 export interface Tokenizer {
   readonly vocabSize: number;
   /** BOS id; -1 when the model has none (Qwen): then nothing is prepended to prompts. */
@@ -93,6 +102,7 @@ export interface Tokenizer {
   renderPrompt?(text: string, where?: string): number[];
 }
 
+/** The policy-backend contract (Tinker's primitives): sample, forward, forwardBackward, optimStep, save and load. */
 export interface PolicyBackend {
   readonly tokenizer: Tokenizer;
   /** Maximum sequence length (prompt + completion) the model accepts. */
@@ -103,7 +113,9 @@ export interface PolicyBackend {
   forward(sequences: number[][]): Promise<number[][]>;
   /** Accumulates gradients of the loss over the data (call optimStep to apply them). */
   forwardBackward(data: Datum[], loss: LossKind): Promise<ForwardBackwardResult>;
+  /** Applies the accumulated gradients with one AdamW step. */
   optimStep(options: OptimOptions): Promise<OptimStepResult>;
+  /** Writes weights, config, tokenizer and optimizer state to `dir`. */
   save(dir: string): Promise<void>;
   /** Releases what the backend holds outside the heap (worker threads, connections); optional. */
   close?(): Promise<void>;

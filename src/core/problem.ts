@@ -1,7 +1,9 @@
 // The unit of work: one verifiable problem. Generators (src/tasks) and JSONL problem sets produce these.
 
+/** A generator parameter's value. */
 export type ParamValue = number | string | boolean;
 
+/** One verifiable problem: prompt, reference answer, worked solution, task, category and difficulty. */
 export interface Problem {
   /** Unique and stable: the same generator, seed and index always give the same id. */
   id: string;

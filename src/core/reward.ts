@@ -3,6 +3,7 @@
 import type { SampledSequence, SampleOptions, Tokenizer } from './policy.ts';
 import type { Problem } from './problem.ts';
 
+/** One completion to grade, with its problem (and its group, for group-aware rewards). */
 export interface RewardInput {
   problem: Problem;
   completion: string;
@@ -12,6 +13,7 @@ export interface RewardInput {
   step?: number;
 }
 
+/** A reward's verdict on one completion. */
 export interface RewardResult {
   /** Scalar reward used by the trainer. */
   reward: number;
@@ -53,6 +55,7 @@ export interface RewardContext {
   policy?: RewardPolicy;
 }
 
+/** The reward contract: score a batch of completions asynchronously, one result per input, in order. */
 export interface Reward {
   readonly name: string;
   /**
@@ -60,6 +63,7 @@ export interface Reward {
    * (setup.ts checkRewardFits), which runs before the policy is loaded.
    */
   readonly usesPolicy?: boolean;
+  /** One result per input, in input order. */
   score(inputs: readonly RewardInput[]): Promise<RewardResult[]>;
   /** Releases worker pools or sandboxes. */
   close?(): Promise<void>;

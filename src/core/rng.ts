@@ -18,6 +18,7 @@ function splitmix32(seed: number): () => number {
   };
 }
 
+/** Seeded random-number generator (xoshiro128**); all randomness in Curricula goes through one, so runs replay exactly. */
 export class Rng {
   // The four state words as int32 in plain fields (small integers, no heap numbers); state() gives uint32.
   private s0: number;
@@ -35,12 +36,14 @@ export class Rng {
     if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
   }
 
+  /** A generator that continues from a state returned by `state()`. */
   static fromState(state: RngState): Rng {
     const rng = new Rng(0);
     [rng.s0, rng.s1, rng.s2, rng.s3] = state.map((word) => word | 0);
     return rng;
   }
 
+  /** The full generator state (four 32-bit words), for checkpoints. */
   state(): RngState {
     return [this.s0 >>> 0, this.s1 >>> 0, this.s2 >>> 0, this.s3 >>> 0];
   }

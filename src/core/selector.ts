@@ -12,6 +12,7 @@ export interface GroupOutcome {
   advantages: number[];
 }
 
+/** The task-selector contract: pick the next batch from a pool, learn from graded groups, save and restore state. */
 export interface TaskSelector {
   readonly name: string;
   /** Chooses `count` problems for the next step (repeats allowed where the method allows them). */

@@ -13,13 +13,15 @@
 // started from a tiny inline bootstrap that registers tsx's ESM hooks (`tsx/esm/api`) inside the worker and
 // then imports the module. This works under `node --import tsx`, the CLI (bin/curricula.mjs) and vitest.
 // Loading tsx plus the module takes a few hundred ms per worker; the pool counts task timeouts only from
-// the moment a worker has said it is ready.
+// the moment a worker has said it is ready. From the compiled package (dist/) the worker URLs end in `.js`
+// (sibling-module.ts) and the worker starts from its module directly; tsx is then never loaded.
 //
 // Idle workers are unref'd so that a pool nobody closed does not keep the process alive; busy and starting
 // ones are ref'd so that an awaited task cannot be abandoned by the process exiting. Still call close().
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { parentPort, type ResourceLimits, Worker } from 'node:worker_threads';
+import { isTypeScriptModule } from './sibling-module.ts';
 
 export interface WorkerPoolOptions {
   /** Number of worker threads. */
@@ -159,7 +161,7 @@ export class WorkerPool<TTask, TResult> {
   }
 
   private spawn(): Slot<TTask, TResult> {
-    const typescript = this.options.typescript ?? /\.[mc]?ts$/.test(this.url.pathname);
+    const typescript = this.options.typescript ?? isTypeScriptModule(this.url);
     const workerOptions = {
       execArgv: this.options.execArgv ?? [],
       workerData: this.options.workerData,

@@ -18,6 +18,7 @@ import { createTargetRelevance } from './target-relevance.ts';
 import { createUniform } from './uniform.ts';
 import { createVcrl } from './vcrl.ts';
 
+/** Builds a selector from its pool and a config's `selector.options` (validated; ConfigError on bad ones). */
 export type SelectorFactory = (pool: Problem[], options: unknown, context?: SelectorContext) => TaskSelector;
 
 export const selectors = new Registry<SelectorFactory>('selector')

@@ -17,6 +17,7 @@ export interface EvalGroup {
   majAt: Record<number, number>;
 }
 
+/** A held-out evaluation: pass@1, pass@k and maj@k overall and per task and difficulty, and the same as metrics. */
 export interface EvalSummary {
   /** Samples per problem (n). */
   samples: number;

@@ -16,6 +16,7 @@ import { sampleAndVerify } from './evaluate.ts';
 export interface RemoteEvalPolicy {
   /** How the result names it (e.g. the --policy spec). */
   label: string;
+  /** Opens the policy (it is closed when the evaluation ends). */
   connect(): Promise<PolicyBackend>;
 }
 
@@ -40,6 +41,7 @@ export interface EvaluateCheckpointOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** What an evaluation returns: the policy evaluated, its settings, the summary and optionally per-problem counts. */
 export interface EvaluateCheckpointResult {
   checkpoint: string;
   samples: number;

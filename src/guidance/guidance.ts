@@ -31,6 +31,7 @@ import type { GroupOutcome } from '../core/selector.ts';
 import type { RetryHook } from './retry-contract.ts';
 import type { TeacherHelpHook } from './teacher-help-contract.ts';
 
+/** One problem as the policy will attempt it: prompt, forced prefix, expert traces and what the loss trains on. */
 export interface Attempt {
   problem: Problem;
   /** Text given to the policy (the problem's prompt, possibly with a hint). */
@@ -55,6 +56,7 @@ export interface Attempt {
   memberPrompts?: readonly string[];
 }
 
+/** An expert's text that replaces one sampled member of a group. */
 export interface ExpertTrace {
   /** The expert's text: the start of the completion (after any forced prefix). */
   text: string;
@@ -62,12 +64,18 @@ export interface ExpertTrace {
   complete: boolean;
 }
 
+/** The guidance (scaffold) contract: turn selected problems into attempts, learn from their outcomes, save and restore state. */
 export interface Guidance {
   readonly name: string;
+  /** One attempt per problem, in order. */
   plan(problems: readonly Problem[], step: number): Attempt[];
+  /** Learns from the graded groups of `step`. */
   observe(step: number, outcomes: readonly GroupOutcome[]): void;
+  /** JSON-serialisable state, saved with checkpoints. */
   state(): unknown;
+  /** Restores a state returned by `state()`. */
   load(state: unknown): void;
+  /** Metrics under guidance/… (e.g. guidance/guided_frac). */
   metrics(): Record<string, number>;
   /** The term for expert tokens, for a scaffold that injects traces (setup.ts mixes it into the loss). */
   readonly expertLoss?: ExpertTermConfig;

@@ -37,6 +37,7 @@ import type {
   SampledSequence,
   SampleOptions,
 } from '../core/policy.ts';
+import { siblingModule } from '../core/sibling-module.ts';
 import { readCheckpoint } from './checkpoint.ts';
 import {
   checkDatum,
@@ -85,9 +86,9 @@ export interface ParallelBackendOptions extends EmbeddedBackendOptions {
   fault?: { worker: number; method: string; kind: 'throw' | 'exit' | 'oom' };
 }
 
-const replicaUrl = new URL('./worker-replica.ts', import.meta.url);
+const replicaUrl = siblingModule('./worker-replica.ts', import.meta.url);
 const charTokenizerFactory: TokenizerFactory = {
-  module: new URL('./tokenizer.ts', import.meta.url).href,
+  module: siblingModule('./tokenizer.ts', import.meta.url).href,
   exportName: 'CharTokenizer.fromJSON',
 };
 

@@ -9,6 +9,7 @@ import { UserError } from '../core/errors.ts';
 /** A positive worker count, or 'auto' (os.availableParallelism()). */
 export const workerCountSchema = z.union([z.literal('auto'), z.number().int().positive()]);
 
+/** Replicas of the embedded policy in worker threads: a number, or 'auto' (one per core). */
 export type WorkerCount = z.output<typeof workerCountSchema>;
 
 /** policy.workers when a config has no `policy` block and a command no --workers: one per core. */

@@ -5,7 +5,8 @@
 // - a worker that dies (uncaught exception, out of memory, exit) rejects every pending call, and every
 //   later one, with PolicyWorkerError naming it; the owner (parallel-backend.ts) then closes the others.
 // Like WorkerPool, the thread is unref'd while idle, so a backend nobody closed does not keep the process
-// alive, and ref'd while a call is pending. The TypeScript entry is started through tsx's bootstrap.
+// alive, and ref'd while a call is pending. A TypeScript entry (sources) is started through tsx's bootstrap;
+// a compiled one (dist/*.js) directly.
 import {
   type Worker as NodeWorker,
   type ResourceLimits,
@@ -13,6 +14,7 @@ import {
   Worker,
 } from 'node:worker_threads';
 import { CheckpointError, ConfigError, CurriculaError, DataError, UserError } from '../core/errors.ts';
+import { isTypeScriptModule } from '../core/sibling-module.ts';
 import { tsxBootstrap } from '../core/worker-pool.ts';
 import type { SerializableTokenizer } from './embedded-backend.ts';
 
@@ -78,7 +80,9 @@ export class WorkerLink {
     resourceLimits?: ResourceLimits,
   ) {
     this.label = label;
-    this.worker = new Worker(tsxBootstrap(url), { eval: true, workerData, execArgv: [], resourceLimits });
+    this.worker = isTypeScriptModule(url)
+      ? new Worker(tsxBootstrap(url), { eval: true, workerData, execArgv: [], resourceLimits })
+      : new Worker(url, { workerData, execArgv: [], resourceLimits });
     let markReady: () => void = () => undefined;
     let failStart: (error: Error) => void = () => undefined;
     this.ready = new Promise<void>((resolve, reject) => {

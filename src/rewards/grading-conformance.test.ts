@@ -1,14 +1,16 @@
 // Conformance of the grading rewards (format, calibration, majority-vote, composite, overlong, refusal-aware
-// and the self-rewards): one finite result per input in input order, numeric components, string reasons,
-// strict options (unknown keys are ConfigErrors), and close() that can be called twice. math-answer and
-// code-tests have their own suites. Self-rewards that call the policy get the real demo-cold checkpoint.
+// and the self-rewards, which get the real demo-cold checkpoint as their policy) through
+// checkReward (src/rewards/conformance.ts), the helper a user runs on their own reward: one finite result
+// per input in input order, numeric components, string reasons, strict options (unknown keys are
+// ConfigErrors), close() that can be called twice. math-answer and code-tests have their own suites.
+// The helper itself is tested on deliberately broken rewards: each failure names its reason.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.ts';
+import { ConformanceError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
-import type { Reward, RewardContext, RewardInput } from '../core/reward.ts';
+import type { Reward, RewardContext, RewardResult } from '../core/reward.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
+import { checkReward } from './conformance.ts';
 import { rewards } from './index.ts';
-import { additionProblem } from './test-problems.ts';
 
 const valid: Record<string, unknown> = {
   format: {},
@@ -19,6 +21,7 @@ const valid: Record<string, unknown> = {
     lengthPenalty: { maxLength: 50, cache: 10 },
   },
   overlong: { maxLength: 50, cache: 10 },
+  verifier: {},
   'refusal-aware': { madeUp: -1 },
   'self-confidence': {},
   'self-consistency': { cuts: 2 },
@@ -31,51 +34,63 @@ let demo: PolicyBackend;
 beforeAll(async () => {
   demo = await EmbeddedBackend.load('examples/checkpoints/demo-cold');
 });
+afterAll(async () => {
+  await demo?.close?.();
+});
 const contextOf = (name: string): RewardContext | undefined =>
   usesPolicy.has(name) ? { policy: demo } : undefined;
 
-const problem = additionProblem('5');
-const group = [
-  '<think>2+3</think><answer>\nA:5\n</answer>',
-  'A:5',
-  '<think>t</think><answer>5</answer><analysis>easy</analysis><confidence>0.9</confidence>',
-  '',
-  'x'.repeat(60),
-];
-const inputs: RewardInput[] = group.map((completion, i) => ({ problem, completion, group, step: i * 10 }));
-
-const opened: Reward[] = [];
-afterAll(async () => {
-  await Promise.all(opened.map((reward) => reward.close?.()));
-  await demo?.close?.();
+describe.each(Object.keys(valid))('reward %s', (name) => {
+  it('passes checkReward', async () => {
+    const report = await checkReward(rewards.get(name), { options: valid[name], context: contextOf(name) });
+    expect(report.checks).toContain('the factory refuses unknown option keys with a ConfigError');
+    expect(report.checks).toContain('each reward is a finite number');
+  });
 });
 
-describe.each(Object.keys(valid))('reward %s', (name) => {
-  it('one finite result per input, in order, with numeric components', async () => {
-    const reward = rewards.get(name)(valid[name], contextOf(name));
-    opened.push(reward);
-    expect(reward.name).toBe(name);
-    const results = await reward.score(inputs);
-    expect(results).toHaveLength(inputs.length);
-    for (const result of results) {
-      expect(Number.isFinite(result.reward)).toBe(true);
-      for (const value of Object.values(result.components)) expect(typeof value).toBe('number');
-      if (result.reason !== undefined) expect(typeof result.reason).toBe('string');
-    }
-    const single = await reward.score([inputs[1]]);
-    expect(single[0].reward).toBe(results[1].reward);
-    expect(await reward.score([])).toEqual([]);
-  });
+/** A reward that is right except where `breakIt` changes one result. */
+function broken(breakIt: (index: number) => unknown): Reward {
+  return {
+    name: 'broken',
+    async score(inputs) {
+      return inputs.map((input, index) =>
+        input.completion === '' ? breakIt(index) : { reward: 1, components: { correct: 1 } },
+      ) as RewardResult[];
+    },
+  };
+}
 
-  it('refuses unknown option keys', () => {
-    expect(() => rewards.get(name)({ ...(valid[name] as object), bogus: 1 }, contextOf(name))).toThrow(
-      ConfigError,
+describe('checkReward on broken rewards', () => {
+  it('fails with the reason: NaN, wrong shape, throws, wrong count', async () => {
+    await expect(checkReward(broken(() => ({ reward: Number.NaN, components: {} })))).rejects.toThrow(
+      "reward 'broken': each reward is a finite number (result 3: null (NaN))",
     );
+    await expect(checkReward(broken(() => 0.5))).rejects.toThrow('each result is an object (result 3: 0.5)');
+    await expect(checkReward(broken(() => ({ reward: 1, components: { x: 'y' } })))).rejects.toThrow(
+      'components: an object of numbers',
+    );
+    const throwing: Reward = {
+      name: 'throwing',
+      score: async () => {
+        throw new Error('grader crashed');
+      },
+    };
+    await expect(checkReward(throwing)).rejects.toThrow(
+      "reward 'throwing': score(inputs) threw: Error: grader crashed",
+    );
+    const short: Reward = {
+      name: 'short',
+      score: async (inputs) => inputs.slice(1).map(() => ({ reward: 1, components: {} })),
+    };
+    await expect(checkReward(short)).rejects.toBeInstanceOf(ConformanceError);
+    await expect(checkReward(short)).rejects.toThrow('one result per input (4 results for 5 inputs)');
   });
 
-  it('close() twice is harmless', async () => {
-    const reward = rewards.get(name)(valid[name], contextOf(name));
-    await reward.close?.();
-    await reward.close?.();
+  it('a factory that accepts unknown option keys fails', async () => {
+    const lax = () => broken(() => ({ reward: 0, components: {} }));
+    await expect(checkReward(lax)).rejects.toThrow(
+      'refuses unknown option keys with a ConfigError (nothing was thrown)',
+    );
+    expect((await checkReward(lax, { strictOptions: false })).subject).toBe("reward 'lax'");
   });
 });

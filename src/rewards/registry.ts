@@ -4,7 +4,10 @@
 import { Registry } from '../core/registry.ts';
 import type { Reward, RewardContext } from '../core/reward.ts';
 
-/** `context.policy`: the policy being trained, for self-rewards (only the RL loop passes it). */
+/**
+ * Builds a reward from a config's `reward.options` (validated; ConfigError on bad ones); `context.policy`
+ * is the policy being trained, for self-rewards (only the RL loop passes it).
+ */
 export type RewardFactory = (options: unknown, context?: RewardContext) => Reward;
 
 export const rewards = new Registry<RewardFactory>('reward');

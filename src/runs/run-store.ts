@@ -52,12 +52,14 @@ import {
 export { readJsonlLines } from './run-store-files.ts';
 export type { GuidanceText, SampleGuidance, SampleRecord } from './sample-columns.ts';
 
+/** One logged metric value: step, key (e.g. 'reward/mean') and value. */
 export interface MetricRow {
   step: number;
   key: string;
   value: number;
 }
 
+/** One run event (created, resumed, advice, cancelled, finished …) with its time and detail. */
 export interface RunEvent {
   /** ISO time. */
   time: string;

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { ParamValue, Problem, Verdict } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 
+/** The integer difficulty levels of a task and what a level means. */
 export interface DifficultyRange {
   min: number;
   max: number;
@@ -25,6 +26,7 @@ export interface ParameterRange {
   integer: boolean;
 }
 
+/** The task contract: generate verifiable problems at a difficulty, and grade completions (never throwing). */
 export interface Task {
   readonly name: string;
   readonly description: string;

@@ -22,6 +22,7 @@ export interface ReadTokenizerOptions {
   what?: string;
 }
 
+/** Reads a model's tokenizer from a local directory (tokenizer.json; the embedded suite's when absent). */
 export function readTokenizer(dir: string | undefined, options: ReadTokenizerOptions = {}): Tokenizer {
   const what = options.what ?? '--tokenizer';
   const format = options.promptFormat ?? 'raw';

@@ -26,6 +26,7 @@ export const heldOutEvalSchema = z.strictObject({
   temperature: z.number().min(0).default(0),
 });
 
+/** Schema of a pretrain config (`curricula pretrain --config`): supervised cold start on worked solutions. */
 export const pretrainConfigSchema = z.strictObject({
   /** Run name: the run directory is <runsDir>/<name>. */
   name: z.string().regex(RUN_NAME_PATTERN, RUN_NAME_RULE).default('pretrain'),

@@ -1,7 +1,7 @@
 // Supervised cold start: next-token training on worked solutions over a task/difficulty mix, with
 // periodic held-out evaluation and checkpoints in a run directory. Resumable after a crash: the latest
 // checkpoint holds the model, optimizer and RNG state, and logged steps after it are dropped on resume.
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, RunCancelledError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
@@ -27,6 +27,7 @@ export interface PretrainHooks {
   onCheckpoint?: (step: number, path: string) => void;
 }
 
+/** What a pretrain run returns: its directory, steps run, final held-out evaluation and wall time. */
 export interface PretrainResult {
   runDir: string;
   steps: number;
@@ -42,6 +43,11 @@ export interface PretrainOptions extends PretrainHooks {
   overwrite?: boolean;
   /** Told what is removed when `overwrite` replaces an existing run. */
   onOverwrite?: (message: string) => void;
+  /**
+   * Cancels the run: it stops after the step in progress, saves a checkpoint (resumable with `resume`)
+   * and rejects with RunCancelledError. Already aborted: rejects before anything is created.
+   */
+  signal?: AbortSignal;
 }
 
 export async function pretrain(
@@ -49,6 +55,7 @@ export async function pretrain(
   options: PretrainOptions = {},
 ): Promise<PretrainResult> {
   const started = Date.now();
+  options.signal?.throwIfAborted();
   if (!given && !options.resume) {
     throw new ConfigError('give a config (--config) or a run to resume (--resume)');
   }
@@ -124,7 +131,13 @@ export async function pretrain(
 
     const { train } = config;
     let lastSummary: EvalSummary | undefined;
+    let savedStep = latest ? step : -1;
     while (step < train.steps) {
+      if (options.signal?.aborted) {
+        if (savedStep !== step) await checkpoint();
+        store.event('cancelled', { step });
+        throw new RunCancelledError(store.dir, step);
+      }
       step++;
       const stepStart = performance.now();
       const data = Array.from({ length: train.batchSize }, () => solutionDatum(tokenizer, mix.draw(rng)));
@@ -154,6 +167,7 @@ export async function pretrain(
         (config.checkpoint.every > 0 && step % config.checkpoint.every === 0)
       ) {
         await checkpoint(summary);
+        savedStep = step;
       }
     }
     const finalEval = lastSummary ?? (await evaluate());

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
 import { parseOptions } from '../options.ts';
 
+/** The rewards (and optionally completion lengths) of the samples drawn for one prompt. */
 export interface RewardGroup {
   /** Scalar reward of each sample of one prompt, in sample order. */
   rewards: readonly number[];
@@ -19,6 +20,7 @@ export interface RewardGroup {
   lengths?: readonly number[];
 }
 
+/** Per-sample advantages and inclusion flags of a batch of groups. */
 export interface AdvantageEstimate {
   /** [group][sample] advantage; 0 where the sample is not included. */
   advantages: number[][];
@@ -26,6 +28,7 @@ export interface AdvantageEstimate {
   included: boolean[][];
 }
 
+/** The advantage-estimator contract: groups of scalar rewards → one advantage per sample (pure function). */
 export interface AdvantageEstimator<Options = any> {
   readonly name: string;
   /** One line: what it computes. */
@@ -52,6 +55,7 @@ interface Definition<Options> {
   compute: (groups: readonly RewardGroup[], options: Options) => AdvantageEstimate;
 }
 
+/** Builds an AdvantageEstimator from a compute function and an options schema (validation and group-size checks included). */
 export function defineAdvantageEstimator<Options>(
   definition: Definition<Options>,
 ): AdvantageEstimator<Options> {

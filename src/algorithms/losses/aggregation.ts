@@ -23,12 +23,14 @@
 // batch size) counts only sequences with at least one loss token in the seq-mean modes. This never
 // matters in training here: update.ts sends no empty completion, and every completion token carries loss.
 
+/** The loss aggregations: token-mean, seq-mean-token-mean, seq-mean-token-sum, seq-mean-token-sum-norm. */
 export const aggregationModes = [
   'token-mean',
   'seq-mean-token-mean',
   'seq-mean-token-sum',
   'seq-mean-token-sum-norm',
 ] as const;
+/** How per-token losses are combined into one scalar (see aggregationModes). */
 export type AggregationMode = (typeof aggregationModes)[number];
 
 /** c_{i,t} for each token: the derivative of the aggregated loss with respect to ℓ_{i,t}. */

@@ -1,80 +1,40 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UnknownNameError } from '../../core/errors.ts';
-import { Rng } from '../../core/rng.ts';
 import { aggregationModes } from './aggregation.ts';
+import { checkLoss } from './conformance.ts';
 import { type LossSequence, policyLosses } from './index.ts';
 
-// Three sequences of different lengths: per-token and broadcast advantages, masked tokens, off-policy
-// tokens, log-ratios spread over every clip region (incl. r ≈ 4.5 with A < 0 for the dual clip).
-function makeBatch(seed: number): LossSequence[] {
-  const rng = new Rng(seed);
-  const logRatios = [
-    [0.1, 0.22, -0.4, 0.6],
-    [-0.5, 1.5],
-    [0.05, -0.3, 0.3, -0.05, 0.7],
-  ];
-  const masks = [
-    [1, 1, 1, 1],
-    [1, 1],
-    [0, 1, 1, 1, 0],
-  ];
-  const advantages: (number | number[])[] = [1.3, -0.8, [0.5, -1.2, 0.9, -0.4, 2]];
-  return logRatios.map((ratios, i) => {
-    const oldLogprobs = ratios.map(() => -0.2 - 2 * rng.next());
-    return {
-      logprobs: ratios.map((logRatio, t) => oldLogprobs[t] + logRatio),
-      oldLogprobs,
-      advantages: advantages[i],
-      mask: masks[i],
-      offPolicy: ratios.map((_, t) => i === 0 && t % 2 === 1),
-    };
-  });
-}
-
-function perturb(
-  sequences: LossSequence[],
-  i: number,
-  t: number,
-  h: number,
-  alsoOld: boolean,
-): LossSequence[] {
-  return sequences.map((sequence, j) => {
-    if (j !== i) return sequence;
-    const shift = (values: readonly number[]) => values.map((value, s) => (s === t ? value + h : value));
-    return {
-      ...sequence,
-      logprobs: shift(sequence.logprobs),
-      oldLogprobs: alsoOld ? shift(sequence.oldLogprobs!) : sequence.oldLogprobs,
-    };
-  });
-}
-
-describe('every loss × aggregation: weights are the derivative of the scalar loss', () => {
-  const h = 1e-5;
+describe('every loss × aggregation passes checkLoss: weights are the derivative of the scalar loss', () => {
   for (const name of policyLosses.names()) {
-    for (const aggregation of aggregationModes) {
-      it(`${name} / ${aggregation}`, () => {
-        const loss = policyLosses.get(name);
-        const options = {
-          aggregation,
-          tokenSumNormaliser: aggregation === 'seq-mean-token-sum-norm' ? 8 : undefined,
-        };
-        const batch = makeBatch(7);
-        const { weights } = loss.compute(batch, options);
-        // CISPO's clipped ratio is a stop-gradient: move log π_old with log π so the ratio stays fixed.
-        const alsoOld = name === 'cispo';
-        for (let i = 0; i < batch.length; i++) {
-          for (let t = 0; t < batch[i].logprobs.length; t++) {
-            const plus = loss.compute(perturb(batch, i, t, h, alsoOld), options).loss;
-            const minus = loss.compute(perturb(batch, i, t, -h, alsoOld), options).loss;
-            const numeric = (plus - minus) / (2 * h);
-            expect(Math.abs(weights[i][t] - numeric)).toBeLessThanOrEqual(1e-8 + 1e-5 * Math.abs(numeric));
-            if (batch[i].mask[t] === 0) expect(weights[i][t]).toBe(0);
-          }
-        }
-      });
-    }
+    it(name, () => {
+      const options = aggregationModes.map((aggregation) => ({
+        aggregation,
+        tokenSumNormaliser: aggregation === 'seq-mean-token-sum-norm' ? 8 : undefined,
+      }));
+      // CISPO's clipped ratio is a stop-gradient: move log π_old with log π so the ratio stays fixed.
+      const report = checkLoss(policyLosses.get(name), { options, moveOldLogprobs: name === 'cispo' });
+      expect(report.checks).toContain(
+        'each weight is the derivative of the loss with respect to its token log-prob',
+      );
+      expect(report.checks).toContain('an all-masked batch gives loss 0 and zero weights');
+    });
   }
+
+  it('fails a loss whose weights are not its derivative, with the place', () => {
+    const ppo = policyLosses.get('ppo-clip');
+    const halved = {
+      ...ppo,
+      compute: (sequences: readonly LossSequence[], options?: unknown) => {
+        const result = ppo.compute(sequences, options);
+        return { ...result, weights: result.weights.map((row) => row.map((weight) => weight / 2)) };
+      },
+    };
+    expect(() => checkLoss(halved)).toThrow(
+      "loss 'ppo-clip': each weight is the derivative of the loss with respect to its token log-prob (sequence 0, token 0",
+    );
+    const nan = { ...ppo, compute: () => ({ weights: [[0, 0]], loss: Number.NaN, metrics: {} }) };
+    expect(() => checkLoss(nan)).toThrow('returns one weight per token of each sequence');
+  });
 });
 
 // Hand example. Sequence 1: A = +1, ratios (1, 1.25, 1.5). Sequence 2: A = −1, ratios (0.5, 1), and a

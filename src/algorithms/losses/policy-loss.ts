@@ -13,6 +13,7 @@ import { type RolloutCorrection, rolloutCorrectionSchema, rolloutCorrectionWeigh
 import { parseOptions } from '../options.ts';
 import { type AggregationMode, aggregationCoefficients, aggregationModes } from './aggregation.ts';
 
+/** One sequence given to a loss: log-probs, advantages and mask, per completion token. */
 export interface LossSequence {
   /** log π_θ of each completion token from the current forward pass. [T] */
   logprobs: readonly number[];
@@ -31,6 +32,7 @@ export interface LossSequence {
   offPolicy?: readonly boolean[];
 }
 
+/** A loss's value, per-token weights and metrics. */
 export interface PolicyLossResult {
   /** [sequence][token] ∂loss/∂logp, zero where the mask is zero. */
   weights: number[][];
@@ -38,11 +40,13 @@ export interface PolicyLossResult {
   metrics: Record<string, number>;
 }
 
+/** The policy-loss contract: sequences → scalar loss, per-token weights ∂L/∂logp and metrics (pure function). */
 export interface PolicyLoss<Options = any> {
   readonly name: string;
   readonly description: string;
   readonly paper: string;
   readonly optionsSchema: z.ZodType<Options>;
+  /** Resolves user options (undefined = all defaults) into the full options object; ConfigError on bad keys. */
   resolveOptions(raw?: unknown): Options;
   /** Options are resolved through the schema first; undefined = all defaults. */
   compute(sequences: readonly LossSequence[], options?: unknown): PolicyLossResult;
@@ -65,6 +69,7 @@ export const aggregationOptionsShape = {
   /** Truncated or masked importance weights π_old/π_sampler; see ../mismatch.ts. Off by default. */
   rolloutCorrection: rolloutCorrectionSchema,
 };
+/** Options every loss takes: its aggregation and the sampler/trainer rollout correction. */
 export interface AggregationOptions {
   aggregation: AggregationMode;
   tokenSumNormaliser?: number;
@@ -72,6 +77,7 @@ export interface AggregationOptions {
   rolloutCorrection?: RolloutCorrection;
 }
 
+/** What a per-token loss term sees of one token. */
 export interface TokenInput {
   logprob: number;
   oldLogprob: number;
@@ -82,6 +88,7 @@ export interface TokenInput {
 /** Which clipping bound, if any, set this token's term (for the clipfrac metrics). */
 export type ClipSide = 'high' | 'low' | 'dual' | undefined;
 
+/** A per-token loss term's value, derivative and clip side. */
 export interface TokenTerm {
   /** ℓ: this token's contribution before aggregation. */
   value: number;
@@ -90,6 +97,7 @@ export interface TokenTerm {
   clipped?: ClipSide;
 }
 
+/** A per-token loss term and its derivative (what definePolicyLoss turns into a PolicyLoss). */
 export type TokenLoss<Options> = (token: TokenInput, options: Options) => TokenTerm;
 
 /** Applies a per-token loss to every masked token and aggregates it. */
@@ -238,6 +246,7 @@ interface Definition<Options extends AggregationOptions> {
   requireOldLogprobs: boolean;
 }
 
+/** Builds a PolicyLoss from a per-token term and an options schema (aggregation and rollout correction included). */
 export function definePolicyLoss<Options extends AggregationOptions>(
   definition: Definition<Options>,
 ): PolicyLoss<Options> {

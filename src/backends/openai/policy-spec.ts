@@ -11,6 +11,7 @@ export { readTokenizer } from '../../tokenizers/read-tokenizer.ts';
 
 import { OpenAiSamplingBackend } from './sampling-backend.ts';
 
+/** How to connect to a remote sampling policy: its tokenizer and what the caller needs of it. */
 export interface RemotePolicyOptions {
   /** The tokenizer of the served model (the client owns tokenization). */
   tokenizer: Tokenizer;

@@ -3,7 +3,6 @@
 // on every problem of a JSONL problem set (`--problem-set`).
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
-import type { Problem } from '../../core/problem.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
 import { positiveInteger } from '../parse-options.ts';
@@ -54,10 +53,6 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
-      const temperature = options.temperature ?? (options.samples === 1 ? 0 : 1);
-      if (!(temperature >= 0)) throw new UserError(`--temperature must be ≥ 0, got ${options.temperature}`);
-      if (!(options.topP > 0 && options.topP <= 1))
-        throw new UserError(`--top-p must be in (0, 1], got ${options.topP}`);
       if (!['raw', 'chat'].includes(options.promptFormat)) {
         throw new UserError(`--prompt-format must be raw or chat, got '${options.promptFormat}'`);
       }
@@ -67,15 +62,7 @@ export function register(program: Command): void {
       if (options.problemSet !== undefined && options.tasks !== undefined) {
         throw new UserError('eval: give either --problem-set or --tasks, not both');
       }
-      const { evaluateCheckpoint } = await import('../../eval/evaluate-checkpoint.ts');
-      let problems: { source: string; problems: Problem[] } | undefined;
-      if (options.problemSet !== undefined) {
-        const { readProblemSet } = await import('../../tasks/problem-set.ts');
-        problems = {
-          source: options.problemSet,
-          problems: await readProblemSet(options.problemSet, { difficulty: 'optional' }),
-        };
-      }
+      const { evaluateFromConfig } = await import('../../eval/evaluate-config.ts');
       const policySpec: string | undefined = options.policy;
       const policy =
         policySpec === undefined
@@ -91,30 +78,35 @@ export function register(program: Command): void {
               },
             };
       let progress: ReturnType<typeof createProgress> | undefined;
-      const result = await evaluateCheckpoint({
-        checkpoint: options.checkpoint,
-        policy,
-        tasks: options.tasks === undefined ? undefined : parseTaskSpec(options.tasks),
-        problems,
-        perProblem: Boolean(options.perProblem),
-        samples: options.samples,
-        problemsPerDifficulty: options.problems,
-        temperature,
-        topP: options.topP,
-        seed: options.seed,
-        workers: options.workers,
-        onProgress: (done, total) => {
-          progress ??= createProgress('eval', total, { quiet: options.quiet });
-          progress.update(done);
+      const result = await evaluateFromConfig(
+        {
+          checkpoint: options.checkpoint,
+          tasks: options.tasks === undefined ? undefined : parseTaskSpec(options.tasks),
+          problemSet: options.problemSet,
+          perProblem: Boolean(options.perProblem),
+          samples: options.samples,
+          problemsPerDifficulty: options.problems,
+          temperature: options.temperature,
+          topP: options.topP,
+          seed: options.seed,
+          workers: options.workers,
         },
-      });
+        {
+          policy,
+          source: 'eval options',
+          onProgress: (done, total) => {
+            progress ??= createProgress('eval', total, { quiet: options.quiet });
+            progress.update(done);
+          },
+        },
+      );
       progress?.stop();
       if (options.json) {
         console.log(JSON.stringify(result, null, 2));
         return;
       }
       console.log(
-        `checkpoint: ${result.checkpoint}  problems: ${result.problems}  samples per problem: ${result.samples}  temperature: ${temperature}`,
+        `checkpoint: ${result.checkpoint}  problems: ${result.problems}  samples per problem: ${result.samples}  temperature: ${result.temperature}`,
       );
       console.log(formatEvalTable(result.summary));
     });

@@ -9,6 +9,7 @@ import { register as registerEval } from './eval.ts';
 import { register as registerPretrain } from './pretrain.ts';
 import { register as registerReport } from './report.ts';
 import { register as registerReward } from './reward.ts';
+import { register as registerSchema } from './schema.ts';
 import { register as registerServe } from './serve.ts';
 import { register as registerSimulate } from './simulate.ts';
 import { register as registerTeach } from './teach.ts';
@@ -29,6 +30,7 @@ export const commands: RegisterCommand[] = [
   registerDashboard,
   registerReward,
   registerSimulate,
+  registerSchema,
   registerServe,
   registerTinkerCheck,
   registerBench,

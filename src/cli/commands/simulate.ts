@@ -5,11 +5,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { UserError } from '../../core/errors.ts';
 import { selectors } from '../../curricula/index.ts';
 import { learners } from '../../curricula/simulate/learners.ts';
 import { formatSimulationTable, simulationSvg } from '../../curricula/simulate/report.ts';
-import { simulateParallel } from '../../curricula/simulate/simulate.ts';
+import { simulateFromConfig, simulationRunCount } from '../../curricula/simulate/simulate-config.ts';
 import { positiveInteger } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 
@@ -39,38 +38,28 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
-      const names: string[] =
-        options.selectors === undefined
-          ? selectors.names()
-          : String(options.selectors)
-              .split(',')
-              .map((name) => name.trim())
-              .filter((name) => name.length > 0);
-      const unknown = names.filter((name) => !selectors.has(name));
-      if (unknown.length > 0) {
-        throw new UserError(
-          `unknown selector '${unknown.join("', '")}'; known: ${selectors.names().join(', ')}`,
-        );
-      }
-      if (!learners.has(options.learner)) {
-        throw new UserError(`unknown learner '${options.learner}'; known: ${learners.names().join(', ')}`);
-      }
-      if (!(options.target > 0 && options.target <= 1)) {
-        throw new UserError(`--target must be in (0, 1], got ${options.target}`);
-      }
-      const progress = createProgress('simulate', names.length * options.seeds, {
-        quiet: options.quiet || options.json,
-      });
-      let runs = 0;
-      const result = await simulateParallel({
-        jobs: options.jobs,
-        selectors: names,
+      const config = {
+        selectors:
+          options.selectors === undefined
+            ? undefined
+            : String(options.selectors)
+                .split(',')
+                .map((name) => name.trim())
+                .filter((name) => name.length > 0),
         learner: options.learner,
         steps: options.steps,
         seeds: options.seeds,
         batchSize: options.batchSize,
         groupSize: options.groupSize,
         target: options.target,
+        jobs: options.jobs,
+      };
+      const progress = createProgress('simulate', simulationRunCount(config), {
+        quiet: options.quiet || options.json,
+      });
+      let runs = 0;
+      const result = await simulateFromConfig(config, {
+        source: 'simulate options',
         onRun: (label) => progress.update(++runs, { selector: label }),
       });
       progress.stop();

@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
-import { teachConfigSchema } from '../../teachers/rlt/teach-config.ts';
 import { addConfigOverrideOptions, loadConfigWithOverrides } from '../config-options.ts';
 import { createProgress } from '../progress.ts';
 import { refuseIgnoredResumeOptions, resumedTotalSteps } from '../resume-options.ts';
@@ -30,6 +29,9 @@ export function register(program: Command): void {
       if (!options.config && !options.resume) {
         throw new UserError('give a config (--config <yaml>) or a run to resume (--resume <runDir>)');
       }
+      // Loaded on use, as `teach` itself: the config module pulls in the policy (tfjs), which `--help` and
+      // every other command would otherwise load at start-up.
+      const { teachConfigSchema } = await import('../../teachers/rlt/teach-config.ts');
       const config = options.config ? loadConfigWithOverrides(teachConfigSchema, options) : null;
       const { teach } = await import('../../teachers/rlt/teach.ts');
       const total = options.resume

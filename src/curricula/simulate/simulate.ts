@@ -7,6 +7,7 @@ import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { Rng } from '../../core/rng.ts';
 import type { GroupOutcome } from '../../core/selector.ts';
+import { siblingModule } from '../../core/sibling-module.ts';
 import { selectors as selectorRegistry } from '../index.ts';
 import { type LearnerSpec, SimulatedLearner } from './learner.ts';
 import { learners } from './learners.ts';
@@ -37,6 +38,7 @@ export interface SimulateOptions {
   onRun?: (label: string, seed: number) => void;
 }
 
+/** One selector's results in a simulation, over seeds. */
 export interface SelectorResult {
   label: string;
   name: string;
@@ -55,6 +57,7 @@ export interface SelectorResult {
   wallMilliseconds: number;
 }
 
+/** A simulation's results: one SelectorResult per selector, with the settings it ran with. */
 export interface SimulationResult {
   learner: string;
   steps: number;
@@ -221,7 +224,7 @@ export async function simulateParallel(
   const planned = plan(options);
   const { WorkerPool } = await import('../../core/worker-pool.ts');
   const pool = new WorkerPool<SimulationTask, SimulationRunResult>(
-    new URL('./run-worker.ts', import.meta.url),
+    siblingModule('./run-worker.ts', import.meta.url),
     {
       size: Math.min(options.jobs, planned.tasks.length),
       // A run is seconds; an hour means something is wrong, not slow.

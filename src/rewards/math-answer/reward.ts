@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
 import type { Verdict } from '../../core/problem.ts';
 import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
+import { siblingModule } from '../../core/sibling-module.ts';
 import { WorkerPool, WorkerTimeoutError } from '../../core/worker-pool.ts';
 import { extractAnswer } from './extract.ts';
 import { normalizeAnswer } from './normalize.ts';
@@ -47,7 +48,7 @@ export function parseMathAnswerOptions(options: unknown): MathAnswerOptions {
   return result.data;
 }
 
-const workerUrl = new URL('./worker.ts', import.meta.url);
+const workerUrl = siblingModule('./worker.ts', import.meta.url);
 
 /** Owns a worker pool; verifies (gold, completion) pairs and compares answers with a per-item timeout. */
 export class MathVerifier {

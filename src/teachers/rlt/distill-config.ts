@@ -27,6 +27,7 @@ const samplingSchema = z.strictObject({
   maxTokens: z.number().int().positive().default(64),
 });
 
+/** Schema of a distill config (`curricula distill --config`): train a student on a teacher's explanations. */
 export const distillConfigSchema = z.strictObject({
   name: z.string().regex(RUN_NAME_PATTERN, RUN_NAME_RULE).default('distill'),
   runsDir: z.string().default('runs'),

@@ -28,9 +28,9 @@
 import { z } from 'zod';
 
 export const rltRewardOptionsSchema = z.strictObject({
-  /** [λ1, λ1']: weights of mean and min of the solution log-probs ℓ (run cfg [1, 0.01]). */
+  /** (λ1, λ1'): weights of mean and min of the solution log-probs ℓ (run cfg [1, 0.01]). */
   solutionCoefficients: z.tuple([z.number(), z.number()]).default([1, 0.01]),
-  /** [λ2, λ2']: weights of mean and max of the per-token KL k (run cfg [3, 0.03]). */
+  /** (λ2, λ2'): weights of mean and max of the per-token KL k (run cfg [3, 0.03]). */
   klCoefficients: z.tuple([z.number(), z.number()]).default([3, 0.03]),
   /** ℓ_t is floored at −clipLogProb (authors: clip_log_prob 1e5). */
   clipLogProb: z.number().positive().default(1e5),

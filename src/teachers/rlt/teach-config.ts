@@ -19,6 +19,7 @@ import { readTokenizerJson } from './tokenizer-json.ts';
 
 export const rltBlockSchema = rltRewardOptionsSchema.extend({ template: rltTemplateSchema });
 
+/** Schema of a teach config (`curricula teach --config`): an RL train config plus the RLT teacher block. */
 export const teachConfigSchema = rlConfigSchema.extend({
   name: rlConfigSchema.shape.name.unwrap().default('teach'),
   /** The frozen student whose understanding rewards the teacher (run, checkpoint or model directory). */

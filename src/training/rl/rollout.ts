@@ -213,15 +213,43 @@ async function scoreSafely(ctx: RlContext, inputs: RewardInput[]): Promise<Rewar
   }
 }
 
-/** A non-finite reward would poison the advantages: it becomes 0 with a reason. */
+/**
+ * A non-finite reward would poison the advantages, and a result of the wrong shape (not an object, reward
+ * not a number, components not numbers; a user's plug-in can return anything) would break the metrics:
+ * either becomes 0 with a reason that says what was wrong.
+ */
 function sanitize(result: RewardResult | undefined): RewardResult {
-  if (!result || !Number.isFinite(result.reward)) {
+  const shape = shapeProblem(result);
+  if (shape !== null) return { reward: 0, components: {}, reason: `reward ${shape}`, error: true };
+  const valid = result as RewardResult;
+  if (!Number.isFinite(valid.reward)) {
     return {
       reward: 0,
-      components: result?.components ?? {},
-      reason: `reward was ${result?.reward}`,
+      components: valid.components ?? {},
+      reason: `reward was ${valid.reward}`,
       error: true,
     };
   }
-  return result;
+  return valid.components === undefined ? { ...valid, components: {} } : valid;
+}
+
+/** What is wrong with the shape of a reward's result (null: a RewardResult, its reward maybe non-finite). */
+function shapeProblem(result: unknown): string | null {
+  if (result === undefined) return 'was undefined';
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) {
+    return `result is not an object (got ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result})`;
+  }
+  const { reward, components, reason } = result as Record<string, unknown>;
+  if (typeof reward !== 'number') return `result's reward is not a number (got ${typeof reward})`;
+  if (components !== undefined) {
+    if (components === null || typeof components !== 'object' || Array.isArray(components)) {
+      return "result's components is not an object of numbers";
+    }
+    for (const [key, value] of Object.entries(components)) {
+      if (typeof value !== 'number')
+        return `result's component '${key}' is not a number (got ${typeof value})`;
+    }
+  }
+  if (reason !== undefined && typeof reason !== 'string') return "result's reason is not a string";
+  return null;
 }

@@ -2,7 +2,7 @@
 // (model, optimizer, selector, guidance and RNG state), and crash-safe resume: after a kill -9 the run
 // restarts from its latest checkpoint, forgets the logged steps after it and replays them; with the same
 // seed the replayed steps give the same metrics as an uninterrupted run.
-import { ConfigError } from '../../core/errors.ts';
+import { ConfigError, RunCancelledError } from '../../core/errors.ts';
 import { Rng } from '../../core/rng.ts';
 import type { EvalSummary } from '../../eval/aggregate.ts';
 import { summarizeOutcomes } from '../../eval/aggregate.ts';
@@ -47,10 +47,12 @@ export const trainRunKind: RlRunKind = {
 export interface TrainHooks {
   /** Advice about the settings of a new run (valid, but likely not what was meant); also a run event. */
   onAdvice?: (message: string) => void;
-  onStep?: (step: number, metrics: Record<string, number>) => void;
+  /** After each step is logged; a returned promise is awaited before the next step (trainSteps' backpressure). */
+  onStep?: (step: number, metrics: Record<string, number>) => unknown;
   onEval?: (step: number, summary: EvalSummary) => void;
 }
 
+/** What an RL run returns: its directory, steps run, held-out evaluations before and after, and wall time. */
 export interface TrainResult {
   runDir: string;
   steps: number;
@@ -72,10 +74,16 @@ export interface TrainOptions extends TrainHooks {
   stopAfter?: number;
   /** The kind of run (default: `curricula train`). */
   kind?: RlRunKind;
+  /**
+   * Cancels the run: it stops after the step in progress, saves a checkpoint (resumable with `resume`)
+   * and rejects with RunCancelledError. Already aborted: rejects before anything is created.
+   */
+  signal?: AbortSignal;
 }
 
 export async function train(config: RlConfig | null, options: TrainOptions = {}): Promise<TrainResult> {
   const started = Date.now();
+  options.signal?.throwIfAborted();
   // Everything that can fail on a bad config (names, options, reward fit, selector metadata) runs in
   // buildContext before a new run directory is created, so a mistake leaves nothing behind.
   const { store, ctx, latest, previousSteps } = await openRun(config, options);
@@ -144,8 +152,14 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
     const { steps } = runConfig.train;
     let lastEval: EvalSummary | undefined;
     let ranHere = 0;
+    let savedStep = step;
     while (step < steps) {
       if (options.stopAfter !== undefined && ranHere >= options.stopAfter) break;
+      if (options.signal?.aborted) {
+        if (savedStep !== step) await checkpoint();
+        store.event('cancelled', { step });
+        throw new RunCancelledError(store.dir, step);
+      }
       step++;
       ranHere++;
       const learningRate = learningRateAt(runConfig.train, step, steps);
@@ -169,10 +183,11 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
         }),
       );
       store.logRewardErrors(step, report.rewardErrors);
-      options.onStep?.(step, metrics);
+      await options.onStep?.(step, metrics);
       const every = runConfig.checkpoint.every;
       if (evalDue || step % runConfig.checkpoint.latestEvery === 0 || (every > 0 && step % every === 0)) {
         await checkpoint(summary);
+        savedStep = step;
       }
     }
     const finalEval = lastEval ?? (await evaluate(ctx, step));

@@ -67,6 +67,7 @@ export interface TinkerBackendDeps {
   contextLength?: number;
 }
 
+/** A PolicyBackend that trains and samples through a Tinker-compatible service. */
 export class TinkerPolicyBackend implements PolicyBackend {
   /** seq_id of the next training request (the SDK counts from 1). */
   private nextSeq = 1;
@@ -250,6 +251,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
     return { loss: value, logprobs, tokens };
   }
 
+  /** Applies the accumulated gradients with one AdamW step on the service. */
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {
     const batch = this.replay.take();
     let result: any;
