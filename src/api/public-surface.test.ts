@@ -46,7 +46,7 @@ function undocumentedMethods(symbol: ts.Symbol): string[] {
   return members
     .filter((member) => {
       const declaration = member.declarations?.[0];
-      if (!declaration || !declaration.getSourceFile().fileName.startsWith(`${root}src/`)) return false;
+      if (!declaration?.getSourceFile().fileName.startsWith(`${root}src/`)) return false;
       if (!ts.isMethodSignature(declaration) && !ts.isMethodDeclaration(declaration)) return false;
       const modifiers = ts.getCombinedModifierFlags(declaration);
       if (modifiers & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return false;
