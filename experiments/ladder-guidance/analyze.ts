@@ -74,7 +74,7 @@ lines.push(
   'Zero-success pool problems per seed (the cold start solved 0 of 16), by level (digits) 1-8:',
   ...seeds.map((seed, i) => `- seed ${seed}: ${zeroCounts[i].join(' / ') || 'not evaluated'}`),
   '',
-  `| setting | seeds | zero-success problems solved unguided (share) | of them at 6 / 7 / 8 digits | held-out pass@1, 5 / 6 / 7 / 8 digits | held-out pass@8, 5 / 6 / 7 / 8 digits | sampled tokens (M) | guided share of attempts |`,
+  `| setting | seeds | zero-success problems solved unguided (share) | seed-paired Δ vs grpo | of them at 6 / 7 / 8 digits | held-out pass@1, 5 / 6 / 7 / 8 digits | held-out pass@8, 5 / 6 / 7 / 8 digits | sampled tokens (M) | guided share of attempts |`,
   '|---|---|---|---|---|---|---|---|---|',
 );
 for (const setting of settings) {

@@ -74,3 +74,7 @@ export -f one
 for seed in ${seeds//,/ }; do
   for setting in ${settings//,/ }; do echo "$setting $seed $runs_dir $here"; done
 done | xargs -P "$jobs" -L 1 bash -c 'one "$@"' _
+# Raw results to commit: every run of this experiment that was evaluated (grpo's runs live in the curricula
+# experiment's raw/).
+source experiments/lib/save-raw.sh
+save_raw "$runs_dir" "$here/raw" $(cd "$here/results" && ls -- *.heldout.json | sed 's/\.heldout\.json$//' | grep -v -e '^cold-' -e '^grpo-')

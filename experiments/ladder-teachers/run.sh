@@ -76,3 +76,6 @@ for seed in ${seeds//,/ }; do
   done
 done
 echo "all done $(stamp)"
+# Raw results to commit: every run whose command finished (its JSON is in results/).
+source experiments/lib/save-raw.sh
+save_raw "$runs_dir" "$here/raw" $(cd "$here/results" && ls -- *.json | sed 's/\.json$//')
