@@ -7,9 +7,9 @@
 // The cold start is evaluated once per seed on the same held-out problems with the same sampling seed
 // (seed 11), so its three held-out rows are the same run (sd 0).
 //   node --import tsx experiments/ladder-guidance/analyze.ts [settings] > experiments/ladder-guidance/results/tables.md
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { fmt, mean, type Row, readJson, readMetrics, sd } from '../lib/analysis.ts';
 
 const here = 'experiments/ladder-guidance';
 const levels = [1, 2, 3, 4, 5, 6, 7, 8];
@@ -19,41 +19,18 @@ interface EvalJson {
   summary: { groups: { difficulty: number; problems: number; passAt: Record<string, number> }[] };
   perProblem?: { id: string; difficulty: number; correct: number }[];
 }
-type Row = Record<string, number | string>;
-
-const readJson = <T>(path: string): T | undefined =>
-  existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
 
 /** metrics.jsonl of a run: raw/<name>/metrics.jsonl.gz (committed), else the run directory. */
 function metricsOf(setting: string, seed: number): Row[] | undefined {
   const name = `${setting}-s${seed}`;
-  const candidates = [
+  return readMetrics([
     join(here, 'raw', name, 'metrics.jsonl.gz'),
     join('runs/ladder-guidance', name, 'metrics.jsonl'),
     ...(setting === 'grpo' ? [`experiments/ladder-curricula/raw/uniform-s${seed}/metrics.jsonl.gz`] : []),
-  ];
-  const path = candidates.find((candidate) => existsSync(candidate));
-  if (!path) return undefined;
-  const bytes = readFileSync(path);
-  const text = path.endsWith('.gz') ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Row);
+  ]);
 }
 
 const num = (row: Row, key: string) => (typeof row[key] === 'number' ? (row[key] as number) : undefined);
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-const sd = (values: number[]) =>
-  values.length < 2
-    ? 0
-    : Math.sqrt(values.reduce((sum, value) => sum + (value - mean(values)) ** 2, 0) / (values.length - 1));
-const fmt = (values: number[], digits = 2) =>
-  values.length === 0
-    ? '—'
-    : values.length === 1
-      ? values[0].toFixed(digits)
-      : `${mean(values).toFixed(digits)} ± ${sd(values).toFixed(digits)}`;
 
 /** The share of a run's zero-success problems it solves unguided (undefined when not evaluated). */
 function solvedShare(setting: string, seed: number): number | undefined {

@@ -6,9 +6,8 @@
 //   mean of the first and of the last 10 steps;
 // - the distillation sets: examples kept and explanations dropped (not closed within the sampling limit).
 //   node --import tsx experiments/ladder-teachers/analyze.ts > experiments/ladder-teachers/results/tables.md
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { fmt, mean, type Row, readJson, readMetrics, sd } from '../lib/analysis.ts';
 
 const here = 'experiments/ladder-teachers';
 const seeds = [1, 2, 3];
@@ -34,19 +33,6 @@ interface DistillJson {
   dropped: number;
 }
 
-const readJson = <T>(path: string): T | undefined =>
-  existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-const sd = (values: number[]) =>
-  values.length < 2
-    ? 0
-    : Math.sqrt(values.reduce((sum, value) => sum + (value - mean(values)) ** 2, 0) / (values.length - 1));
-const fmt = (values: number[], digits = 2) =>
-  values.length === 0
-    ? '—'
-    : values.length === 1
-      ? values[0].toFixed(digits)
-      : `${mean(values).toFixed(digits)} ± ${sd(values).toFixed(digits)}`;
 const signed = (values: number[]) =>
   values.length === 0
     ? '—'
@@ -91,16 +77,10 @@ function pairedTable(pick: (run: TrainJson) => Summary | undefined): string[] {
   return [...lines, ''];
 }
 
-function metrics(name: string): Record<string, number>[] {
-  const candidates = [join(here, 'raw', name, 'metrics.jsonl.gz'), join('runs/ladder-teachers', name, 'metrics.jsonl')];
-  const path = candidates.find((candidate) => existsSync(candidate));
-  if (!path) return [];
-  const bytes = readFileSync(path);
-  const text = path.endsWith('.gz') ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line));
+function metrics(name: string): Row[] {
+  return (
+    readMetrics([join(here, 'raw', name, 'metrics.jsonl.gz'), join('runs/ladder-teachers', name, 'metrics.jsonl')]) ?? []
+  );
 }
 
 function teacherTable(): string[] {
@@ -112,6 +92,7 @@ function teacherTable(): string[] {
     `|---|${keys.map(() => '---|').join('')}---|`,
   ];
   for (const seed of seeds) {
+    if (!readJson(join(here, 'results', `teach-s${seed}.json`))) continue; // not finished
     const rows = metrics(`teach-s${seed}`).filter((row) => row['reward/mean'] !== undefined);
     if (rows.length === 0) continue;
     const span = (part: Record<string, number>[], key: string) => mean(part.map((row) => row[key]));

@@ -74,16 +74,7 @@ function resolveConfig<Schema extends z.ZodType>(
  */
 export async function train(config: TrainConfig | null, options: TrainRunOptions = {}): Promise<TrainResult> {
   const resolved = resolveConfig(rlConfigSchema, config, options, 'train config');
-  return trainLoop(resolved, {
-    resume: options.resume,
-    steps: options.steps,
-    overwrite: options.overwrite,
-    signal: options.signal,
-    onStep: options.onStep,
-    onEval: options.onEval,
-    onAdvice: options.onAdvice,
-    onOverwrite: options.onOverwrite,
-  });
+  return trainLoop(resolved, { ...loopOptions(options), onAdvice: options.onAdvice });
 }
 
 /**
@@ -95,15 +86,13 @@ export async function pretrain(
   options: RunOptions = {},
 ): Promise<PretrainResult> {
   const resolved = resolveConfig(pretrainConfigSchema, config, options, 'pretrain config');
-  return pretrainLoop(resolved, {
-    resume: options.resume,
-    steps: options.steps,
-    overwrite: options.overwrite,
-    signal: options.signal,
-    onStep: options.onStep,
-    onEval: options.onEval,
-    onOverwrite: options.onOverwrite,
-  });
+  return pretrainLoop(resolved, loopOptions(options));
+}
+
+/** The options both loops share, as the API takes them. */
+function loopOptions(options: RunOptions) {
+  const { resume, steps, overwrite, signal, onStep, onEval, onOverwrite } = options;
+  return { resume, steps, overwrite, signal, onStep, onEval, onOverwrite };
 }
 
 /** One step of a run, as `trainSteps` yields it. */
