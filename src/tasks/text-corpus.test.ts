@@ -1,0 +1,103 @@
+// The text-corpus task: deterministic cuts, position-disjoint train/held-out partitions, the prompt window,
+// and the config-time errors (missing/empty file, characters outside the vocabulary with line:column).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../core/errors.ts';
+import { Rng } from '../core/rng.ts';
+import { heldOutFraction, heldOutProblems, ProblemMix, validateMix } from './problem-mix.ts';
+import { createTextCorpusTask, defaultCorpusPath } from './text-corpus.ts';
+import { cutCorpus, readCorpus } from './text-corpus-file.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'text-corpus-'));
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+describe('text-corpus cuts', () => {
+  it('are deterministic by seed, and the prompt is the prefix trimmed to the window', () => {
+    const task = createTextCorpusTask({ unit: 'token', window: 20 });
+    const a = Array.from({ length: 20 }, (_, i) => task.generate(new Rng(i), 1));
+    const b = Array.from({ length: 20 }, (_, i) => task.generate(new Rng(i), 1));
+    expect(b).toEqual(a);
+    const text = readCorpus(defaultCorpusPath, 'test');
+    for (const problem of a) {
+      const position = problem.params.position as number;
+      const prefix = text.slice(
+        position - (problem.prompt.length - (text[position - 1] === '\n' ? 0 : 1)),
+        position,
+      );
+      expect(prefix.length).toBeLessThanOrEqual(20);
+      expect(problem.prompt.startsWith(prefix)).toBe(true);
+      expect(text.slice(position).startsWith(problem.answer)).toBe(true);
+      expect(task.verify(problem, problem.solution).correct).toBe(true);
+    }
+  });
+
+  it('segment cuts target the next line; token cuts the next word', () => {
+    const text = 'one two\nthree four five\nsix\n';
+    const segments = cutCorpus(text, { unit: 'segment', window: 100, blockLines: 8, maxTarget: 40 });
+    expect(segments.map((cut) => [cut.prefix, cut.target])).toEqual([
+      ['one two\n', 'three four five'],
+      ['one two\nthree four five\n', 'six'],
+    ]);
+    const tokens = cutCorpus(text, { unit: 'token', window: 5, blockLines: 8, maxTarget: 40 });
+    expect(tokens.map((cut) => cut.target)).toEqual(['two', 'three', 'four', 'five', 'six']);
+    expect(tokens[1]).toMatchObject({ prefix: ' two\n', continuation: 'three four five' });
+  });
+
+  it('train and held-out problems come from disjoint position ranges (blocks), whatever the seed', () => {
+    const options = { unit: 'segment', blockLines: 8 };
+    const entry = { task: 'text-corpus', difficulties: [1], weight: 1, options };
+    validateMix([entry], 'tasks');
+    const heldOut = heldOutProblems([entry], 40, 1);
+    const train = new ProblemMix([entry]).pool(150, new Rng(2));
+    expect(heldOut.length).toBeGreaterThan(10);
+    expect(train.length).toBeGreaterThan(50);
+    const range = (p: (typeof train)[number]) => [
+      p.params.start as number,
+      (p.params.position as number) + p.answer.length,
+    ];
+    const heldBlocks = new Set(heldOut.map((p) => p.params.block));
+    for (const p of train) expect(heldBlocks.has(p.params.block)).toBe(false);
+    // Character ranges: prompt start .. target end of every training problem avoid every held-out one.
+    for (const t of train) {
+      const [ts, te] = range(t);
+      for (const h of heldOut) {
+        const [hs, he] = range(h);
+        expect(te <= hs || he <= ts).toBe(true);
+      }
+    }
+    expect(heldOut.every((p) => (p.metadata?.partitionPoint as number) < heldOutFraction)).toBe(true);
+  });
+});
+
+describe('text-corpus bad input (ConfigError at config time)', () => {
+  const entry = (options: object) => [{ task: 'text-corpus', difficulties: [1], weight: 1, options }];
+
+  it('names the first character outside the vocabulary, escaped, with its line:column', () => {
+    const path = file('oov.txt', 'plain line\nsecond line\ncaf\u00e9 and\ttab\n');
+    expect(() => validateMix(entry({ path }), 'tasks')).toThrow(ConfigError);
+    expect(() => validateMix(entry({ path }), 'tasks')).toThrow(
+      /character '\\u00e9' \(U\+00E9\) at line 3:4 is outside the tokenizer's vocabulary/,
+    );
+    const tab = file('tab.txt', 'ok\nok\nno\there\n');
+    expect(() => createTextCorpusTask({ path: tab })).toThrow(/'\\t' \(U\+0009\) at line 3:3/);
+    const cr = file('cr.txt', 'a\r\nb\rc\n');
+    expect(() => createTextCorpusTask({ path: cr })).toThrow(/'\\r' \(U\+000D\) at line 2:2/);
+  });
+
+  it('refuses a missing or empty file, a bad option and options on a task that takes none', () => {
+    expect(() => validateMix(entry({ path: join(dir, 'absent.txt') }), 'tasks')).toThrow(
+      /tasks\.0 text-corpus options: cannot read the corpus .*absent\.txt/,
+    );
+    expect(() => createTextCorpusTask({ path: file('empty.txt', '\n \n') })).toThrow(/is empty/);
+    expect(() => createTextCorpusTask({ window: 0 })).toThrow(ConfigError);
+    expect(() =>
+      validateMix([{ task: 'addition', difficulties: [1], weight: 1, options: { path: 'x' } }], 'tasks'),
+    ).toThrow(/task addition takes no options/);
+  });
+});
