@@ -19,9 +19,9 @@ const file = (name: string, text: string) => {
 
 describe('text-corpus cuts', () => {
   it('are deterministic by seed, and the prompt is the prefix trimmed to the window', () => {
-    const task = createTextCorpusTask({ unit: 'token', window: 20 });
-    const a = Array.from({ length: 20 }, (_, i) => task.generate(new Rng(i), 1));
-    const b = Array.from({ length: 20 }, (_, i) => task.generate(new Rng(i), 1));
+    const task = createTextCorpusTask({ window: 20 });
+    const a = Array.from({ length: 20 }, (_, i) => task.generate(new Rng(i), 1 + (i % 2)));
+    const b = Array.from({ length: 20 }, (_, i) => task.generate(new Rng(i), 1 + (i % 2)));
     expect(b).toEqual(a);
     const text = readCorpus(defaultCorpusPath, 'test');
     for (const problem of a) {
@@ -50,8 +50,8 @@ describe('text-corpus cuts', () => {
   });
 
   it('train and held-out problems come from disjoint position ranges (blocks), whatever the seed', () => {
-    const options = { unit: 'segment', blockLines: 8 };
-    const entry = { task: 'text-corpus', difficulties: [1], weight: 1, options };
+    const options = { blockLines: 8 };
+    const entry = { task: 'text-corpus', difficulties: [1, 2], weight: 1, options };
     validateMix([entry], 'tasks');
     const heldOut = heldOutProblems([entry], 40, 1);
     const train = new ProblemMix([entry]).pool(150, new Rng(2));
@@ -76,7 +76,9 @@ describe('text-corpus cuts', () => {
 });
 
 describe('text-corpus bad input (ConfigError at config time)', () => {
-  const entry = (options: object) => [{ task: 'text-corpus', difficulties: [1], weight: 1, options }];
+  const entry = (options: Record<string, unknown>) => [
+    { task: 'text-corpus', difficulties: [1], weight: 1, options },
+  ];
 
   it('names the first character outside the vocabulary, escaped, with its line:column', () => {
     const path = file('oov.txt', 'plain line\nsecond line\ncaf\u00e9 and\ttab\n');

@@ -13,12 +13,12 @@
 // characters so it fits the model's context), followed by a newline unless it already ends with one.
 // Solution: one recall step `>` + the prefix's last non-empty line (up to 24 characters; the task contract
 // needs a step line), then `A:<target>`. Verify: exact match of the answer line (the rewards normalise).
-// Difficulty: one level (1); the unit is an option, not a difficulty.
+// Difficulty selects the unit: 1 = next word (token), 2 = next line (segment; longer, so harder).
 // Options (config `tasks[].options`, checked at config time by `configure`): path (default: the shipped
-// examples/corpus/worked-solutions.txt, made by scripts/make-corpus.ts), unit ('segment'), window (48),
-// blockLines (8), maxTarget (40). The registered task (no options) uses the defaults, lazily loaded.
+// examples/corpus/worked-solutions.txt, made by scripts/make-corpus.ts), window (48), blockLines (8),
+// maxTarget (40). The registered task (no options) uses the defaults, lazily loaded.
 // Cuts: every word start (token) or non-empty line (segment) whose prefix inside its block is non-empty;
-// generate(rng) picks one uniformly (deterministic by seed). Held-out: by position blocks
+// generate(rng, d) picks one of unit d uniformly (deterministic by seed). Held-out: by position blocks
 // (text-corpus-file.ts), recorded in Problem.metadata.partitionPoint.
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
@@ -32,10 +32,11 @@ import {
   type Task,
   verifyExactAnswer,
 } from './task.ts';
-import { type Cut, corpusVocabulary, cutCorpus, readCorpus } from './text-corpus-file.ts';
+import { type Cut, type CutUnit, corpusVocabulary, cutCorpus, readCorpus } from './text-corpus-file.ts';
 
 const name = 'text-corpus';
-const difficulty = { min: 1, max: 1, meaning: 'single level (the cut unit is the `unit` option)' };
+const difficulty = { min: 1, max: 2, meaning: 'the unit to predict: 1 next word (RPT), 2 next line (RLPT)' };
+const units: readonly CutUnit[] = ['token', 'segment'];
 
 export const defaultCorpusPath = new URL('../../examples/corpus/worked-solutions.txt', import.meta.url)
   .pathname;
@@ -43,8 +44,6 @@ export const defaultCorpusPath = new URL('../../examples/corpus/worked-solutions
 export const textCorpusOptionsSchema = z.strictObject({
   /** The plain-text file (relative to the working directory). */
   path: z.string().min(1).default(defaultCorpusPath),
-  /** 'token': predict the next word (RPT); 'segment': predict the next line (RLPT). */
-  unit: z.enum(['token', 'segment']).default('segment'),
   /** Longest prefix shown, in characters (trimmed from the left). */
   window: z.number().int().min(1).max(100_000).default(48),
   /** Lines per position block of the train/held-out partition. */
@@ -61,10 +60,10 @@ function lastLine(prefix: string): string {
 }
 
 /** The problem of one cut. */
-export function cutProblem(cut: Cut, unit: TextCorpusOptions['unit']): Problem {
+export function cutProblem(cut: Cut, unit: CutUnit): Problem {
   return makeProblem({
     task: name,
-    difficulty: 1,
+    difficulty: units.indexOf(unit) + 1,
     prompt: cut.prefix.endsWith('\n') ? cut.prefix : `${cut.prefix}\n`,
     answer: cut.target,
     solution: `>${lastLine(cut.prefix)}\nA:${cut.target}`,
@@ -77,18 +76,17 @@ export function cutProblem(cut: Cut, unit: TextCorpusOptions['unit']): Problem {
 export function createTextCorpusTask(options: unknown, where = `task '${name}' options`): Task {
   const parsed = parseConfig(textCorpusOptionsSchema, options ?? {}, where);
   const text = readCorpus(parsed.path, where);
-  const cuts = cutCorpus(text, parsed);
-  if (cuts.length === 0) {
-    throw new ConfigError(
-      `${where}: ${parsed.path} gives no ${parsed.unit} cuts (each block needs 2+ lines)`,
-    );
+  const cuts = units.map((unit) => cutCorpus(text, { ...parsed, unit }));
+  if (cuts.some((list) => list.length === 0)) {
+    throw new ConfigError(`${where}: ${parsed.path} gives no cuts (a block needs 2+ non-empty lines)`);
   }
   return {
     ...textCorpusShape,
     alphabet: sortedAlphabet(text, '>A:\n'),
     generate(rng, level) {
       checkDifficulty(name, difficulty, level);
-      return cutProblem(cuts[rng.int(0, cuts.length - 1)], parsed.unit);
+      const list = cuts[level - 1];
+      return cutProblem(list[rng.int(0, list.length - 1)], units[level - 1]);
     },
   };
 }
