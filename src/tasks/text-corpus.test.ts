@@ -49,6 +49,20 @@ describe('text-corpus cuts', () => {
     expect(tokens[1]).toMatchObject({ prefix: ' two\n', continuation: 'three four five' });
   });
 
+  it('declares the exact longest sequence of each unit (BOS + prompt + solution + EOS)', () => {
+    const task = createTextCorpusTask({ path: file('small.txt', 'one two\nthree four five\nsix\n') });
+    // line: prompt 'one two\nthree four five\n' (24) + solution '>three four five\nA:six' (22) + 2
+    expect(task.maxSequenceTokens?.(2)).toBe(48);
+    // word: the same longest cut ('six'); with a 10-character window the longest is 'five': prompt
+    // 'hree four \n' (11) + solution '>hree four\nA:five' (17) + 2
+    expect(task.maxSequenceTokens?.(1)).toBe(48);
+    const narrow = createTextCorpusTask({
+      path: file('small.txt', 'one two\nthree four five\nsix\n'),
+      window: 10,
+    });
+    expect(narrow.maxSequenceTokens?.(1)).toBe(30);
+  });
+
   it('train and held-out problems come from disjoint position ranges (blocks), whatever the seed', () => {
     const options = { blockLines: 8 };
     const entry = { task: 'text-corpus', difficulties: [1, 2], weight: 1, options };

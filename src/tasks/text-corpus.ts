@@ -19,7 +19,8 @@
 // maxTarget (40). The registered task (no options) uses the defaults, lazily loaded.
 // Cuts: every word start (token) or non-empty line (segment) whose prefix inside its block is non-empty;
 // generate(rng, d) picks one of unit d uniformly (deterministic by seed). Held-out: by position blocks
-// (text-corpus-file.ts), recorded in Problem.metadata.partitionPoint.
+// (text-corpus-file.ts), recorded in Problem.metadata.partitionPoint. maxSequenceTokens: the exact longest
+// sequence over all cuts (one token per character).
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
@@ -80,9 +81,17 @@ export function createTextCorpusTask(options: unknown, where = `task '${name}' o
   if (cuts.some((list) => list.length === 0)) {
     throw new ConfigError(`${where}: ${parsed.path} gives no cuts (a block needs 2+ non-empty lines)`);
   }
+  // Exact (attained) longest [BOS] + prompt + solution + [EOS] per unit, over every cut (one char = one token).
+  const longest = cuts.map((list) =>
+    list.reduce((most, cut) => {
+      const problem = cutProblem(cut, 'token');
+      return Math.max(most, problem.prompt.length + problem.solution.length + 2);
+    }, 0),
+  );
   return {
     ...textCorpusShape,
     alphabet: sortedAlphabet(text, '>A:\n'),
+    maxSequenceTokens: (level) => longest[checkDifficulty(name, difficulty, level) - 1],
     generate(rng, level) {
       checkDifficulty(name, difficulty, level);
       const list = cuts[level - 1];
@@ -106,6 +115,10 @@ let shipped: Task | null = null;
 export const textCorpus: Task = {
   ...textCorpusShape,
   alphabet: sortedAlphabet(...corpusVocabulary),
+  maxSequenceTokens(level) {
+    shipped ??= createTextCorpusTask({});
+    return shipped.maxSequenceTokens?.(level) ?? 0;
+  },
   generate(rng, level) {
     shipped ??= createTextCorpusTask({});
     return shipped.generate(rng, level);
