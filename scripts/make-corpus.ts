@@ -9,7 +9,9 @@
 // Every character is printable ASCII or newline (the char tokenizer's vocabulary).
 //   npx tsx scripts/make-corpus.ts            (writes the file)
 //   npx tsx scripts/make-corpus.ts --check    (exits 1 when the committed file differs)
+// src/tasks/text-corpus.test.ts checks the committed file against makeCorpus().
 import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { Rng } from '../src/core/rng.ts';
 import { tasks } from '../src/tasks/index.ts';
 
@@ -59,8 +61,9 @@ export function makeCorpus(): string {
   return `${[...workedSolutions(new Rng(16)), ...prose(new Rng(1616))].join('\n\n')}\n`;
 }
 
-const text = makeCorpus();
-if (process.argv.includes('--check')) {
+function main(): void {
+  const text = makeCorpus();
+  if (process.argv.includes('--check')) {
   const committed = readFileSync(output, 'utf8');
   if (committed !== text) {
     console.error('examples/corpus/worked-solutions.txt differs from scripts/make-corpus.ts output');
@@ -71,3 +74,7 @@ if (process.argv.includes('--check')) {
   writeFileSync(output, text);
   console.log(`wrote ${text.split('\n').length - 1} lines, ${text.length} characters`);
 }
+}
+
+// Run as a script (not when a test imports makeCorpus).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -1,9 +1,10 @@
 // The text-corpus task: deterministic cuts, position-disjoint train/held-out partitions, the prompt window,
 // and the config-time errors (missing/empty file, characters outside the vocabulary with line:column).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeCorpus } from '../../scripts/make-corpus.ts';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
 import { heldOutFraction, heldOutProblems, ProblemMix, validateMix } from './problem-mix.ts';
@@ -86,6 +87,15 @@ describe('text-corpus cuts', () => {
       }
     }
     expect(heldOut.every((p) => (p.metadata?.partitionPoint as number) < heldOutFraction)).toBe(true);
+  });
+});
+
+describe('the shipped corpus', () => {
+  it('is exactly what scripts/make-corpus.ts makes, within the vocabulary, lines of at most 49 characters', () => {
+    const committed = readFileSync(defaultCorpusPath, 'utf8');
+    expect(makeCorpus()).toBe(committed);
+    expect(readCorpus(defaultCorpusPath, 'test')).toBe(committed);
+    expect(Math.max(...committed.split('\n').map((line) => line.length))).toBeLessThanOrEqual(49);
   });
 });
 
