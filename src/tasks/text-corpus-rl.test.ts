@@ -64,4 +64,12 @@ describe('text-corpus in the RL loop (demo-cold, workers 1)', () => {
     await expect(attempt).rejects.toThrow(ConfigError);
     await expect(attempt).rejects.toThrow(/'\\u00ef' \(U\+00EF\) at line 2:3/);
   });
+
+  it('a window too wide for the checkpoint’s context fails in buildContext (config time), naming the level', async () => {
+    const attempt = buildContext(config({ name: 'next-token' }, [1], { window: 200 }));
+    await expect(attempt).rejects.toThrow(ConfigError);
+    await expect(attempt).rejects.toThrow(
+      /tasks\.0: text-corpus difficulty 1: sequences need up to \d+ tokens .* context of .* \(128\)/,
+    );
+  });
 });
