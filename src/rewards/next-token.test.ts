@@ -76,7 +76,7 @@ describe('next-segment (RLPT, exact match)', () => {
     expect(
       await score('next-segment', p, ['A:the OLD dog keeps the map.'], { caseSensitive: false }),
     ).toEqual([1]);
-    expect(() => rewards.get('next-segment')({ judge: 'policy' })).toThrow(ConfigError);
+    expect(() => rewards.get('next-segment')({ grader: 'model' })).toThrow(ConfigError);
   });
 
   it('grades real text-corpus line cuts (including a target that is itself an A: line)', async () => {
