@@ -1,5 +1,5 @@
 // The text-corpus task and its rewards inside the RL loop: two GRPO steps on demo-cold (one worker) with
-// next-token, next-segment and information-gain; the example configs parse and validate; a corpus with a
+// next-token, next-segment (exact and judge) and information-gain; the example configs parse and validate; a corpus with a
 // character outside the vocabulary fails in buildContext before any model loads.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +32,7 @@ describe('text-corpus in the RL loop (demo-cold, workers 1)', () => {
   it.each([
     [{ name: 'next-token' }, [1]],
     [{ name: 'next-segment' }, [2]],
+    [{ name: 'next-segment', options: { grader: 'judge', judge: { maxTokens: 8 } } }, [2]],
     [{ name: 'information-gain' }, [1, 2]],
   ])(
     '%j: two steps, finite rewards, no reward errors',
