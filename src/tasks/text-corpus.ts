@@ -21,6 +21,7 @@
 // generate(rng, d) picks one of unit d uniformly (deterministic by seed). Held-out: by position blocks
 // (text-corpus-file.ts), recorded in Problem.metadata.partitionPoint. maxSequenceTokens: the exact longest
 // sequence over all cuts (one token per character).
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
@@ -39,8 +40,9 @@ const name = 'text-corpus';
 const difficulty = { min: 1, max: 2, meaning: 'the unit to predict: 1 next word (RPT), 2 next line (RLPT)' };
 const units: readonly CutUnit[] = ['token', 'segment'];
 
-export const defaultCorpusPath = new URL('../../examples/corpus/worked-solutions.txt', import.meta.url)
-  .pathname;
+export const defaultCorpusPath = fileURLToPath(
+  new URL('../../examples/corpus/worked-solutions.txt', import.meta.url),
+);
 
 export const textCorpusOptionsSchema = z.strictObject({
   /** The plain-text file (relative to the working directory). */
