@@ -8,7 +8,7 @@ import { makeCorpus } from '../../scripts/make-corpus.ts';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
 import { heldOutFraction, heldOutProblems, ProblemMix, validateMix } from './problem-mix.ts';
-import { createTextCorpusTask, defaultCorpusPath } from './text-corpus.ts';
+import { createTextCorpusTask, defaultCorpusPath, heldOutFraction as taskFraction } from './text-corpus.ts';
 import { cutCorpus, readCorpus } from './text-corpus-file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'text-corpus-'));
@@ -51,16 +51,15 @@ describe('text-corpus cuts', () => {
   });
 
   it('declares the exact longest sequence of each unit (BOS + prompt + solution + EOS)', () => {
-    const task = createTextCorpusTask({ path: file('small.txt', 'one two\nthree four five\nsix\n') });
+    // The first block (3 lines) holds the longest cut; 60 filler lines make blocks on both sides.
+    const path = file('small.txt', `one two\nthree four five\nsix\n${'a b\n'.repeat(60)}`);
+    const task = createTextCorpusTask({ path, blockLines: 3 });
     // line: prompt 'one two\nthree four five\n' (24) + solution '>three four five\nA:six' (22) + 2
     expect(task.maxSequenceTokens?.(2)).toBe(48);
     // word: the same longest cut ('six'); with a 10-character window the longest is 'five': prompt
     // 'hree four \n' (11) + solution '>hree four\nA:five' (17) + 2
     expect(task.maxSequenceTokens?.(1)).toBe(48);
-    const narrow = createTextCorpusTask({
-      path: file('small.txt', 'one two\nthree four five\nsix\n'),
-      window: 10,
-    });
+    const narrow = createTextCorpusTask({ path, blockLines: 3, window: 10 });
     expect(narrow.maxSequenceTokens?.(1)).toBe(30);
   });
 
@@ -87,6 +86,7 @@ describe('text-corpus cuts', () => {
       }
     }
     expect(heldOut.every((p) => (p.metadata?.partitionPoint as number) < heldOutFraction)).toBe(true);
+    expect(taskFraction).toBe(heldOutFraction);
   });
 });
 
@@ -122,6 +122,10 @@ describe('text-corpus bad input (ConfigError at config time)', () => {
     );
     expect(() => createTextCorpusTask({ path: file('empty.txt', '\n \n') })).toThrow(/is empty/);
     expect(() => createTextCorpusTask({ window: 0 })).toThrow(ConfigError);
+    // One block only: every cut on one side of the held-out partition.
+    expect(() =>
+      createTextCorpusTask({ path: file('one-block.txt', 'one two\nthree four five\nsix\n') }),
+    ).toThrow(/puts every line cut on the (training|held-out) side of the 20% held-out partition/);
     expect(() =>
       validateMix([{ task: 'addition', difficulties: [1], weight: 1, options: { path: 'x' } }], 'tasks'),
     ).toThrow(/task addition takes no options/);

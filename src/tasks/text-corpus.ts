@@ -39,6 +39,8 @@ import { type Cut, type CutUnit, corpusVocabulary, cutCorpus, readCorpus } from 
 const name = 'text-corpus';
 const difficulty = { min: 1, max: 2, meaning: 'the unit to predict: 1 next word (RPT), 2 next line (RLPT)' };
 const units: readonly CutUnit[] = ['token', 'segment'];
+/** problem-mix.ts heldOutFraction (not imported: problem-mix imports the registry, which imports this). */
+export const heldOutFraction = 0.2;
 
 export const defaultCorpusPath = fileURLToPath(
   new URL('../../examples/corpus/worked-solutions.txt', import.meta.url),
@@ -82,6 +84,13 @@ export function createTextCorpusTask(options: unknown, where = `task '${name}' o
   const cuts = units.map((unit) => cutCorpus(text, { ...parsed, unit }));
   if (cuts.some((list) => list.length === 0)) {
     throw new ConfigError(`${where}: ${parsed.path} gives no cuts (a block needs 2+ non-empty lines)`);
+  }
+  // Both sides of the position partition must hold cuts: else training has nothing or eval is empty.
+  const heldOut = cuts[1].filter((cut) => cut.partitionPoint < heldOutFraction).length;
+  if (heldOut === 0 || heldOut === cuts[1].length) {
+    throw new ConfigError(
+      `${where}: ${parsed.path} puts every line cut on the ${heldOut === 0 ? 'training' : 'held-out'} side of the ${heldOutFraction * 100}% held-out partition by position (blocks of ${parsed.blockLines} lines); give a longer corpus or a smaller blockLines`,
+    );
   }
   // Exact (attained) longest [BOS] + prompt + solution + [EOS] per unit, over every cut (one char = one token).
   const longest = cuts.map((list) =>
