@@ -69,8 +69,10 @@ export function partitionPoint(task: string, prompt: string): number {
   return Number.parseInt(hex, 16) / 2 ** 52;
 }
 
+/** A task may place a problem itself (metadata.partitionPoint in [0, 1); text-corpus: by file position). */
 export function isHeldOut(problem: Problem, heldOutFraction: number): boolean {
-  return partitionPoint(problem.task, problem.prompt) < heldOutFraction;
+  const own = problem.metadata?.partitionPoint;
+  return (typeof own === 'number' ? own : partitionPoint(problem.task, problem.prompt)) < heldOutFraction;
 }
 
 export interface SplitOptions {

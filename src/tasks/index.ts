@@ -5,6 +5,7 @@ import { countdown } from './countdown.ts';
 import { modularChain } from './modular-chain.ts';
 import { stringCompose } from './string-compose.ts';
 import type { Task } from './task.ts';
+import { textCorpus } from './text-corpus.ts';
 import { unanswerableCountdown } from './unanswerable-countdown.ts';
 
 export const tasks = new Registry<Task>('task')
@@ -12,6 +13,7 @@ export const tasks = new Registry<Task>('task')
   .register(stringCompose.name, stringCompose)
   .register(countdown.name, countdown)
   .register(modularChain.name, modularChain)
-  .register(unanswerableCountdown.name, unanswerableCountdown);
+  .register(unanswerableCountdown.name, unanswerableCountdown)
+  .register(textCorpus.name, textCorpus);
 
 export type { DifficultyRange, ParameterRange, Task } from './task.ts';

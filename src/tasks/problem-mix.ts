@@ -8,6 +8,7 @@ import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import { generateSet, generateTrainingProblem, isHeldOut } from './generate-set.ts';
 import { tasks } from './index.ts';
+import type { Task } from './task.ts';
 
 /** Share of every task's problem space reserved for held-out evaluation. */
 export const heldOutFraction = 0.2;
@@ -18,15 +19,33 @@ export const mixEntrySchema = z.strictObject({
   difficulties: z.array(z.number().int()).min(1),
   /** Relative weight of this entry in the mix. */
   weight: z.number().positive().default(1),
+  /** Options of a task family (Task.configure), e.g. text-corpus's `path`. */
+  options: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type MixEntry = z.output<typeof mixEntrySchema>;
 
-/** Checks task names and difficulty ranges; throws ConfigError naming the entry. */
+const configured = new Map<string, Task>();
+
+/** The entry's task: the registered one, or the family configured by the entry's options (cached). */
+export function entryTask(entry: Pick<MixEntry, 'task' | 'options'>, where = 'tasks'): Task {
+  const task = tasks.get(entry.task);
+  if (entry.options === undefined) return task;
+  if (task.configure === undefined) throw new ConfigError(`${where}: task ${entry.task} takes no options`);
+  const key = `${entry.task}\u0000${JSON.stringify(entry.options)}`;
+  let found = configured.get(key);
+  if (found === undefined) {
+    found = task.configure(entry.options, `${where} ${entry.task} options`);
+    configured.set(key, found);
+  }
+  return found;
+}
+
+/** Checks task names, options and difficulty ranges; throws ConfigError naming the entry. */
 export function validateMix(entries: readonly MixEntry[], where: string): void {
   if (entries.length === 0) throw new ConfigError(`${where}: the task mix is empty; list at least one task`);
   entries.forEach((entry, index) => {
-    const task = tasks.get(entry.task);
+    const task = entryTask(entry, `${where}.${index}`);
     if (entry.difficulties.length === 0) {
       throw new ConfigError(`${where}.${index}: ${entry.task} lists no difficulties; give at least one`);
     }
@@ -48,7 +67,7 @@ export function heldOutProblems(
 ): Problem[] {
   return entries.flatMap((entry) =>
     generateSet({
-      task: entry.task,
+      task: entryTask(entry),
       difficulties: entry.difficulties,
       count: perDifficulty,
       seed,
@@ -69,7 +88,7 @@ export class ProblemMix {
   /** A fresh training problem (never a held-out one). */
   draw(rng: Rng): Problem {
     const entry = this.entries[rng.categorical(this.weights)];
-    return generateTrainingProblem(tasks.get(entry.task), rng, rng.pick(entry.difficulties), heldOutFraction);
+    return generateTrainingProblem(entryTask(entry), rng, rng.pick(entry.difficulties), heldOutFraction);
   }
 
   /** `count` distinct training problems (fewer if the mix's space is smaller), e.g. a selector's pool. */

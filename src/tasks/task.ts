@@ -48,6 +48,11 @@ export interface Task {
   readonly parameters?: readonly ParameterRange[];
   /** A problem from numeric knobs (out-of-range values are clamped, non-integers rounded). */
   generateFromParams?(rng: Rng, params: Record<string, number>): Problem;
+  /**
+   * A task family configured by options (config `tasks[].options`, e.g. text-corpus's file): the task with
+   * the same name over those options; throws ConfigError on bad options. Absent: the task takes none.
+   */
+  configure?(options: Record<string, unknown>, where: string): Task;
 }
 
 /** The marker that starts the answer line. */

@@ -13,9 +13,8 @@ import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
 import { runDirectory } from '../runs/run-name.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { solutionDatum } from '../tasks/format.ts';
-import { tasks } from '../tasks/index.ts';
 import { maxSequenceLength } from '../tasks/lengths.ts';
-import { heldOutProblems, type MixEntry, ProblemMix, validateMix } from '../tasks/problem-mix.ts';
+import { entryTask, heldOutProblems, type MixEntry, ProblemMix, validateMix } from '../tasks/problem-mix.ts';
 import { resolveModelShape } from './model-presets.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
 import { recordNewSteps, resumedPretrainConfig } from './resume.ts';
@@ -183,7 +182,7 @@ export async function pretrain(
 function checkSequencesFit(entries: readonly MixEntry[], contextLength: number): void {
   for (const entry of entries) {
     for (const difficulty of entry.difficulties) {
-      const length = maxSequenceLength(tasks.get(entry.task), difficulty);
+      const length = maxSequenceLength(entryTask(entry), difficulty);
       if (length > contextLength) {
         throw new ConfigError(
           `${entry.task} difficulty ${difficulty} needs sequences of ${length} tokens (its longest) but model.contextLength is ${contextLength}; raise contextLength or lower the difficulty`,

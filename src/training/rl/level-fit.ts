@@ -21,10 +21,10 @@ import type { Tokenizer } from '../../core/policy.ts';
 import { Rng } from '../../core/rng.ts';
 import { parseModelConfig } from '../../policy/model-config.ts';
 import { CharTokenizer, suiteTokenizer } from '../../policy/tokenizer.ts';
-import { tasks } from '../../tasks/index.ts';
 import { maxSequenceLength } from '../../tasks/lengths.ts';
-import type { MixEntry } from '../../tasks/problem-mix.ts';
+import { entryTask, type MixEntry } from '../../tasks/problem-mix.ts';
 import type { ProblemLine } from '../../tasks/problem-set.ts';
+import type { Task } from '../../tasks/task.ts';
 import { resolveModelShape } from '../model-presets.ts';
 import type { RlConfig } from './config.ts';
 
@@ -67,12 +67,12 @@ export function policyLimits(config: RlConfig, modelPath: string | null): Policy
 /** Every level of the mix tokenizes and fits the context; else ConfigError naming it. */
 export function checkLevelsFit(entries: readonly MixEntry[], limits: PolicyLimits, where = 'tasks'): void {
   entries.forEach((entry, index) => {
-    const task = tasks.get(entry.task);
+    const task = entryTask(entry);
     for (const difficulty of entry.difficulties) {
       const level = `${where}.${index}: ${entry.task} difficulty ${difficulty}`;
       const untokenizable = firstUntokenizable(limits.tokenizer, [
         task.alphabet,
-        ...samples(entry.task, difficulty, tokenizeSamples).flatMap((p) => [p.prompt, p.solution]),
+        ...samples(task, difficulty, tokenizeSamples).flatMap((p) => [p.prompt, p.solution]),
       ]);
       if (untokenizable !== null) {
         throw new ConfigError(
@@ -99,7 +99,7 @@ export function levelsCutByMaxTokens(
   entries.forEach((entry, index) => {
     for (const difficulty of entry.difficulties) {
       const longestSolution = Math.max(
-        ...samples(entry.task, difficulty, solutionSamples).map((p) => [...p.solution].length),
+        ...samples(entryTask(entry), difficulty, solutionSamples).map((p) => [...p.solution].length),
       );
       if (longestSolution > maxTokens) {
         advice.push(
@@ -144,8 +144,7 @@ export function checkPoolFits(entries: readonly ProblemLine[], file: string, lim
   }
 }
 
-function samples(task: string, difficulty: number, count: number) {
-  const generator = tasks.get(task);
+function samples(generator: Task, difficulty: number, count: number) {
   const rng = new Rng(difficulty * 7919 + 17);
   return Array.from({ length: count }, () => generator.generate(rng, difficulty));
 }
