@@ -180,6 +180,8 @@ describe('the packed package', () => {
       'schemas/train.schema.json',
       'examples/checkpoints/demo-cold/model.safetensors',
       'examples/checkpoints/demo-cold/tokenizer.json',
+      'examples/corpus/worked-solutions.txt',
+      'examples/library/train-script.ts',
       'native/build.mjs',
       'native/binding.gyp',
       'native/curricula_native.c',
