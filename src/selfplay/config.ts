@@ -38,10 +38,9 @@ export const selfPlaySchema = z
       })
       .refine((admit) => admit.minPass <= admit.maxPass, { message: 'admit.minPass must be ≤ admit.maxPass' })
       .default({ minPass: 0.2, maxPass: 0.8, samples: 8 }),
-    /** How the generator's proposals are rewarded when it is trained (generator: 'policy'). */
+    /** How each proposal is scored for the generator (logged as selfplay/generator_reward; the generator
+     * is not trained on it yet — round.ts). */
     reward: z.enum(generatorRewards).default('hard-but-solvable'),
-    /** Train the generator with the RL update on its own proposals (only when generator is 'policy'). */
-    trainGenerator: z.boolean().default(true),
     /** Most generated problems kept; the oldest leave first. */
     poolLimit: z.number().int().positive().default(256),
   })

@@ -81,6 +81,12 @@ export class GeneratedPool {
     return out;
   }
 
+  /** Takes over another pool's problems and counts (resume: the selector keeps this instance). */
+  replaceWith(other: GeneratedPool): void {
+    this.entries = other.entries;
+    this.counts = other.counts;
+  }
+
   /** Plain-JSON state for the checkpoint. */
   state(): PoolState {
     return structuredClone({ version: 1, entries: this.entries, counts: this.counts });

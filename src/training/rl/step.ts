@@ -6,6 +6,7 @@
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
 import { klRewardPenalty } from '../../algorithms/kl.ts';
 import { type GroupOutcome, selectorStateMetrics } from '../../core/selector.ts';
+import { selfPlayRound } from '../../selfplay/round.ts';
 import { batchFilter } from './batch-filter.ts';
 import type { RlContext } from './context.ts';
 import { distillationPhase } from './distillation.ts';
@@ -30,6 +31,19 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   const timer = new PhaseTimer();
   const { batchSize } = ctx.config.train;
   const sampledAll: SampledGroup[] = [];
+  // Self-play (src/selfplay/round.ts): every N steps the policy proposes problems; admitted ones join the pool.
+  const selfPlay = ctx.selfPlay;
+  const selfPlayMetrics =
+    selfPlay && step % selfPlay.config.every === 0
+      ? await timer.timeAsync('selfplay', () =>
+          selfPlayRound(selfPlay, ctx.policy, ctx.rng, step, {
+            temperature: ctx.config.rollout.temperature,
+            maxTokens: ctx.config.rollout.maxTokens,
+          }),
+        )
+      : selfPlay
+        ? selfPlay.pool.metrics()
+        : {};
 
   const rollOut = async (count: number): Promise<SampledGroup[]> => {
     const problems = timer.time('select', () => ctx.selector.select(count, ctx.rng));
@@ -119,6 +133,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     ...(ctx.budget?.metrics() ?? {}),
     ...distilled?.metrics,
     ...ctx.teachers?.takeMetrics(),
+    ...selfPlayMetrics,
     ...timer.metrics(),
   };
   return { metrics, groups: sampledAll, rewardErrors: rewardErrorCounts(sampledAll) };
