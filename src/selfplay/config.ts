@@ -38,9 +38,12 @@ export const selfPlaySchema = z
       })
       .refine((admit) => admit.minPass <= admit.maxPass, { message: 'admit.minPass must be ≤ admit.maxPass' })
       .default({ minPass: 0.2, maxPass: 0.8, samples: 8 }),
-    /** How each proposal is scored for the generator (logged as selfplay/generator_reward; the generator
-     * is not trained on it yet — round.ts). */
+    /** How each proposal is scored for the generator (selfplay/generator_reward; trained on with
+     * trainGenerator). */
     reward: z.enum(generatorRewards).default('hard-but-solvable'),
+    /** Train the generator (the student itself) by the same RL update on its own statements: each
+     * generator prompt then gets rollout.groupSize statements (a GRPO group), rewarded by `reward`. */
+    trainGenerator: z.boolean().default(false),
     /** Most generated problems kept; the oldest leave first. */
     poolLimit: z.number().int().positive().default(256),
   })

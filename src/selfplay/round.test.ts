@@ -82,7 +82,7 @@ describe('selfPlayRound', () => {
       '',
     ];
     const selfPlay = ctx.selfPlay!;
-    const metrics = await selfPlayRound(
+    const { metrics, groups } = await selfPlayRound(
       selfPlay,
       ctx.policy,
       new Rng(1),
@@ -100,6 +100,10 @@ describe('selfPlayRound', () => {
       'selfplay/pool_size': 3,
       'selfplay/round_screened': 3,
     });
+    // Each proposal's generator reward lands on its own statement: only the admitted ones earn > 0.
+    expect(groups.map((group) => group.rewards[0] > 0)).toEqual(
+      script.map((_, index) => [4, 5, 8].includes(index)),
+    );
     const pool = selfPlay.pool;
     expect(pool.problems().map((problem) => problem.prompt.trim())).toEqual(valid);
     for (const problem of pool.problems())
@@ -117,7 +121,7 @@ describe('selfPlayRound', () => {
   it('a band the student cannot meet admits nothing and pays the generator nothing', async () => {
     const selfPlay = { ...ctx.selfPlay!, pool: new GeneratedPool(8) };
     selfPlay.config = { ...selfPlay.config, admit: { samples: 4, minPass: 2, maxPass: 2 } };
-    const metrics = await selfPlayRound(
+    const { metrics } = await selfPlayRound(
       selfPlay,
       ctx.policy,
       new Rng(1),

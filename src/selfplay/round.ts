@@ -2,11 +2,11 @@
 //   propose (the policy continues a few of the task's own prompts, one statement per line) → screen
 //   (screen.ts: grammar, length, duplicate, held-out contamination) → measure (the student attempts each
 //   screened problem `admit.samples` times) → admit in the band → record (pool.ts) → generator reward.
-// Deviations (stated in docs/self-play.md too): the generator is the student's current weights and is NOT
-// trained on its proposals yet (the reward is computed and logged as selfplay/generator_reward, not used
-// for an update); `generator: {checkpoint}` is refused at setup. SeRL ¶88 prompts with instructions and
+// Deviations (stated in docs/self-play.md too): the generator is the student's current weights; it is
+// trained on its statements only with selfPlay.trainGenerator (generator-groups.ts), otherwise the reward
+// is only logged (selfplay/generator_reward); `generator: {checkpoint}` is refused at setup. SeRL ¶88 prompts with instructions and
 // few-shot examples; ours is few-shot only (a tiny char-level model has no instruction following).
-import type { PolicyBackend } from '../core/policy.ts';
+import type { PolicyBackend, SampledSequence } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
@@ -39,17 +39,37 @@ export function generatorPrompt(entry: SelfPlayTask, count: number, rng: Rng): s
   return chosen.map((index) => entry.examples[index].prompt).join('');
 }
 
-/** One round: proposals, admissions and rejections into the pool; returns the round's selfplay/* metrics. */
+/** The generator's statements for one prompt, with their rewards (for the generator's RL update). */
+export interface GeneratorGroup {
+  /** The generator prompt's text and its tokens ([BOS] + prompt). */
+  prompt: string;
+  context: number[];
+  sequences: SampledSequence[];
+  rewards: number[];
+}
+
+export interface RoundResult {
+  metrics: Record<string, number>;
+  /** One group per generator prompt (`perPrompt` statements each). */
+  groups: GeneratorGroup[];
+}
+
+/**
+ * One round: `proposals` generator prompts, `perPrompt` statements each (1 for a frozen generator;
+ * rollout.groupSize when the generator is trained, so its statements form GRPO groups), screened,
+ * measured and recorded into the pool; returns the selfplay/* metrics and the generator's groups.
+ */
 export async function selfPlayRound(
   selfPlay: SelfPlay,
   policy: PolicyBackend,
   rng: Rng,
   step: number,
-  sampling: { temperature: number; maxTokens: number },
+  sampling: { temperature: number; maxTokens: number; perPrompt?: number },
   /** Who writes the problems (default: the student policy itself; a frozen checkpoint later). */
   generator: Pick<PolicyBackend, 'sample' | 'tokenizer' | 'contextLength'> = policy,
-): Promise<Record<string, number>> {
+): Promise<RoundResult> {
   const { config, pool } = selfPlay;
+  const perPrompt = sampling.perPrompt ?? 1;
   const entries = selfPlay.tasks;
   const prompts = Array.from({ length: config.proposals }, (_, index) => {
     const entry = entries[index % entries.length];
@@ -60,21 +80,32 @@ export async function selfPlayRound(
     promptTokens(generator.tokenizer, { ...entry.examples[0], prompt: text, id: `selfplay-${step}` }),
   );
   const room = generator.contextLength - Math.max(...tokens.map((prompt) => prompt.length));
-  const written: { text: string }[][] =
+  const empty: SampledSequence = {
+    text: '',
+    tokens: [],
+    logprobs: [],
+    samplingLogprobs: [],
+    stopReason: 'length',
+  };
+  const written: SampledSequence[][] =
     room > 0
       ? await generator.sample(tokens, {
-          n: 1,
+          n: perPrompt,
           temperature: sampling.temperature,
           topP: 1,
           maxTokens: Math.min(64, room),
           seed,
         })
-      : tokens.map(() => [{ text: '' }]);
+      : tokens.map(() => Array.from({ length: perPrompt }, () => empty));
   const seen = pool.keys();
-  const screened: { problem: Problem; key: string }[] = [];
-  const rewards: number[] = [];
-  prompts.forEach(({ entry }, index) => {
-    const result = screenProposal(written[index][0]?.text ?? '', {
+  // Proposals in order (prompt-major); each one's reward lands at its own index.
+  const proposals = prompts.flatMap(({ entry }, p) =>
+    written[p].map((sequence) => ({ entry, text: sequence.text })),
+  );
+  const rewards = proposals.map(() => 0);
+  const screened: { problem: Problem; key: string; index: number }[] = [];
+  proposals.forEach(({ entry, text }, index) => {
+    const result = screenProposal(text ?? '', {
       task: entry.task,
       heldOut: entry.heldOut,
       seen,
@@ -83,11 +114,11 @@ export async function selfPlayRound(
     });
     if (!result.ok) {
       pool.record({ rejected: result.reason });
-      rewards.push(generatorReward(config.reward, null, config.admit));
+      rewards[index] = generatorReward(config.reward, null, config.admit);
       return;
     }
     seen.add(result.key);
-    screened.push(result);
+    screened.push({ problem: result.problem, key: result.key, index });
   });
   const outcomes =
     screened.length > 0
@@ -103,22 +134,30 @@ export async function selfPlayRound(
         )
       : [];
   outcomes.forEach((outcome, index) => {
+    const item = screened[index];
     const passes = outcome.correct.filter(Boolean).length;
     const passRate = passes / config.admit.samples;
     const verdict = bandVerdict(passes, config.admit.samples, config.admit);
-    rewards.push(generatorReward(config.reward, passRate, config.admit));
+    rewards[item.index] = generatorReward(config.reward, passRate, config.admit);
     if (verdict === 'admitted') {
-      pool.record({
-        admitted: { problem: screened[index].problem, key: screened[index].key, passRate, step },
-      });
+      pool.record({ admitted: { problem: item.problem, key: item.key, passRate, step } });
     } else {
       pool.record({ rejected: verdict });
     }
   });
   const meanReward = rewards.length > 0 ? rewards.reduce((sum, value) => sum + value, 0) / rewards.length : 0;
+  const groups = prompts.map(({ text }, p) => ({
+    prompt: text,
+    context: tokens[p],
+    sequences: written[p],
+    rewards: rewards.slice(p * perPrompt, (p + 1) * perPrompt),
+  }));
   return {
-    ...pool.metrics(),
-    'selfplay/generator_reward': meanReward,
-    'selfplay/round_screened': screened.length,
+    metrics: {
+      ...pool.metrics(),
+      'selfplay/generator_reward': meanReward,
+      'selfplay/round_screened': screened.length,
+    },
+    groups,
   };
 }
