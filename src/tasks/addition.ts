@@ -15,6 +15,7 @@ import {
   extractAnswerLine,
   knob,
   makeProblem,
+  type ParsedProblem,
   sortedAlphabet,
   type Task,
   verifyExactAnswer,
@@ -76,6 +77,30 @@ function generateFromDigits(rng: Rng, digitsA: number, digitsB: number): Problem
   return additionProblem(randomDigits(rng, digitsA), randomDigits(rng, digitsB));
 }
 
+/** Self-play: the first line of a generated statement as `<digits>+<digits>` (each ≤ 12 digits). */
+export function parseAdditionProblem(text: string): ParsedProblem {
+  if (typeof text !== 'string') return { ok: false, reason: 'unparsable', detail: 'not text' };
+  const line = text.split('\n')[0].trim();
+  const match = /^(\d+)\+(\d+)$/.exec(line);
+  if (match === null)
+    return { ok: false, reason: 'unparsable', detail: 'first line is not <digits>+<digits>' };
+  const [left, right] = [match[1], match[2]];
+  if (Math.max(left.length, right.length) > maxDigits) {
+    return { ok: false, reason: 'out-of-grammar', detail: `an operand has more than ${maxDigits} digits` };
+  }
+  return { ok: true, problem: additionProblem(left, right) };
+}
+
+/** Operands without leading zeros, smaller first: equal for swapped and zero-padded variants. */
+export function additionCanonicalKey(problem: Problem): string {
+  const operands = problem.prompt
+    .trim()
+    .split('+')
+    .map((operand) => operand.replace(/^0+(?=\d)/, ''));
+  operands.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  return `${name}:${operands.join('+')}`;
+}
+
 export const addition: Task = {
   name,
   description: 'Add two integers; the worked solution adds column by column from the right with carries.',
@@ -103,4 +128,6 @@ export const addition: Task = {
   maxSequenceTokens: (level) => 12 * level + 7,
   verify: verifyExactAnswer,
   extractAnswer: extractAnswerLine,
+  parseProblem: parseAdditionProblem,
+  canonicalKey: additionCanonicalKey,
 };

@@ -17,7 +17,15 @@ import {
   formatRational,
   parseExpression,
 } from './countdown-expression.ts';
-import { checkDifficulty, extractAnswerLine, knob, makeProblem, sortedAlphabet, type Task } from './task.ts';
+import {
+  checkDifficulty,
+  extractAnswerLine,
+  knob,
+  makeProblem,
+  type ParsedProblem,
+  sortedAlphabet,
+  type Task,
+} from './task.ts';
 
 const name = 'countdown';
 const difficulty = { min: 3, max: 6, meaning: 'how many numbers must be combined' };
@@ -155,6 +163,86 @@ function verifyCountdown(problem: Problem, completion: string): Verdict {
   }
 }
 
+/** A countdown problem from its numbers and target with a solver-made solution; null when unsolvable. */
+export function solvedCountdownProblem(numbers: readonly number[], target: number): Problem | null {
+  const pool = numbers.map((value) => ({ value, text: String(value), precedence: 3 }));
+  // Depth-first over pair combinations under the generator's integer rules; failed multisets are memoised.
+  const failed = new Set<string>();
+  const search = (state: Built[], lines: string[]): { text: string; lines: string[] } | null => {
+    if (state.length === 1) return state[0].value === target ? { text: state[0].text, lines } : null;
+    const key = state
+      .map((built) => built.value)
+      .sort((a, b) => a - b)
+      .join(',');
+    if (failed.has(key)) return null;
+    for (let i = 0; i < state.length; i++) {
+      for (let j = 0; j < state.length; j++) {
+        if (i === j) continue;
+        for (const operator of ['+', '-', '*', '/']) {
+          if ((operator === '+' || operator === '*') && j < i) continue; // commutative: one order suffices
+          const value = resultOf(state[i].value, operator, state[j].value);
+          if (value === null) continue;
+          const combined = {
+            value,
+            text: combineText(state[i], operator, state[j]),
+            precedence: precedenceOf[operator],
+          };
+          const rest = [...state.filter((_, index) => index !== i && index !== j), combined];
+          const found = search(rest, [...lines, `${state[i].value}${operator}${state[j].value}=${value}`]);
+          if (found !== null) return found;
+        }
+      }
+    }
+    failed.add(key);
+    return null;
+  };
+  const found = search(pool, []);
+  if (found === null) return null;
+  return makeProblem({
+    task: name,
+    difficulty: numbers.length,
+    prompt: `make ${target}:${numbers.join(',')}\n`,
+    answer: found.text,
+    solution: `${found.lines.join('\n')}\nA:${found.text}`,
+    params: { count: numbers.length, maxNumber: Math.max(...numbers) },
+    metadata: { numbers: [...numbers], target },
+  });
+}
+
+/** Self-play: `make <target>:<n>,<n>,...` (3..6 numbers in 1..99, target in 1..999), solved by search. */
+export function parseCountdownProblem(text: string): ParsedProblem {
+  if (typeof text !== 'string') return { ok: false, reason: 'unparsable', detail: 'not text' };
+  const match = /^make (\d{1,4}):(\d{1,3}(?:,\d{1,3})*)$/.exec(text.split('\n')[0].trim());
+  if (match === null)
+    return { ok: false, reason: 'unparsable', detail: 'first line is not make <target>:<n>,<n>,...' };
+  const target = Number(match[1]);
+  const numbers = match[2].split(',').map(Number);
+  if (numbers.length < difficulty.min || numbers.length > difficulty.max) {
+    return {
+      ok: false,
+      reason: 'out-of-grammar',
+      detail: `needs ${difficulty.min}..${difficulty.max} numbers`,
+    };
+  }
+  if (numbers.some((value) => value < 1 || value > 99) || target < 1 || target > maxValue) {
+    return {
+      ok: false,
+      reason: 'out-of-grammar',
+      detail: `numbers must be in 1..99 and the target in 1..${maxValue}`,
+    };
+  }
+  const problem = solvedCountdownProblem(numbers, target);
+  if (problem === null) return { ok: false, reason: 'out-of-grammar', detail: 'no solution (integer steps)' };
+  return { ok: true, problem };
+}
+
+/** Target and sorted numbers: equal for permuted variants. */
+export function countdownCanonicalKey(problem: Problem): string {
+  const instance = countdownInstance(problem);
+  if (instance === null) return `${name}:?${problem.prompt}`;
+  return `${name}:${instance.target}:${[...instance.numbers].sort((a, b) => a - b).join(',')}`;
+}
+
 export const countdown: Task = {
   name,
   description: 'Reach the target by combining every given number exactly once with + - * / (exact).',
@@ -181,4 +269,6 @@ export const countdown: Task = {
   maxSequenceTokens: (level) => 20 * level - 4,
   verify: verifyCountdown,
   extractAnswer: extractAnswerLine,
+  parseProblem: parseCountdownProblem,
+  canonicalKey: countdownCanonicalKey,
 };

@@ -53,7 +53,26 @@ export interface Task {
    * the same name over those options; throws ConfigError on bad options. Absent: the task takes none.
    */
   configure?(options: Record<string, unknown>, where: string): Task;
+  /**
+   * Self-play (src/selfplay): a problem statement written by a generator policy, parsed back into a
+   * Problem whose answer and worked solution come from the task's own solver; never throws. Absent: the
+   * task takes no generated problems.
+   */
+  parseProblem?(text: string): ParsedProblem;
+  /**
+   * A key equal for a problem and its trivial variants (addition: operands swapped or zero-padded;
+   * countdown: numbers permuted), so a contamination guard can reject variants of held-out problems.
+   */
+  canonicalKey?(problem: Problem): string;
 }
+
+/** Why a generated statement is not a problem of the task. */
+export type ParseRejection = 'unparsable' | 'out-of-grammar';
+
+/** What `parseProblem` gives: a problem, or the reason class and a one-line detail. */
+export type ParsedProblem =
+  | { ok: true; problem: Problem }
+  | { ok: false; reason: ParseRejection; detail: string };
 
 /** The marker that starts the answer line. */
 export const answerPrefix = 'A:';

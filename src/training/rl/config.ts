@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { vcrlFilterSchema } from '../../algorithms/vcrl-filter.ts';
 import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
+import { selfPlaySchema } from '../../selfplay/config.ts';
 import { mixEntrySchema } from '../../tasks/problem-mix.ts';
 import { modelBlockSchema } from '../model-presets.ts';
 import { rlPolicyBlockSchema } from '../policy-block.ts';
@@ -149,6 +150,8 @@ export const rlConfigSchema = z.strictObject({
   policy: rlPolicyBlockSchema.optional(),
   /** Teachers (frozen policies) and on-policy distillation from them (teacher-config.ts); absent = none. */
   teacher: teacherBlockSchema.optional(),
+  /** Self-play: the policy writes practice problems; admitted ones join the pool (src/selfplay); absent = off. */
+  selfPlay: selfPlaySchema,
 });
 
 export type RlConfig = z.output<typeof rlConfigSchema>;

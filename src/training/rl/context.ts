@@ -7,6 +7,7 @@ import type { Reward } from '../../core/reward.ts';
 import type { Rng } from '../../core/rng.ts';
 import type { TaskSelector } from '../../core/selector.ts';
 import type { Guidance } from '../../guidance/guidance.ts';
+import type { SelfPlay } from '../../selfplay/round.ts';
 import type { Teachers } from '../../teachers/teacher-pool.ts';
 import type { RlConfig } from './config.ts';
 import type { Distillation } from './distillation.ts';
@@ -42,4 +43,6 @@ export interface RlContext {
   teachers?: Teachers | null;
   /** The distillation phase's settings (teacher.opd or privileged-hint); absent or null = no phase. */
   distillation?: Distillation | null;
+  /** Self-play's generated pool and settings (src/selfplay); absent or null when selfPlay is off. */
+  selfPlay?: SelfPlay | null;
 }

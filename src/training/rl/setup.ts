@@ -16,6 +16,8 @@ import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { LateBoundPolicy } from '../../rewards/self-policy.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
+import { withGeneratedPool } from '../../selfplay/selector.ts';
+import { createSelfPlay, validateSelfPlay } from '../../selfplay/setup.ts';
 import { heldOutProblems, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
 import { resolveModelShape } from '../model-presets.ts';
 import { policyBackendOf } from '../policy-backends.ts';
@@ -51,6 +53,7 @@ export function validateRlConfig(config: RlConfig): void {
   rewards.get(config.reward.name);
   policyBackendOf(config.policy).validate({ policy: config.policy });
   validateTeacherBlock(config);
+  validateSelfPlay(config);
   if (!config.init && !config.model) {
     throw new ConfigError(
       'give init.checkpoint (a cold-start checkpoint) or a model block to start from scratch',
@@ -143,14 +146,17 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   // A scaffold that injects expert traces brings the term for their tokens (expert-tokens.ts).
   const baseLoss = policyLosses.get(config.algorithm.loss.name);
   const loss = guidance.expertLoss ? withExpertTokens(baseLoss, guidance.expertLoss) : baseLoss;
-  const selector = createSelector(config, pool);
+  const baseSelector = createSelector(config, pool);
+  // Self-play (src/selfplay): generated problems are drawn beside the base selector's pool.
+  const selfPlay = createSelfPlay(config, pool);
+  const selector = selfPlay ? withGeneratedPool(baseSelector, pool.length, selfPlay.pool) : baseSelector;
   return {
     config,
     policy,
     reference,
     selector,
     poolSize: pool.length,
-    budget: createRolloutBudget(config, selector),
+    budget: createRolloutBudget(config, baseSelector),
     guidance,
     relift,
     reward,
@@ -163,6 +169,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     poolFile,
     teachers,
     distillation,
+    selfPlay,
   };
 }
 

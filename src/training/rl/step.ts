@@ -6,6 +6,8 @@
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
 import { klRewardPenalty } from '../../algorithms/kl.ts';
 import { type GroupOutcome, selectorStateMetrics } from '../../core/selector.ts';
+import { generatorGroups } from '../../selfplay/generator-groups.ts';
+import { selfPlayRound } from '../../selfplay/round.ts';
 import { batchFilter } from './batch-filter.ts';
 import type { RlContext } from './context.ts';
 import { distillationPhase } from './distillation.ts';
@@ -30,6 +32,19 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   const timer = new PhaseTimer();
   const { batchSize } = ctx.config.train;
   const sampledAll: SampledGroup[] = [];
+  // Self-play (src/selfplay/round.ts): every N steps the policy proposes problems; admitted ones join the pool.
+  const selfPlay = ctx.selfPlay;
+  const round =
+    selfPlay && step % selfPlay.config.every === 0
+      ? await timer.timeAsync('selfplay', () =>
+          selfPlayRound(selfPlay, ctx.policy, ctx.rng, step, {
+            temperature: ctx.config.rollout.temperature,
+            maxTokens: ctx.config.rollout.maxTokens,
+            perPrompt: selfPlay.config.trainGenerator ? ctx.config.rollout.groupSize : 1,
+          }),
+        )
+      : null;
+  const selfPlayMetrics = round?.metrics ?? selfPlay?.pool.metrics() ?? {};
 
   const rollOut = async (count: number): Promise<SampledGroup[]> => {
     const problems = timer.time('select', () => ctx.selector.select(count, ctx.rng));
@@ -69,6 +84,8 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     groups = await rollOut(batchSize);
   }
 
+  // The generator's statements, rewarded hard-but-solvable, train the same policy (selfPlay.trainGenerator).
+  if (round && selfPlay?.config.trainGenerator) groups = [...groups, ...generatorGroups(round.groups, step)];
   const refLogprobs = ctx.reference
     ? await timer.timeAsync('reference', () => referenceLogprobs(ctx, groups))
     : null;
@@ -119,6 +136,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     ...(ctx.budget?.metrics() ?? {}),
     ...distilled?.metrics,
     ...ctx.teachers?.takeMetrics(),
+    ...selfPlayMetrics,
     ...timer.metrics(),
   };
   return { metrics, groups: sampledAll, rewardErrors: rewardErrorCounts(sampledAll) };

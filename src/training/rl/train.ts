@@ -11,6 +11,7 @@ import { pinWorkerCount } from '../../policy/parallel-options.ts';
 import { type CheckpointRef, readCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
 import { runDirectory } from '../../runs/run-name.ts';
 import { RunStore } from '../../runs/run-store.ts';
+import { GeneratedPool } from '../../selfplay/pool.ts';
 import { heldOutProblems } from '../../tasks/problem-mix.ts';
 import { type ResumedConfig, type ResumeRequest, recordNewSteps, resumedRlConfig } from '../resume.ts';
 import { learningRateAt } from '../schedule.ts';
@@ -101,6 +102,11 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       ctx.guidance.load(saved.guidance);
       ctx.budget?.load(saved.budget);
       ctx.relift?.load(saved.relift);
+      // Self-play's generated pool (problems, order, counts) comes back exactly; the selector reads it live.
+      if (ctx.selfPlay && saved.selfPlay != null) {
+        const restored = GeneratedPool.restore(ctx.selfPlay.config.poolLimit, saved.selfPlay);
+        ctx.selfPlay.pool.replaceWith(restored);
+      }
       bestScore = Number(saved.bestScore ?? bestScore);
       initialEval = saved.initialEval as EvalSummary | undefined;
       // Steps logged after the checkpoint are forgotten and run again (the event names them).
@@ -140,6 +146,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
             guidance: ctx.guidance.state(),
             budget: ctx.budget?.state() ?? null,
             relift: ctx.relift?.state() ?? null,
+            selfPlay: ctx.selfPlay?.pool.state() ?? null,
             initialEval,
           },
         },
