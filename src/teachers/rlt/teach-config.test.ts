@@ -64,6 +64,7 @@ describe('teach config checks', () => {
   it('refuses a guidance scaffold, an explanation budget the student cannot hold, and a broken template', async () => {
     await refused({ guidance: { name: 'hints', options: {} } }, /guidance 'hints' cannot run in teach/);
     await refused({ reward: { name: 'format', options: {} } }, /teach's reward is RLT's/);
+    await refused({ selfPlay: { every: 1 } }, /selfPlay cannot run in teach/);
     await refused(
       { rollout: { groupSize: 2, maxTokens: 110 } },
       /plus an explanation of up to rollout\.maxTokens 110 exceeds the student's context of 128; lower rollout\.maxTokens to \d+/,

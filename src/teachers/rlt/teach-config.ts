@@ -61,6 +61,11 @@ export function validateTeachConfig(config: TeachConfig): TeachLimits {
       'algorithm.relift cannot run in teach: the teacher is trained on explanations only',
     );
   }
+  if (config.selfPlay) {
+    throw new ConfigError(
+      'selfPlay cannot run in teach: its proposals would train the teacher on problem writing; remove the selfPlay block',
+    );
+  }
   if ((config.policy?.backend ?? 'embedded') !== 'embedded') {
     throw new ConfigError('teach runs embedded teachers and students only (policy.backend embedded)');
   }
