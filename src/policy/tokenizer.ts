@@ -3,6 +3,7 @@
 // registered task's alphabet, so a checkpoint's vocabulary does not depend on which tasks it was trained on.
 // Its JSON (toJSON, a checkpoint's tokenizer.json) is a Hugging Face tokenizer.json that gives the same
 // ids; fromJSON also reads the legacy {"type":"char",…} form (char-tokenizer-json.ts).
+import { describeCharacter } from '../core/describe-character.ts';
 import { TokenizerError } from '../core/errors.ts';
 import type { Tokenizer } from '../core/policy.ts';
 import { tasks } from '../tasks/index.ts';
@@ -32,7 +33,7 @@ export class CharTokenizer implements Tokenizer {
     for (const character of unique) {
       if ([...character].length !== 1) {
         throw new TokenizerError(
-          `tokenizer vocabulary entries must be single characters, got ${describe(character)}`,
+          `tokenizer vocabulary entries must be single characters, got ${describeCharacter(character)}`,
         );
       }
     }
@@ -50,7 +51,7 @@ export class CharTokenizer implements Tokenizer {
       if (id === undefined) {
         const place = where === undefined ? '' : ` in ${where}`;
         throw new TokenizerError(
-          `character ${describe(character)} at index ${index}${place} is not in the tokenizer vocabulary`,
+          `character ${describeCharacter(character)} at index ${index}${place} is not in the tokenizer vocabulary`,
         );
       }
       ids.push(id);
@@ -95,19 +96,4 @@ export function suiteTokenizer(): CharTokenizer {
   const characters = printableAscii();
   for (const name of tasks.names()) characters.push(...tasks.get(name).alphabet);
   return new CharTokenizer(characters);
-}
-
-/** A character shown unambiguously: printable ASCII as is, others escaped, with the code point. */
-function describe(character: string): string {
-  const code = character.codePointAt(0) ?? 0;
-  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-  const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-  const shown =
-    named[character] ??
-    (code >= 0x20 && code <= 0x7e
-      ? character
-      : code > 0xffff
-        ? `\\u{${code.toString(16)}}`
-        : `\\u${code.toString(16).padStart(4, '0')}`);
-  return `'${shown}' (${hex})`;
 }

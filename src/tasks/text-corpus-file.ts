@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { describeCharacter } from '../core/describe-character.ts';
 import { ConfigError } from '../core/errors.ts';
 
 export type CutUnit = 'token' | 'segment';
@@ -53,21 +54,6 @@ export const corpusVocabulary: readonly string[] = [
   ...Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)),
 ];
 const vocabulary = new Set(corpusVocabulary);
-
-/** A character shown unambiguously: printable ASCII as is, others escaped; with its code point. */
-export function describeCharacter(character: string): string {
-  const code = character.codePointAt(0) ?? 0;
-  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-  const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-  const shown =
-    named[character] ??
-    (code >= 0x20 && code <= 0x7e
-      ? character
-      : code > 0xffff
-        ? `\\u{${code.toString(16)}}`
-        : `\\u${code.toString(16).padStart(4, '0')}`);
-  return `'${shown}' (${hex})`;
-}
 
 /** Throws a ConfigError naming the first character outside the vocabulary and its line:column. */
 export function checkVocabulary(text: string, where: string): void {
