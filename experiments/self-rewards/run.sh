@@ -55,6 +55,8 @@ source experiments/lib/run-one.sh
 for seed in ${seeds//,/ }; do
   for setting in ${settings//,/ }; do
     read -r config overrides <<< "$(setting_args "$setting")"
-    echo "$config $setting-s$seed $runs_dir --seed $seed --workers 1 ${overrides:-} ${extra[*]:-}"
+    # No trailing blank: xargs -L joins a line that ends in one with the next.
+    line="$config $setting-s$seed $runs_dir --seed $seed --workers 1 ${overrides:-} ${extra[*]:-}"
+    echo "${line%"${line##*[! ]}"}"
   done
 done | xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _
