@@ -7,6 +7,7 @@ import { stringCompose } from './string-compose.ts';
 import type { Task } from './task.ts';
 import { textCorpus } from './text-corpus.ts';
 import { unanswerableCountdown } from './unanswerable-countdown.ts';
+import { createWriteProblemsTask } from './write-problems.ts';
 
 export const tasks = new Registry<Task>('task')
   .register(addition.name, addition)
@@ -15,5 +16,7 @@ export const tasks = new Registry<Task>('task')
   .register(modularChain.name, modularChain)
   .register(unanswerableCountdown.name, unanswerableCountdown)
   .register(textCorpus.name, textCorpus);
+// Registered last: the default write-problems task writes addition problems, looked up here.
+tasks.register('write-problems', createWriteProblemsTask({}, (name) => tasks.get(name)));
 
 export type { DifficultyRange, ParameterRange, Task } from './task.ts';
