@@ -6,6 +6,7 @@ import { modularChain } from './modular-chain.ts';
 import { stringCompose } from './string-compose.ts';
 import type { Task } from './task.ts';
 import { textCorpus } from './text-corpus.ts';
+import { unanswerableAddition } from './unanswerable-addition.ts';
 import { unanswerableCountdown } from './unanswerable-countdown.ts';
 import { createWriteProblemsTask } from './write-problems.ts';
 
@@ -15,6 +16,7 @@ export const tasks = new Registry<Task>('task')
   .register(countdown.name, countdown)
   .register(modularChain.name, modularChain)
   .register(unanswerableCountdown.name, unanswerableCountdown)
+  .register(unanswerableAddition.name, unanswerableAddition)
   .register(textCorpus.name, textCorpus);
 // Registered last: the default write-problems task writes addition problems, looked up here.
 tasks.register('write-problems', createWriteProblemsTask({}, (name) => tasks.get(name)));
