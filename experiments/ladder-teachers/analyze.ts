@@ -7,7 +7,17 @@
 // - the distillation sets: examples kept and explanations dropped (not closed within the sampling limit).
 //   node --import tsx experiments/ladder-teachers/analyze.ts > experiments/ladder-teachers/results/tables.md
 import { join } from 'node:path';
-import { fmt, mean, type Row, readJson, readMetrics, sd } from '../lib/analysis.ts';
+import {
+  fmt,
+  levelMean as meanOver,
+  mean,
+  passAt1,
+  type Row,
+  readJson,
+  readMetrics,
+  type Summary,
+  signed,
+} from '../lib/analysis.ts';
 
 const here = 'experiments/ladder-teachers';
 const seeds = [1, 2, 3];
@@ -20,9 +30,6 @@ const students = [
   ['d', '(d) on-policy distillation from the RLT teacher'],
 ] as const;
 
-interface Summary {
-  groups: { difficulty: number; passAt: Record<string, number> }[];
-}
 interface TrainJson {
   initialEval?: Summary;
   finalEval: Summary;
@@ -33,17 +40,7 @@ interface DistillJson {
   dropped: number;
 }
 
-const signed = (values: number[]) =>
-  values.length === 0
-    ? '—'
-    : `${mean(values) >= 0 ? '+' : ''}${mean(values).toFixed(3)}${values.length > 1 ? ` ± ${sd(values).toFixed(3)}` : ''} (n=${values.length})`;
-
-const passAt1 = (summary: Summary | undefined, level: number) =>
-  summary?.groups.find((group) => group.difficulty === level)?.passAt['1'];
-const levelMean = (summary: Summary | undefined) => {
-  const values = levels.map((level) => passAt1(summary, level));
-  return values.every((value) => value !== undefined) ? mean(values as number[]) : undefined;
-};
+const levelMean = (summary: Summary | undefined) => meanOver(summary, levels);
 const rl = (student: string, seed: number) => readJson<TrainJson>(join(here, 'results', `rl-${student}-s${seed}.json`));
 
 function levelTable(title: string, pick: (run: TrainJson) => Summary | undefined): string[] {

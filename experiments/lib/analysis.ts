@@ -36,3 +36,33 @@ export const fmt = (values: number[], digits = 2) =>
     : values.length === 1
       ? values[0].toFixed(digits)
       : `${mean(values).toFixed(digits)} ± ${sd(values).toFixed(digits)}`;
+
+/** "+mean ± sd (n=…)": a seed-paired difference over seeds. */
+export const signed = (values: number[], digits = 3) =>
+  values.length === 0
+    ? '—'
+    : `${mean(values) >= 0 ? '+' : ''}${mean(values).toFixed(digits)}${values.length > 1 ? ` ± ${sd(values).toFixed(digits)}` : ''} (n=${values.length})`;
+
+/** The evaluation summary of a `--json` result (train initialEval/finalEval, eval). */
+export interface Summary {
+  groups: { task?: string; difficulty: number; passAt: Record<string, number> }[];
+  metrics?: Record<string, number>;
+}
+
+/** pass@1 of one difficulty (and task, when given) of a summary. */
+export const passAt1 = (summary: Summary | undefined, level: number, task?: string) =>
+  summary?.groups.find((group) => group.difficulty === level && (task === undefined || group.task === task))
+    ?.passAt['1'];
+
+/** The mean over `levels` of pass@1, or undefined when a level is missing. */
+export const levelMean = (summary: Summary | undefined, levels: readonly number[], task?: string) => {
+  const values = levels.map((level) => passAt1(summary, level, task));
+  return values.every((value) => value !== undefined) ? mean(values as number[]) : undefined;
+};
+
+/** The mean of `key` over the rows that have it, from the `from`-th to the `to`-th such row (slice rules). */
+export const spanMean = (rows: readonly Row[], key: string, from: number, to?: number) => {
+  const values = rows.map((row) => row[key]).filter((value): value is number => typeof value === 'number');
+  const part = values.slice(from, to);
+  return part.length > 0 ? mean(part) : undefined;
+};
