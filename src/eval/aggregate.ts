@@ -2,6 +2,7 @@
 // (Chen et al. 2021) for every power-of-two k ≤ n and maj@k over the first k samples; plus an overall
 // row, and the flat metric names logged during training (eval/pass@k/<task>/<difficulty>).
 import { type CalibrationPair, calibrationSummary } from './calibration.ts';
+import { type ConsistencyCalibration, consistencyCalibration } from './consistency-calibration.ts';
 import type { ProblemOutcome } from './evaluate.ts';
 import { majorityAtKCurve } from './majority.ts';
 import { passAtKFromCorrect, powersOfTwoUpTo } from './pass-at-k.ts';
@@ -35,6 +36,8 @@ export interface EvalSummary {
    * confidence (RLCR's <confidence> tag); absent when none does.
    */
   calibration?: { stated: number; completions: number; brier: number; ece: number };
+  /** Agreement calibration (consistency-calibration.ts): the majority share as confidence; n ≥ 2 only. */
+  consistency?: ConsistencyCalibration;
 }
 
 export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSummary {
@@ -84,12 +87,20 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
     metrics['eval/calibration/brier'] = calibration.brier;
     metrics['eval/calibration/ece'] = calibration.ece;
   }
+  const consistency = consistencyCalibration(outcomes);
+  if (consistency) {
+    metrics['eval/consistency/brier'] = consistency.brier;
+    metrics['eval/consistency/ece'] = consistency.ece;
+    metrics['eval/consistency/confidence'] = consistency.confidence;
+    metrics['eval/consistency/confident_wrong'] = consistency.confidentWrong;
+  }
   return {
     samples,
     groups,
     overall: { problems: outcomes.length, passAt1: overall.passAt[1] ?? 0, ...overall },
     metrics,
     ...(calibration ? { calibration } : {}),
+    ...(consistency ? { consistency } : {}),
   };
 }
 

@@ -27,10 +27,19 @@ export function formatEvalTable(summary: EvalSummary): string {
     ...ks.map((k) => formatRate(summary.overall.passAt[k])),
     ...majKs.map((k) => formatRate(summary.overall.majAt[k])),
   ]);
-  const table = renderTable(header, rows);
-  const calibration = summary.calibration;
-  if (!calibration) return table;
-  return `${table}\ncalibration over ${calibration.stated} of ${calibration.completions} completions stating a confidence: Brier ${calibration.brier.toFixed(3)}, ECE ${calibration.ece.toFixed(3)}`;
+  const lines = [renderTable(header, rows)];
+  const { calibration, consistency } = summary;
+  if (consistency) {
+    lines.push(
+      `agreement calibration over ${consistency.problems} problems (majority share as confidence): Brier ${consistency.brier.toFixed(3)}, ECE ${consistency.ece.toFixed(3)}, mean confidence ${consistency.confidence.toFixed(3)}, confident wrong ${consistency.confidentWrong.toFixed(3)}`,
+    );
+  }
+  if (calibration) {
+    lines.push(
+      `calibration over ${calibration.stated} of ${calibration.completions} completions stating a confidence: Brier ${calibration.brier.toFixed(3)}, ECE ${calibration.ece.toFixed(3)}`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /** Left-aligned text columns, right-aligned numbers, two spaces apart. */
