@@ -9,7 +9,9 @@
 #   self-reference    examples/ladder-self-reference.yaml   (CaT)
 # Every run evaluates on the held-out split with the gold verifier (eval/pass@k every 50 steps) and logs
 # reward/self_gold_agreement and reward/confident_wrong per step (the self-rewards; majority-vote logs
-# reward/label_accuracy). A finished run (result.json) is skipped, an interrupted one resumed.
+# reward/label_accuracy). A finished run (result.json) is skipped, an interrupted one resumed. Afterwards
+# the cold start and every finished run are evaluated once more for calibration (results/eval-*.json),
+# and the raw metrics copied to raw/ (experiments/lib/save-raw.sh).
 #   experiments/self-rewards/run.sh [--seeds 1,2,3] [--settings verifier,...] [--jobs 2] [--steps N]
 #                                   [--runs-dir DIR] [--smoke]
 # --smoke: a quick check of the script (5 steps, eval of 4 problems per level at step 5, runs-dir
@@ -60,3 +62,26 @@ for seed in ${seeds//,/ }; do
     echo "${line%"${line##*[! ]}"}"
   done
 done | xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _
+
+# Held-out calibration, after training (the runs' own evaluations predate eval/consistency/*): the cold
+# start and each finished run's final checkpoint on the same held-out problems (eval seed 1, 100 per
+# level, 4 samples at T = 1): pass@k, maj@k and agreement calibration → results/eval-<name>.json.
+[[ "$runs_dir" == runs/self-rewards ]] || exit 0
+here=experiments/self-rewards
+mkdir -p "$here/results"
+source experiments/lib/step.sh
+source experiments/lib/save-raw.sh
+evaluate() {
+  run_step "$here/results/eval-$1.json" "$runs_dir/eval-$1.log" eval --checkpoint "$2" --tasks addition:1-8 \
+    --problems 100 --samples 4 --temperature 1 --seed 1 --workers 1
+}
+evaluate cold examples/checkpoints/ladder-cold
+finished=()
+for seed in ${seeds//,/ }; do
+  for setting in ${settings//,/ }; do
+    [[ -f "$runs_dir/$setting-s$seed/result.json" ]] || continue
+    evaluate "$setting-s$seed" "$(latest_model "$runs_dir/$setting-s$seed")"
+    finished+=("$setting-s$seed")
+  done
+done
+save_raw "$runs_dir" "$here/raw" "${finished[@]}"
