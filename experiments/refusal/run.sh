@@ -59,4 +59,6 @@ for seed in ${seeds//,/ }; do
     evaluate "$name" "$(latest_model "$runs_dir/$name")"
   done
 done
-echo "refusal experiment done $(stamp)"
+source experiments/lib/save-raw.sh
+save_raw "$runs_dir" "$here/raw" $(cd "$here/results" && ls -- train-*.json | sed -e 's/^train-//' -e 's/\.json$//')
+echo "refusal experiment done $(date -u +%H:%M:%S)"

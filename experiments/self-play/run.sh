@@ -58,4 +58,6 @@ for seed in ${seeds//,/ }; do
     run_step "$here/results/train-$name.json" "$runs_dir/$name.log" train "${args[@]}" --no-report
   done
 done
+source experiments/lib/save-raw.sh
+save_raw "$runs_dir" "$here/raw" $(cd "$here/results" && ls -- train-*.json | sed -e 's/^train-//' -e 's/\.json$//')
 echo "self-play experiment done $(date -u +%H:%M:%S)"
