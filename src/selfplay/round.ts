@@ -2,10 +2,11 @@
 //   propose (the policy continues a few of the task's own prompts, one statement per line) → screen
 //   (screen.ts: grammar, length, duplicate, held-out contamination) → measure (the student attempts each
 //   screened problem `admit.samples` times) → admit in the band → record (pool.ts) → generator reward.
-// Deviations (stated in docs/self-play.md too): the generator is the student's current weights; it is
-// trained on its statements only with selfPlay.trainGenerator (generator-groups.ts), otherwise the reward
-// is only logged (selfplay/generator_reward); `generator: {checkpoint}` is refused at setup. SeRL ¶88 prompts with instructions and
-// few-shot examples; ours is few-shot only (a tiny char-level model has no instruction following).
+// Deviations (stated in docs/self-play.md too): the generator is the student's current weights (default)
+// or a frozen checkpoint (`generator: {checkpoint}`, e.g. a writer cold start); the student is trained on
+// its statements only with selfPlay.trainGenerator (generator-groups.ts), otherwise the reward is only
+// logged (selfplay/generator_reward). SeRL ¶88 prompts with instructions and few-shot examples; ours is
+// few-shot only (a tiny char-level model has no instruction following).
 import type { PolicyBackend, SampledSequence } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
@@ -30,6 +31,8 @@ export interface SelfPlay {
   pool: GeneratedPool;
   tasks: SelfPlayTask[];
   heldOutFraction: number;
+  /** A frozen generator (selfPlay.generator: {checkpoint}); null: the student writes the problems. */
+  generator: PolicyBackend | null;
 }
 
 /** The generator prompt: `examples` of the task's prompts, each ending with a newline; the slot follows. */
@@ -65,8 +68,8 @@ export async function selfPlayRound(
   rng: Rng,
   step: number,
   sampling: { temperature: number; maxTokens: number; perPrompt?: number },
-  /** Who writes the problems (default: the student policy itself; a frozen checkpoint later). */
-  generator: Pick<PolicyBackend, 'sample' | 'tokenizer' | 'contextLength'> = policy,
+  /** Who writes the problems (default: the frozen generator when there is one, else the student). */
+  generator: Pick<PolicyBackend, 'sample' | 'tokenizer' | 'contextLength'> = selfPlay.generator ?? policy,
 ): Promise<RoundResult> {
   const { config, pool } = selfPlay;
   const perPrompt = sampling.perPrompt ?? 1;

@@ -2,6 +2,7 @@
 // written) and builds the SelfPlay state (round.ts) from the fixed pool (few-shot examples) and the
 // held-out problems (contamination keys). Only tasks with `parseProblem` take part.
 import { ConfigError } from '../core/errors.ts';
+import type { PolicyBackend } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import { entryTask, heldOutFraction, heldOutProblems, type MixEntry } from '../tasks/problem-mix.ts';
 import type { SelfPlayConfig } from './config.ts';
@@ -20,9 +21,9 @@ interface SetupConfig {
 export function validateSelfPlay(config: SetupConfig): MixEntry[] {
   const block = config.selfPlay;
   if (block === undefined) return [];
-  if (block.generator !== 'policy') {
+  if (block.generator !== 'policy' && block.trainGenerator) {
     throw new ConfigError(
-      'selfPlay.generator: a checkpoint generator is not implemented yet; use generator: policy',
+      'selfPlay.trainGenerator: a checkpoint generator is frozen and cannot be trained; use generator: policy, or trainGenerator: false',
     );
   }
   const entries = config.tasks.filter(
@@ -43,8 +44,15 @@ export function validateSelfPlay(config: SetupConfig): MixEntry[] {
   return entries;
 }
 
-/** The run's SelfPlay state (an empty pool), or null when the block is absent. */
-export function createSelfPlay(config: SetupConfig, pool: readonly Problem[]): SelfPlay | null {
+/**
+ * The run's SelfPlay state (an empty pool), or null when the block is absent. `generator`: the frozen
+ * generator built from `selfPlay.generator.checkpoint` (generator-setup.ts), or null for the student.
+ */
+export function createSelfPlay(
+  config: SetupConfig,
+  pool: readonly Problem[],
+  generator: PolicyBackend | null = null,
+): SelfPlay | null {
   const block = config.selfPlay;
   if (block === undefined) return null;
   const entries = validateSelfPlay(config);
@@ -55,5 +63,5 @@ export function createSelfPlay(config: SetupConfig, pool: readonly Problem[]): S
       throw new ConfigError(`selfPlay: the pool has no ${task.name} problems to show as examples`);
     return { task, examples, heldOut: heldOutKeys(task, heldOut) };
   });
-  return { config: block, pool: new GeneratedPool(block.poolLimit), tasks, heldOutFraction };
+  return { config: block, pool: new GeneratedPool(block.poolLimit), tasks, heldOutFraction, generator };
 }

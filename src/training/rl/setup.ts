@@ -17,6 +17,7 @@ import { rewards } from '../../rewards/index.ts';
 import { LateBoundPolicy } from '../../rewards/self-policy.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
 import { withGeneratedPool } from '../../selfplay/selector.ts';
+import { buildSelfPlayGenerator } from '../../selfplay/generator-setup.ts';
 import { createSelfPlay, validateSelfPlay } from '../../selfplay/setup.ts';
 import { heldOutProblems, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
 import { resolveModelShape } from '../model-presets.ts';
@@ -148,7 +149,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   const loss = guidance.expertLoss ? withExpertTokens(baseLoss, guidance.expertLoss) : baseLoss;
   const baseSelector = createSelector(config, pool);
   // Self-play (src/selfplay): generated problems are drawn beside the base selector's pool.
-  const selfPlay = createSelfPlay(config, pool);
+  const selfPlay = createSelfPlay(config, pool, await buildSelfPlayGenerator(config.selfPlay));
   const selector = selfPlay ? withGeneratedPool(baseSelector, pool.length, selfPlay.pool) : baseSelector;
   return {
     config,

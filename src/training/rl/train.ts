@@ -213,6 +213,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
     await ctx.policy.close?.();
     await ctx.reference?.close?.();
     await ctx.teachers?.close();
+    await ctx.selfPlay?.generator?.close?.();
   }
 }
 
