@@ -2,11 +2,11 @@
 // the confidence, a sample without an answer counts against it, a unanimous wrong majority is confident
 // wrong, and single-sample evaluations report nothing.
 import { describe, expect, it } from 'vitest';
-import { addition } from '../tasks/addition.ts';
 import { Rng } from '../core/rng.ts';
+import { addition } from '../tasks/addition.ts';
 import { summarizeOutcomes } from './aggregate.ts';
-import { formatEvalTable } from './format-table.ts';
 import type { ProblemOutcome } from './evaluate.ts';
+import { formatEvalTable } from './format-table.ts';
 
 const problem = addition.generate(new Rng(1), 2);
 const outcome = (answers: (string | null)[], correctAnswer: string): ProblemOutcome => ({

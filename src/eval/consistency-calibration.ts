@@ -24,7 +24,9 @@ export interface ConsistencyCalibration {
 export const confidentShare = 0.75;
 
 /** Agreement calibration over problems with at least 2 samples; undefined when there are none. */
-export function consistencyCalibration(outcomes: readonly ProblemOutcome[]): ConsistencyCalibration | undefined {
+export function consistencyCalibration(
+  outcomes: readonly ProblemOutcome[],
+): ConsistencyCalibration | undefined {
   const pairs: CalibrationPair[] = [];
   let confidentWrong = 0;
   for (const outcome of outcomes) {

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
+import { deterministicMetrics } from '../training/rl/resume-check.ts';
 import { buildContext } from '../training/rl/setup.ts';
 import { train } from '../training/rl/train.ts';
-import { deterministicMetrics } from '../training/rl/resume-check.ts';
 import { selfPlayRound } from './round.ts';
 
 const config = (runsDir: string, selfPlay: object) =>
@@ -38,7 +38,10 @@ describe('a frozen self-play generator from a checkpoint', () => {
       expect(generator).toBeTruthy();
       expect(generator).not.toBe(ctx.policy);
       const calls = { generator: 0, policy: 0 };
-      const spy = <T extends { sample: (...args: never[]) => unknown }>(backend: T, key: keyof typeof calls) => {
+      const spy = <T extends { sample: (...args: never[]) => unknown }>(
+        backend: T,
+        key: keyof typeof calls,
+      ) => {
         const sample = backend.sample.bind(backend);
         backend.sample = ((...args: never[]) => {
           calls[key] += 1;
@@ -47,7 +50,10 @@ describe('a frozen self-play generator from a checkpoint', () => {
       };
       spy(generator!, 'generator');
       spy(ctx.policy, 'policy');
-      const round = await selfPlayRound(ctx.selfPlay!, ctx.policy, new Rng(1), 0, { temperature: 1, maxTokens: 48 });
+      const round = await selfPlayRound(ctx.selfPlay!, ctx.policy, new Rng(1), 0, {
+        temperature: 1,
+        maxTokens: 48,
+      });
       expect(calls.generator).toBe(1); // the proposals
       expect(calls.policy).toBeLessThanOrEqual(1); // only the admission measurement, when anything screened
       expect(round.metrics['selfplay/proposed']).toBe(4);
@@ -58,16 +64,20 @@ describe('a frozen self-play generator from a checkpoint', () => {
   }, 60_000);
 
   it('runs in the RL loop', async () => {
-    const result = await train(config(mkdtempSync(join(tmpdir(), 'selfplay-frozen-')), { generator: ladderCold }));
+    const result = await train(
+      config(mkdtempSync(join(tmpdir(), 'selfplay-frozen-')), { generator: ladderCold }),
+    );
     expect(deterministicMetrics(result.runDir).map((line) => line['selfplay/proposed'])).toEqual([4, 8]);
   }, 120_000);
 
   it('refuses a path that is not a checkpoint, and training a frozen generator, before writing a run', async () => {
     const runsDir = mkdtempSync(join(tmpdir(), 'selfplay-bad-'));
-    await expect(train(config(runsDir, { generator: { checkpoint: join(runsDir, 'absent') } }))).rejects.toThrow(
-      /selfPlay\.generator\.checkpoint: /,
+    await expect(
+      train(config(runsDir, { generator: { checkpoint: join(runsDir, 'absent') } })),
+    ).rejects.toThrow(/selfPlay\.generator\.checkpoint: /);
+    await expect(train(config(runsDir, { generator: ladderCold, trainGenerator: true }))).rejects.toThrow(
+      ConfigError,
     );
-    await expect(train(config(runsDir, { generator: ladderCold, trainGenerator: true }))).rejects.toThrow(ConfigError);
     await expect(train(config(runsDir, { generator: ladderCold, trainGenerator: true }))).rejects.toThrow(
       /frozen and cannot be trained/,
     );

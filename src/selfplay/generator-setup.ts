@@ -9,13 +9,16 @@ import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
 import type { SelfPlayConfig } from './config.ts';
 
 /** The frozen generator, or null when the student writes the problems (or self-play is off). */
-export async function buildSelfPlayGenerator(block: SelfPlayConfig | undefined): Promise<PolicyBackend | null> {
+export async function buildSelfPlayGenerator(
+  block: SelfPlayConfig | undefined,
+): Promise<PolicyBackend | null> {
   if (block === undefined || block.generator === 'policy') return null;
   let modelPath: string;
   try {
     modelPath = resolveCheckpoint(block.generator.checkpoint).modelPath;
   } catch (error) {
-    if (error instanceof CheckpointError) throw new ConfigError(`selfPlay.generator.checkpoint: ${error.message}`);
+    if (error instanceof CheckpointError)
+      throw new ConfigError(`selfPlay.generator.checkpoint: ${error.message}`);
     throw error;
   }
   return loadEmbeddedPolicy(modelPath, 1);

@@ -19,6 +19,9 @@ export const tasks = new Registry<Task>('task')
   .register(unanswerableAddition.name, unanswerableAddition)
   .register(textCorpus.name, textCorpus);
 // Registered last: the default write-problems task writes addition problems, looked up here.
-tasks.register('write-problems', createWriteProblemsTask({}, (name) => tasks.get(name)));
+tasks.register(
+  'write-problems',
+  createWriteProblemsTask({}, (name) => tasks.get(name)),
+);
 
 export type { DifficultyRange, ParameterRange, Task } from './task.ts';

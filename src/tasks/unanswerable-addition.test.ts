@@ -36,7 +36,10 @@ describe('addition-unanswerable', () => {
 
   it('pays only the refusal; a made-up sum or no answer line fails with a reason', () => {
     const problem = unanswerableAddition.generate(new Rng(2), 4);
-    expect(unanswerableAddition.verify(problem, problem.solution)).toEqual({ correct: true, extracted: refusalAnswer });
+    expect(unanswerableAddition.verify(problem, problem.solution)).toEqual({
+      correct: true,
+      extracted: refusalAnswer,
+    });
     expect(unanswerableAddition.verify(problem, '1+2=3\nA:1234')).toMatchObject({
       correct: false,
       reason: expect.stringContaining('made-up'),

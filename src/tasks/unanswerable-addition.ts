@@ -21,7 +21,7 @@ const name = 'addition-unanswerable';
 const missing = '?';
 const step = 'digit missing';
 
-function verifyRefusal(problem: Problem, completion: string): Verdict {
+function verifyRefusal(_problem: Problem, completion: string): Verdict {
   const extracted = extractAnswerLine(completion);
   if (extracted === null) return { correct: false, extracted: null, reason: 'no answer line (A:...) found' };
   if (extracted === refusalAnswer) return { correct: true, extracted };

@@ -3,11 +3,11 @@
 // (trivial variant of a) prompt example; bad options fail at config time.
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
+import { generatorPrompt } from '../selfplay/round.ts';
 import { addition } from './addition.ts';
 import { partitionPoint } from './generate-set.ts';
 import { tasks } from './index.ts';
 import { ProblemMix, validateMix } from './problem-mix.ts';
-import { generatorPrompt } from '../selfplay/round.ts';
 import { createWriteProblemsTask } from './write-problems.ts';
 
 const writer = tasks.get('write-problems');
@@ -24,7 +24,11 @@ describe('write-problems', () => {
       const pool = lines.map((line) => addition.parseProblem?.(line));
       const examples = pool.map((parsed) => (parsed?.ok ? parsed.problem : null));
       expect(examples.every((example) => example !== null && example.difficulty === level)).toBe(true);
-      const entry = { task: addition, examples: examples.filter((e) => e !== null), heldOut: new Set<string>() };
+      const entry = {
+        task: addition,
+        examples: examples.filter((e) => e !== null),
+        heldOut: new Set<string>(),
+      };
       expect(generatorPrompt(entry, 3, new Rng(1)).split('\n').sort()).toEqual(
         problem.prompt.split('\n').sort(),
       );
@@ -44,18 +48,29 @@ describe('write-problems', () => {
     const problem = writer.generate(new Rng(3), 4);
     const [first] = problem.prompt.split('\n');
     const [left, right] = first.split('+');
-    expect(writer.verify(problem, `${first}\nA:x`)).toMatchObject({ correct: false, reason: 'copies one of the examples' });
+    expect(writer.verify(problem, `${first}\nA:x`)).toMatchObject({
+      correct: false,
+      reason: 'copies one of the examples',
+    });
     expect(writer.verify(problem, `${right}+${left}`)).toMatchObject({ correct: false });
     expect(writer.verify(problem, `0${left}+${right}`)).toMatchObject({ correct: false });
-    expect(writer.verify(problem, '12+')).toMatchObject({ correct: false, reason: expect.stringMatching(/^unparsable/) });
+    expect(writer.verify(problem, '12+')).toMatchObject({
+      correct: false,
+      reason: expect.stringMatching(/^unparsable/),
+    });
     expect(writer.verify(problem, '')).toMatchObject({ correct: false });
     expect(writer.verify(problem, 'A:1234+5678')).toMatchObject({ correct: false });
-    expect(writer.verify(problem, '1234567890123+1\n')).toMatchObject({ correct: false, reason: expect.stringMatching(/^out-of-grammar/) });
+    expect(writer.verify(problem, '1234567890123+1\n')).toMatchObject({
+      correct: false,
+      reason: expect.stringMatching(/^out-of-grammar/),
+    });
     expect(writer.verify(problem, '9+9\nA:18')).toEqual({ correct: true, extracted: '9+9' });
   });
 
   it('writes countdown problems when configured, and a parser that throws costs only the verdict', () => {
-    const countdownWriter = createWriteProblemsTask({ task: 'countdown', examples: 2 }, (name) => tasks.get(name));
+    const countdownWriter = createWriteProblemsTask({ task: 'countdown', examples: 2 }, (name) =>
+      tasks.get(name),
+    );
     const problem = countdownWriter.generate(new Rng(5), 3);
     expect(problem.prompt.split('\n')).toHaveLength(3);
     expect(countdownWriter.verify(problem, problem.solution).correct).toBe(true);
@@ -65,7 +80,10 @@ describe('write-problems', () => {
         throw new Error('boom');
       },
     }));
-    expect(throwing.verify(problem, '1+2')).toMatchObject({ correct: false, reason: expect.stringContaining('boom') });
+    expect(throwing.verify(problem, '1+2')).toMatchObject({
+      correct: false,
+      reason: expect.stringContaining('boom'),
+    });
   });
 
   it('refuses bad options at config time, through the training config path', () => {
@@ -80,6 +98,8 @@ describe('write-problems', () => {
       /tasks\.0 write-problems options: task modular-chain cannot be written/,
     );
     const pool = new ProblemMix([{ ...entry, options: { task: 'countdown' } }]).pool(4, new Rng(2));
-    expect(pool.every((problem) => problem.task === 'write-problems' && problem.params.of === 'countdown')).toBe(true);
+    expect(
+      pool.every((problem) => problem.task === 'write-problems' && problem.params.of === 'countdown'),
+    ).toBe(true);
   });
 });

@@ -41,7 +41,9 @@ function trainingProblem(inner: Task, rng: Rng, level: number): Problem {
     const problem = inner.generate(rng, level);
     if (partitionPoint(problem.task, problem.prompt) >= heldOutFraction) return problem;
   }
-  throw new ConfigError(`${name}: ${inner.name} difficulty ${level} has no problem outside the held-out part`);
+  throw new ConfigError(
+    `${name}: ${inner.name} difficulty ${level} has no problem outside the held-out part`,
+  );
 }
 
 /** The first line of a completion, trimmed of a carriage return. */
@@ -84,7 +86,8 @@ export function createWriteProblemsTask(
     difficulty: inner.difficulty,
     alphabet: sortedAlphabet(inner.alphabet, 'A:\n'),
     extractAnswer: extractAnswerLine,
-    configure: (next: Record<string, unknown>, nextWhere: string) => createWriteProblemsTask(next, resolve, nextWhere),
+    configure: (next: Record<string, unknown>, nextWhere: string) =>
+      createWriteProblemsTask(next, resolve, nextWhere),
     generate(rng, level) {
       checkDifficulty(name, inner.difficulty, level);
       const examples = Array.from({ length: parsed.examples }, () => trainingProblem(inner, rng, level));
@@ -113,7 +116,11 @@ export function createWriteProblemsTask(
         return { correct: false, extracted: statement, reason: `parser failed: ${String(error)}` };
       }
       if (!parsedProblem.ok) {
-        return { correct: false, extracted: statement, reason: `${parsedProblem.reason}: ${parsedProblem.detail}` };
+        return {
+          correct: false,
+          extracted: statement,
+          reason: `${parsedProblem.reason}: ${parsedProblem.detail}`,
+        };
       }
       if (exampleKeys(problem.prompt).has(canonicalKey(parsedProblem.problem))) {
         return { correct: false, extracted: statement, reason: 'copies one of the examples' };
