@@ -57,7 +57,13 @@ describe('curricula teach', () => {
     const samples = store.samples(1);
     const rss = store.series('rlt/r_ss');
     const formatMiss = store.series('rlt/format_miss');
+    const distinct = store.series('rlt/distinct');
     store.close();
+    // rlt/distinct: per problem's group, distinct explanations / group size, averaged over the groups.
+    const groups = new Map<string, string[]>();
+    for (const sample of samples) groups.set(sample.problemId, [...(groups.get(sample.problemId) ?? []), sample.completion]);
+    const shares = [...groups.values()].map((texts) => new Set(texts).size / texts.length);
+    expect(distinct[0].value).toBeCloseTo(mean(shares), 12);
     expect(samples).toHaveLength(4);
     expect(rss.map((row) => row.step)).toEqual([1, 2]);
     expect(formatMiss).toHaveLength(2);

@@ -91,7 +91,12 @@ export async function buildTeachContext(config: RlConfig, modelPath?: string): P
   }
 }
 
-/** rlt/r_ss, rlt/r_kl, rlt/format_miss (and the mean solution log-prob and KL) over the step's completions. */
+/**
+ * rlt/r_ss, rlt/r_kl, rlt/format_miss (and the mean solution log-prob and KL) over the step's completions,
+ * and rlt/distinct: the mean over groups of distinct explanations / group size. 1/G means every explanation
+ * of a problem is the same string: the collapse to a constant the ladder experiment found
+ * (experiments/ladder-teachers), which the reward alone does not show (it rose while the teachers collapsed).
+ */
 export function rltStepMetrics(report: StepReport): Record<string, number> {
   const names: Record<string, string> = {
     r_ss: 'rlt/r_ss',
@@ -112,7 +117,11 @@ export function rltStepMetrics(report: StepReport): Record<string, number> {
     }
   }
   if (count === 0) return {};
-  return Object.fromEntries(Object.entries(sums).map(([metric, sum]) => [metric, sum / count]));
+  const distinct = report.groups.map((group) => new Set(group.completions).size / group.completions.length);
+  return {
+    ...Object.fromEntries(Object.entries(sums).map(([metric, sum]) => [metric, sum / count])),
+    'rlt/distinct': distinct.reduce((total, value) => total + value, 0) / distinct.length,
+  };
 }
 
 export const teachRunKind: RlRunKind = {
