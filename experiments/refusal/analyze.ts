@@ -19,7 +19,9 @@ const keys = [
   ['eval/refusal/answerable_accuracy', 'answerable accuracy'],
 ] as const;
 
-const evaluation = (name: string) => readJson<Summary>(join(here, 'results', `eval-${name}.json`));
+/** `curricula eval --json` output: the summary sits under `summary`. */
+const evaluation = (name: string) =>
+  readJson<{ summary: Summary }>(join(here, 'results', `eval-${name}.json`))?.summary;
 const metric = (summary: Summary | undefined, key: string) => summary?.metrics?.[key];
 const defined = (values: (number | undefined)[]) => values.filter((value): value is number => value !== undefined);
 

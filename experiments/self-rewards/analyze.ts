@@ -108,8 +108,9 @@ function failureTable(): string[] {
   return [...lines, ''];
 }
 
-interface EvalJson extends Summary {
-  metrics: Record<string, number>;
+/** `curricula eval --json` output: the summary sits under `summary`. */
+interface EvalJson {
+  summary: Summary & { metrics: Record<string, number> };
 }
 
 function calibrationTable(): string[] {
@@ -121,7 +122,7 @@ function calibrationTable(): string[] {
     ['eval/consistency/ece', 'ECE'],
     ['eval/consistency/confident_wrong', 'confident wrong'],
   ] as const;
-  const evaluation = (name: string) => readJson<EvalJson>(join(here, 'results', `eval-${name}.json`));
+  const evaluation = (name: string) => readJson<EvalJson>(join(here, 'results', `eval-${name}.json`))?.summary;
   const lines = [
     '### Held-out agreement calibration of the final checkpoints (levels 1-8, 100 problems each, 4 samples at T = 1, eval seed 1)',
     '',
