@@ -66,3 +66,29 @@ export const spanMean = (rows: readonly Row[], key: string, from: number, to?: n
   const part = values.slice(from, to);
   return part.length > 0 ? mean(part) : undefined;
 };
+
+/** The evaluations a `curricula train --json` result holds (step 0 and the end). */
+export interface TrainJson {
+  initialEval?: Summary;
+  finalEval: Summary;
+}
+
+/** The numbers among `values`. */
+export const defined = (values: (number | undefined)[]) =>
+  values.filter((value): value is number => value !== undefined);
+
+/**
+ * A markdown table of pass@1 per level, mean ± sd over seeds, and of the mean over the levels: one row per
+ * setting, from that setting's evaluations (one per finished seed). Settings without any are left out.
+ */
+export function levelTable(title: string, levels: readonly number[], rows: [string, Summary[]][]): string[] {
+  const lines = [`### ${title}`, '', `| setting | seeds | ${levels.map((l) => `${l}d`).join(' | ')} | mean |`];
+  lines.push(`|---|---|${levels.map(() => '---|').join('')}---|`);
+  for (const [label, summaries] of rows) {
+    if (summaries.length === 0) continue;
+    const cells = levels.map((level) => fmt(defined(summaries.map((summary) => passAt1(summary, level)))));
+    const means = defined(summaries.map((summary) => levelMean(summary, levels)));
+    lines.push(`| ${label} | ${summaries.length} | ${cells.join(' | ')} | ${fmt(means, 3)} |`);
+  }
+  return [...lines, ''];
+}
