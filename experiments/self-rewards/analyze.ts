@@ -27,7 +27,14 @@ const here = 'experiments/self-rewards';
 const runsDir = 'runs/self-rewards';
 const seeds = [1, 2, 3];
 const levels = [1, 2, 3, 4, 5, 6, 7, 8];
-const settings = ['verifier', 'majority-vote', 'self-confidence', 'self-consistency', 'self-reference'];
+const settings = [
+  'verifier',
+  'majority-vote',
+  'self-confidence',
+  'self-confidence-eos',
+  'self-consistency',
+  'self-reference',
+];
 
 const result = (setting: string, seed: number) =>
   readJson<TrainJson>(join(here, 'raw', `${setting}-s${seed}`, 'result.json')) ??
@@ -78,6 +85,7 @@ function failureTable(): string[] {
     'reward/self_gold_agreement',
     'reward/confident_wrong',
     'reward/label_accuracy',
+    'reward/answered',
     'reward/confidence',
     'reward/confidence_brier',
   ];

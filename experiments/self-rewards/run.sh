@@ -4,7 +4,9 @@
 # a time with one worker each. Settings (run name = <setting>-s<seed> under runs/self-rewards/):
 #   verifier          examples/ladder-train.yaml (the gold reward, the reference curve)
 #   majority-vote     the same with reward.name=majority-vote (TTRL, the existing label-free baseline)
-#   self-confidence   examples/ladder-self-confidence.yaml  (RLSC)
+#   self-confidence   examples/ladder-self-confidence.yaml with reward.options.eos=false (RLSC as first
+#                     built: p(y|x) without EOS, so the empty completion scores 1; these runs found that)
+#   self-confidence-eos  examples/ladder-self-confidence.yaml (RLSC with EOS in p(y|x), the default since)
 #   self-consistency  examples/ladder-self-consistency.yaml (SCS)
 #   self-reference    examples/ladder-self-reference.yaml   (CaT)
 # Every run evaluates on the held-out split with the gold verifier (eval/pass@k every 50 steps) and logs
@@ -19,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seeds=1,2,3
-settings=verifier,majority-vote,self-confidence,self-consistency,self-reference
+settings=verifier,majority-vote,self-confidence,self-confidence-eos,self-consistency,self-reference
 jobs=2
 runs_dir=runs/self-rewards
 extra=()
@@ -44,7 +46,8 @@ setting_args() {
   case "$1" in
     verifier) echo "examples/ladder-train.yaml" ;;
     majority-vote) echo "examples/ladder-train.yaml --set reward.name=majority-vote" ;;
-    self-confidence) echo "examples/ladder-self-confidence.yaml" ;;
+    self-confidence) echo "examples/ladder-self-confidence.yaml --set reward.options.eos=false" ;;
+    self-confidence-eos) echo "examples/ladder-self-confidence.yaml" ;;
     self-consistency) echo "examples/ladder-self-consistency.yaml" ;;
     self-reference) echo "examples/ladder-self-reference.yaml" ;;
     *) echo "run.sh: unknown setting '$1'" >&2; return 1 ;;

@@ -16,8 +16,12 @@
 // group baseline (grpo, dr-grpo, rloo) α cancels and only the differences of p_old between samples train
 // (GRPO also divides by their std); the exact loss would need a raw-reward estimator; (2) p_old is
 // computed from the completion text re-encoded after the prompt (exact for the character tokenizer; a
-// BPE tokenizer may split differently), without the EOS token, and a forced prefix (guidance) counts as
-// part of the completion; (3) the paper samples 16 per question for 10-20 steps: that
+// BPE tokenizer may split differently), followed by the EOS token (option `eos`, default true: p(y|x) of
+// a finished response), and a forced prefix (guidance) counts as part of the completion. The text does
+// not say whether sampling stopped at EOS or at the length limit, so a cut completion is scored as if it
+// ended there. `eos: false` (the first version's computation) leaves EOS out, and then the EMPTY
+// completion has p = exp(0) = 1, the largest reward there is: on the ladder every run with it collapsed
+// to empty completions (experiments/self-rewards); (3) the paper samples 16 per question for 10-20 steps: that
 // is the run config's choice (rollout.groupSize, train.steps).
 // Diagnostics (never in the reward): `confidence` (p or p̂), and, when a gold answer exists,
 // confidence_brier ((confidence − gold)², whose step mean is the Brier score), self_gold_agreement and
@@ -36,6 +40,11 @@ const optionsSchema = z.strictObject({
   form: z.enum(['sequence', 'answer']).default('sequence'),
   /** RLSC's smoothing term α, added to p_old (form 'sequence' only). */
   alpha: z.number().min(0).default(0.1),
+  /**
+   * Include the EOS token in p(y|x) (form 'sequence'). false reproduces the first version, under which an
+   * empty completion scores p = 1: a reward hack the ladder runs found (see the header).
+   */
+  eos: z.boolean().default(true),
 });
 
 export type SelfConfidenceOptions = z.input<typeof optionsSchema>;
@@ -48,17 +57,19 @@ interface GroupConfidence {
   keys: (string | null)[];
 }
 
-/** p(y|x) of each completion: exp of the summed log-probs of its tokens after the prompt. */
+/** p(y|x) of each completion: exp of the summed log-probs of its tokens (then of EOS, with `eos`) after the prompt. */
 async function sequenceProbabilities(
   policy: RewardPolicy,
   problem: Problem,
   completions: readonly string[],
+  eos: boolean,
 ): Promise<number[]> {
   const tokenizer = policy.tokenizer;
   const prompt = promptTokens(tokenizer, problem);
   const sequences = completions.map((completion) => [
     ...prompt,
     ...tokenizer.encode(completion, `completion of ${problem.id}`),
+    ...(eos ? [tokenizer.eos] : []),
   ]);
   const logprobs = await (policy.forward as (s: number[][]) => Promise<number[][]>)(sequences);
   return logprobs.map((row) => Math.exp(row.slice(prompt.length - 1).reduce((sum, value) => sum + value, 0)));
@@ -83,7 +94,7 @@ export function createSelfConfidenceReward(options: unknown, context?: RewardCon
     const keys = group.map((completion) => answerKey(problem, completion));
     let confidence: number[];
     if (policy !== null) {
-      confidence = await sequenceProbabilities(policy, problem, group);
+      confidence = await sequenceProbabilities(policy, problem, group, parsed.eos);
     } else {
       const counts = new Map<string, number>();
       for (const key of keys) if (key !== null) counts.set(key, (counts.get(key) ?? 0) + 1);

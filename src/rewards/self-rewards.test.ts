@@ -74,13 +74,37 @@ describe('self-confidence', () => {
     expect(reward.usesPolicy).toBe(true);
     late.bind(demo);
     const results = await reward.score(inputsOf({ ...problem, prompt: '12+34=\n' }, group));
+    const legacy = rewards.get('self-confidence')({ alpha: 0.1, eos: false }, { policy: late });
+    const withoutEos = await legacy.score(inputsOf({ ...problem, prompt: '12+34=\n' }, group));
+    expect(samples.filter((sample) => sample.stopReason === 'eos').length).toBeGreaterThan(0);
     samples.forEach((sample, i) => {
-      // Sampled log-probs are log p at temperature 1; the EOS token is not part of the completion text.
-      const withoutEos = sample.stopReason === 'eos' ? sample.logprobs.slice(0, -1) : sample.logprobs;
-      const expected = Math.exp(withoutEos.reduce((sum, value) => sum + value, 0));
-      expect(results[i].components.confidence).toBeCloseTo(expected, 5);
-      expect(results[i].reward).toBeCloseTo(expected + 0.1, 5);
+      // Sampled log-probs are log p at temperature 1, the last one EOS's when sampling stopped there: p(y|x)
+      // of the finished response. eos: false leaves EOS out (the text does not carry it).
+      const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+      if (sample.stopReason !== 'eos') return;
+      expect(results[i].components.confidence).toBeCloseTo(Math.exp(sum(sample.logprobs)), 5);
+      expect(results[i].reward).toBeCloseTo(Math.exp(sum(sample.logprobs)) + 0.1, 5);
+      expect(withoutEos[i].components.confidence).toBeCloseTo(Math.exp(sum(sample.logprobs.slice(0, -1))), 5);
     });
+  });
+
+  it('the empty completion scores p(EOS | prompt), not 1 (the reward hack of eos: false)', async () => {
+    const problem = additionProblem('5');
+    const late = new LateBoundPolicy();
+    late.bind(demo);
+    const group = ['', 'A:5'];
+    const [empty] = await rewards
+      .get('self-confidence')({}, { policy: late })
+      .score(inputsOf(problem, group));
+    const prompt = promptTokens(demo.tokenizer, problem);
+    const [logprobs] = await demo.forward([[...prompt, demo.tokenizer.eos]]);
+    expect(empty.components.confidence).toBeCloseTo(Math.exp(logprobs[logprobs.length - 1]), 6);
+    expect(empty.components.confidence).toBeLessThan(0.5);
+    expect(empty.components.answered).toBe(0);
+    const [hacked] = await rewards
+      .get('self-confidence')({ eos: false }, { policy: late })
+      .score(inputsOf(problem, group));
+    expect(hacked.components.confidence).toBe(1);
   });
 
   it('refuses at config time without a policy, or with one that has no forward', () => {
