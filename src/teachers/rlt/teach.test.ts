@@ -61,7 +61,8 @@ describe('curricula teach', () => {
     store.close();
     // rlt/distinct: per problem's group, distinct explanations / group size, averaged over the groups.
     const groups = new Map<string, string[]>();
-    for (const sample of samples) groups.set(sample.problemId, [...(groups.get(sample.problemId) ?? []), sample.completion]);
+    for (const sample of samples)
+      groups.set(sample.problemId, [...(groups.get(sample.problemId) ?? []), sample.completion]);
     const shares = [...groups.values()].map((texts) => new Set(texts).size / texts.length);
     expect(distinct[0].value).toBeCloseTo(mean(shares), 12);
     expect(samples).toHaveLength(4);
