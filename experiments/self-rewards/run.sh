@@ -15,7 +15,8 @@
 # the cold start and every finished run are evaluated once more for calibration (results/eval-*.json),
 # and the raw metrics copied to raw/ (experiments/lib/save-raw.sh).
 #   experiments/self-rewards/run.sh [--seeds 1,2,3] [--settings verifier,...] [--jobs 2] [--steps N]
-#                                   [--runs-dir DIR] [--smoke]
+#                                   [--runs-dir DIR] [--smoke] [--eval-only]
+# --eval-only: no training; only the calibration evaluations of finished runs and the raw copies.
 # --smoke: a quick check of the script (5 steps, eval of 4 problems per level at step 5, runs-dir
 # runs/self-rewards-smoke); not a result.
 set -euo pipefail
@@ -25,6 +26,7 @@ settings=verifier,majority-vote,self-confidence,self-confidence-eos,self-consist
 jobs=2
 runs_dir=runs/self-rewards
 extra=()
+eval_only=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seeds) seeds="$2"; shift 2 ;;
@@ -32,11 +34,12 @@ while [[ $# -gt 0 ]]; do
     --jobs) jobs="$2"; shift 2 ;;
     --steps) extra+=(--steps "$2"); shift 2 ;;
     --runs-dir) runs_dir="$2"; shift 2 ;;
+    --eval-only) eval_only=1; shift ;;
     --smoke)
       runs_dir=runs/self-rewards-smoke
       extra+=(--steps 5 --set eval.every=5 --set eval.problemsPerDifficulty=4 --set eval.samples=2)
       shift ;;
-    *) echo "run.sh: unknown option '$1' (--seeds, --settings, --jobs, --steps, --runs-dir, --smoke)" >&2; exit 2 ;;
+    *) echo "run.sh: unknown option '$1' (--seeds, --settings, --jobs, --steps, --runs-dir, --smoke, --eval-only)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$runs_dir"
@@ -59,12 +62,13 @@ source experiments/lib/run-one.sh
 # run_one CONFIG NAME RUNS_DIR [train arguments...]: the config comes first on each line.
 for seed in ${seeds//,/ }; do
   for setting in ${settings//,/ }; do
+    [[ "$eval_only" == 1 ]] && continue
     read -r config overrides <<< "$(setting_args "$setting")"
     # No trailing blank: xargs -L joins a line that ends in one with the next.
     line="$config $setting-s$seed $runs_dir --seed $seed --workers 1 ${overrides:-} ${extra[*]:-}"
     echo "${line%"${line##*[! ]}"}"
   done
-done | xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _
+done | xargs -r -P "$jobs" -L 1 bash -c 'run_one "$@"' _
 
 # Held-out calibration, after training (the runs' own evaluations predate eval/consistency/*): the cold
 # start and each finished run's final checkpoint on the same held-out problems (eval seed 1, 100 per
