@@ -2,7 +2,7 @@
 // checkpoint directory (step-000100/), or a model directory (holding model.safetensors).
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CheckpointError } from '../core/errors.ts';
+import { CheckpointError, ConfigError } from '../core/errors.ts';
 import { readCheckpoint } from './checkpoints.ts';
 
 export interface ResolvedCheckpoint {
@@ -31,6 +31,19 @@ export function resolveCheckpoint(path: string): ResolvedCheckpoint {
   throw new CheckpointError(
     `${path} is neither a run directory, a checkpoint directory nor a model directory (no model.safetensors)`,
   );
+}
+
+/**
+ * The model directory of a checkpoint named in a config field: resolveCheckpoint, with a path that is not
+ * a checkpoint reported as a ConfigError prefixed by `where` (the field), so it stops the run at set-up.
+ */
+export function configCheckpointModelPath(path: string, where: string): string {
+  try {
+    return resolveCheckpoint(path).modelPath;
+  } catch (error) {
+    if (error instanceof CheckpointError) throw new ConfigError(`${where}: ${error.message}`);
+    throw error;
+  }
 }
 
 function runDirAbove(path: string, levels: number): string | null {

@@ -2,10 +2,9 @@
 // directory (its best checkpoint), a checkpoint or a model directory, frozen like a teacher and run in
 // process (generator rounds are a few dozen short samples). It writes the proposals; the student still
 // measures and learns them. A path that is not a checkpoint is a ConfigError naming the field.
-import { CheckpointError, ConfigError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
-import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
+import { configCheckpointModelPath } from '../runs/resolve-checkpoint.ts';
 import type { SelfPlayConfig } from './config.ts';
 
 /** The frozen generator, or null when the student writes the problems (or self-play is off). */
@@ -13,13 +12,6 @@ export async function buildSelfPlayGenerator(
   block: SelfPlayConfig | undefined,
 ): Promise<PolicyBackend | null> {
   if (block === undefined || block.generator === 'policy') return null;
-  let modelPath: string;
-  try {
-    modelPath = resolveCheckpoint(block.generator.checkpoint).modelPath;
-  } catch (error) {
-    if (error instanceof CheckpointError)
-      throw new ConfigError(`selfPlay.generator.checkpoint: ${error.message}`);
-    throw error;
-  }
+  const modelPath = configCheckpointModelPath(block.generator.checkpoint, 'selfPlay.generator.checkpoint');
   return loadEmbeddedPolicy(modelPath, 1);
 }

@@ -6,12 +6,12 @@
 // tokenizers (a remote teacher's is known only then); the run has not written anything yet.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointError, ConfigError } from '../../core/errors.ts';
+import { ConfigError } from '../../core/errors.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { Guidance } from '../../guidance/guidance.ts';
 import { suiteTokenizer } from '../../policy/tokenizer.ts';
-import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
+import { configCheckpointModelPath, resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
 import { TeacherPool } from '../../teachers/teacher-pool.ts';
 import { canonicalJson, tokenizerMismatch } from '../../teachers/tokenizer-match.ts';
 import { type PolicyBackendRequest, policyBackendOf, policyBackends } from '../policy-backends.ts';
@@ -172,12 +172,7 @@ function buildTeacher(
 }
 
 function teacherModelPath(entry: TeacherEntry, where: string): string {
-  try {
-    return resolveCheckpoint(entry.checkpoint!).modelPath;
-  } catch (error) {
-    if (error instanceof CheckpointError) throw new ConfigError(`${where}: ${error.message}`);
-    throw error;
-  }
+  return configCheckpointModelPath(entry.checkpoint!, where);
 }
 
 /** The embedded student's tokenizer.json (init checkpoint's, or the fresh model's); null for a remote student. */
