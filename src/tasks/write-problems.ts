@@ -19,9 +19,8 @@
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
-import type { Problem, Verdict } from '../core/problem.ts';
-import type { Rng } from '../core/rng.ts';
-import { partitionPoint } from './generate-set.ts';
+import type { Verdict } from '../core/problem.ts';
+import { generateTrainingProblem } from './generate-set.ts';
 import { checkDifficulty, extractAnswerLine, makeProblem, sortedAlphabet, type Task } from './task.ts';
 
 const name = 'write-problems';
@@ -34,17 +33,6 @@ export const writeProblemsOptionsSchema = z.strictObject({
   /** Example prompts before the slot (self-play's `examples`). */
   examples: z.number().int().min(1).max(16).default(3),
 });
-
-/** One problem of `inner` at `level` outside its held-out partition (resamples, at most 1000 tries). */
-function trainingProblem(inner: Task, rng: Rng, level: number): Problem {
-  for (let attempt = 0; attempt < 1000; attempt++) {
-    const problem = inner.generate(rng, level);
-    if (partitionPoint(problem.task, problem.prompt) >= heldOutFraction) return problem;
-  }
-  throw new ConfigError(
-    `${name}: ${inner.name} difficulty ${level} has no problem outside the held-out part`,
-  );
-}
 
 /** The first line of a completion, trimmed of a carriage return. */
 function firstLine(completion: string): string {
@@ -90,11 +78,13 @@ export function createWriteProblemsTask(
       createWriteProblemsTask(next, resolve, nextWhere),
     generate(rng, level) {
       checkDifficulty(name, inner.difficulty, level);
-      const examples = Array.from({ length: parsed.examples }, () => trainingProblem(inner, rng, level));
+      const examples = Array.from({ length: parsed.examples }, () =>
+        generateTrainingProblem(inner, rng, level, heldOutFraction),
+      );
       const keys = new Set(examples.map((example) => canonicalKey(example)));
-      let target = trainingProblem(inner, rng, level);
+      let target = generateTrainingProblem(inner, rng, level, heldOutFraction);
       for (let attempt = 0; keys.has(canonicalKey(target)) && attempt < 100; attempt++) {
-        target = trainingProblem(inner, rng, level);
+        target = generateTrainingProblem(inner, rng, level, heldOutFraction);
       }
       const statement = target.prompt.replace(/\n$/, '');
       return makeProblem({
