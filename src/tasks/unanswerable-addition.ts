@@ -15,17 +15,14 @@
 import type { Problem, Verdict } from '../core/problem.ts';
 import { addition } from './addition.ts';
 import { checkDifficulty, extractAnswerLine, makeProblem, sortedAlphabet, type Task } from './task.ts';
-import { refusalAnswer } from './unanswerable-countdown.ts';
+import { refusalAnswer, refusalVerdict } from './unanswerable-countdown.ts';
 
 const name = 'addition-unanswerable';
 const missing = '?';
 const step = 'digit missing';
 
 function verifyRefusal(_problem: Problem, completion: string): Verdict {
-  const extracted = extractAnswerLine(completion);
-  if (extracted === null) return { correct: false, extracted: null, reason: 'no answer line (A:...) found' };
-  if (extracted === refusalAnswer) return { correct: true, extracted };
-  return { correct: false, extracted, reason: 'made-up answer: a digit of an operand is missing' };
+  return refusalVerdict(completion, () => 'a digit of an operand is missing');
 }
 
 export const unanswerableAddition: Task = {

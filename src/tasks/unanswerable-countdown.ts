@@ -165,16 +165,22 @@ function generateUnanswerable(rng: Rng, count: number): Problem {
   }
 }
 
-function verifyRefusal(problem: Problem, completion: string): Verdict {
+/**
+ * The verdict on an unanswerable problem: correct iff the last answer line is the refusal; a made-up
+ * answer fails with `made-up answer: <why>` (`why` is asked only then).
+ */
+export function refusalVerdict(completion: string, why: () => string): Verdict {
   const extracted = extractAnswerLine(completion);
   if (extracted === null) return { correct: false, extracted: null, reason: 'no answer line (A:...) found' };
   if (extracted === refusalAnswer) return { correct: true, extracted };
-  const instance = countdownInstance(problem);
-  return {
-    correct: false,
-    extracted,
-    reason: `made-up answer: ${instance ? `no expression reaches ${instance.target}` : 'the problem has no solution'}`,
-  };
+  return { correct: false, extracted, reason: `made-up answer: ${why()}` };
+}
+
+function verifyRefusal(problem: Problem, completion: string): Verdict {
+  return refusalVerdict(completion, () => {
+    const instance = countdownInstance(problem);
+    return instance ? `no expression reaches ${instance.target}` : 'the problem has no solution';
+  });
 }
 
 export const unanswerableCountdown: Task = {
