@@ -20,7 +20,10 @@ interface RemoteBenchPart {
 const openai: RemoteBenchPart = {
   run: async (options, modelPath) => {
     const { benchOpenAiServe } = await import('../../bench/serve-bench.ts');
-    const progress = createProgress('requests', options.requests, { quiet: options.quiet });
+    const progress = createProgress('requests', options.requests, {
+      quiet: options.quiet,
+      unit: 'request',
+    });
     const result = await benchOpenAiServe({
       checkpoint: modelPath,
       requests: options.requests,

@@ -95,7 +95,7 @@ export function register(program: Command): void {
           policy,
           source: 'eval options',
           onProgress: (done, total) => {
-            progress ??= createProgress('eval', total, { quiet: options.quiet });
+            progress ??= createProgress('eval', total, { quiet: options.quiet, unit: 'problem' });
             progress.update(done);
           },
         },

@@ -56,6 +56,7 @@ export function register(program: Command): void {
       };
       const progress = createProgress('simulate', simulationRunCount(config), {
         quiet: options.quiet || options.json,
+        unit: 'run',
       });
       let runs = 0;
       const result = await simulateFromConfig(config, {

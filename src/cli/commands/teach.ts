@@ -45,12 +45,12 @@ export function register(program: Command): void {
         onOverwrite: (message) => (options.quiet ? console.error(message) : progress.log(message)),
         onAdvice: (message) =>
           options.quiet ? console.error(`warning: ${message}`) : progress.log(`warning: ${message}`),
+        // No perf/step_seconds: the progress line has the rate, evaluations included.
         onStep: (step, metrics) =>
           progress.update(step, {
             reward: metrics['reward/mean'],
             r_ss: metrics['rlt/r_ss'],
             r_kl: metrics['rlt/r_kl'],
-            's/step': metrics['perf/step_seconds'],
           }),
         onEval: (step, summary) =>
           progress.log(`step ${step}: teacher's own held-out pass@1 ${summary.overall.passAt1.toFixed(3)}`),

@@ -67,8 +67,8 @@ export function register(program: Command): void {
         // On stderr even with --quiet or --json: it is about the run's settings, not its progress.
         onAdvice: (message) =>
           options.quiet ? console.error(`warning: ${message}`) : progress.log(`warning: ${message}`),
-        onStep: (step, metrics) =>
-          progress.update(step, { reward: metrics['reward/mean'], 's/step': metrics['perf/step_seconds'] }),
+        // No perf/step_seconds: the progress line has the rate, evaluations included.
+        onStep: (step, metrics) => progress.update(step, { reward: metrics['reward/mean'] }),
         onEval: (step, summary) =>
           progress.log(`step ${step}: held-out pass@1 ${summary.overall.passAt1.toFixed(3)}`),
       });
