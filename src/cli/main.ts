@@ -1,8 +1,8 @@
 // The `curricula` command line: parse arguments, call the library, print. Each command lives in
-// src/cli/commands/<name>.ts and exports `register(program)`; commands/index.ts lists them.
+// src/cli/commands/<name>.ts and exports `register(program)`; commands/index.ts lists them by group.
 import { Command } from 'commander';
 import { UserError } from '../core/errors.ts';
-import { commands } from './commands/index.ts';
+import { commandGroups } from './commands/index.ts';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -13,9 +13,23 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     // Before registering: subcommands copy this setting when they are created.
     .exitOverride();
-  for (const register of commands) register(program);
+  for (const group of commandGroups) {
+    // Commands added from here on are listed under this heading.
+    program.commandsGroup(group.heading);
+    for (const register of group.commands) register(program);
+  }
+  // `help [command]` goes with demo; left alone, commander would put it in whichever group came last.
+  program.commandsGroup(commandGroups[0].heading).helpCommand(true);
+  program.addHelpText('after', startHere);
   return program;
 }
+
+// Only on `curricula --help`, not on each command's. `npx curricula` runs the checkout's own bin.
+const startHere = `
+Start here:
+  npm start (or npx curricula demo)        the demo, a few minutes
+  npx curricula dashboard --runs-dir runs  then watch it in a browser
+  npx curricula <command> --help           a command's options`;
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();

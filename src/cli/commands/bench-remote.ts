@@ -66,6 +66,7 @@ const parts = new Registry<RemoteBenchPart>('bench remote part')
 export function registerRemoteBench(bench: Command): void {
   bench
     .command('remote')
+    .summary('OpenAI and Tinker protocol overhead, on loopback')
     .description(
       'remote protocols: openai = --requests concurrent /v1/completions requests against curricula serve --openai (errors, latency p50/p90/p99, tokens/s); tinker = an RL step over the Tinker protocol vs in process, alternating (overhead, metric agreement); servers in process on loopback',
     )

@@ -20,6 +20,7 @@ function describeConfigs(): string {
 function registerPolicyBench(bench: Command): void {
   bench
     .command('policy')
+    .summary('embedded policy training and sampling throughput')
     .description(
       'embedded policy throughput: training step (forward + backward + Adam) and KV-cached sampling ' +
         'tokens/s (medians) for each --workers count, peak RSS, and the same two in PyTorch when torch is installed, swept over torch × ' +
@@ -90,6 +91,7 @@ function registerPolicyBench(bench: Command): void {
 function registerTrainBench(bench: Command): void {
   bench
     .command('train')
+    .summary('time of a whole RL step, and its non-model share')
     .description(
       'whole RL step on a fresh embedded model: median step time, tokens/s, and the share of the step outside model compute (target < 5%)',
     )
@@ -130,6 +132,7 @@ function registerTrainBench(bench: Command): void {
 function registerRewardsBench(bench: Command): void {
   bench
     .command('rewards')
+    .summary('reward throughput: math-answer and code-tests')
     .description(
       'reward throughput: math-answer verifications/s with p50/p99 latency (target ≥ 2,000/s), and the code-tests sandbox overhead per run (median, p95) with short Python tests/s (target ≥ 20/s)',
     )
@@ -184,6 +187,7 @@ function registerRewardsBench(bench: Command): void {
 function registerSelectorsBench(bench: Command): void {
   bench
     .command('selectors')
+    .summary('select + observe cost of every task selector')
     .description(
       'select + observe cost per step of every task selector on a large pool (goal: < 1% of an RL step)',
     )
@@ -227,6 +231,7 @@ const benchSubcommands: ((bench: Command) => void)[] = [
 export function register(program: Command): void {
   const bench = program
     .command('bench')
+    .summary('performance benchmarks, one subcommand each')
     .description('performance benchmarks, one subcommand each (policy, train, rewards, selectors, remote)');
   for (const registerSubcommand of benchSubcommands) registerSubcommand(bench);
 }

@@ -18,6 +18,7 @@ interface CompareCliOptions {
 export function register(program: Command): void {
   program
     .command('compare')
+    .summary('compare groups of runs (mean ± sd over seeds)')
     .description('compare groups of runs side by side (mean ± sd over seeds, steps to the baseline, curves)')
     .argument('<runDirs...>', 'run directories, e.g. runs/selectors/*-s*')
     .option(

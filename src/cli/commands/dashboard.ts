@@ -13,6 +13,7 @@ interface DashboardCliOptions {
 export function register(program: Command): void {
   program
     .command('dashboard')
+    .summary('live web dashboard over a runs directory')
     .description('live web dashboard over a runs directory (read-only: runs, curves, samples, compare)')
     .option('--runs-dir <dir>', 'runs directory', 'runs')
     .option('--port <port>', 'port (0: any free port)', '8050')

@@ -7,6 +7,7 @@ import { createProgress, type Progress } from '../progress.ts';
 export function register(program: Command): void {
   program
     .command('demo')
+    .summary('cold start, RL, before/after table and report')
     .description('the main job: cold start, RL on harder problems, held-out before/after table and a report')
     .option('--from-scratch', 'run the pretrain stage instead of using the shipped cold-start checkpoint')
     .option('--steps <n>', 'override the number of RL steps')

@@ -10,6 +10,7 @@ import { createProgress, type Progress } from '../progress.ts';
 export function register(program: Command): void {
   const command = program
     .command('distill')
+    .summary('train a student on explanations or solutions')
     .description("train a student on a teacher's explanations (RLT) or on the worked solutions")
     .requiredOption('-c, --config <yaml>', 'distill config (see examples/ladder-distill.yaml)')
     .option(

@@ -12,6 +12,7 @@ import { parseTaskSpec } from '../task-spec.ts';
 export function register(program: Command): void {
   program
     .command('eval')
+    .summary('held-out pass@1, pass@k, maj@k of a checkpoint')
     .description('evaluate a checkpoint on held-out problems: pass@1, pass@k (k = powers of two ≤ n), maj@k')
     .option('--checkpoint <dir>', 'run directory (uses its best checkpoint), checkpoint or model directory')
     .option(

@@ -1,4 +1,6 @@
-// Every CLI command, in the order `curricula --help` lists them. Add one import and one entry per command.
+// Every CLI command, grouped and in the order `curricula --help` lists them. Add one import and one entry
+// per command, in the group of what it is for. Each command has a .summary() that fits on one line of that
+// list (src/cli/help.test.ts checks it at 80 columns) and a longer .description() for its own --help.
 import type { Command } from 'commander';
 import { register as registerBench } from './bench.ts';
 import { register as registerCompare } from './compare.ts';
@@ -18,20 +20,20 @@ import { register as registerTrain } from './train.ts';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [
-  registerDemo,
-  registerPretrain,
-  registerTrain,
-  registerTeach,
-  registerDistill,
-  registerEval,
-  registerReport,
-  registerCompare,
-  registerDashboard,
-  registerReward,
-  registerSimulate,
-  registerSchema,
-  registerServe,
-  registerTinkerCheck,
-  registerBench,
+export interface CommandGroup {
+  /** The heading `curricula --help` shows above the group. */
+  heading: string;
+  commands: RegisterCommand[];
+}
+
+export const commandGroups: CommandGroup[] = [
+  { heading: 'Get started:', commands: [registerDemo] },
+  { heading: 'Train:', commands: [registerPretrain, registerTrain, registerTeach, registerDistill] },
+  {
+    heading: 'Evaluate and inspect:',
+    commands: [registerEval, registerReport, registerCompare, registerDashboard, registerReward],
+  },
+  { heading: 'Serve and connect:', commands: [registerServe, registerTinkerCheck] },
+  { heading: 'Benchmark and simulate:', commands: [registerBench, registerSimulate] },
+  { heading: 'Config:', commands: [registerSchema] },
 ];

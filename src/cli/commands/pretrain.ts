@@ -10,6 +10,7 @@ import { refuseIgnoredResumeOptions, resumedTotalSteps } from '../resume-options
 export function register(program: Command): void {
   const command = program
     .command('pretrain')
+    .summary('supervised cold start on worked solutions')
     .description('supervised next-token training on worked solutions (the cold-start stage)')
     .option('-c, --config <yaml>', 'pretrain config (see examples/pretrain-*.yaml)')
     .option(

@@ -6,6 +6,7 @@ import { nonNegativeInteger } from '../parse-options.ts';
 export function register(program: Command): void {
   program
     .command('report')
+    .summary("write a run's report: curves, table, samples")
     .description(
       'write <runDir>/report/report.md with SVG learning curves, the before/after table and sample completions',
     )

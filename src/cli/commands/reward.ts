@@ -15,9 +15,13 @@ function parseOptionsJson(text: string | undefined): unknown {
 }
 
 export function register(program: Command): void {
-  const reward = program.command('reward').description('inspect rewards');
+  const reward = program
+    .command('reward')
+    .summary('check a reward on cases you write (JSONL)')
+    .description('inspect rewards: `reward check` scores cases you write with one reward');
   reward
     .command('check')
+    .summary('score a JSONL file of cases with one reward')
     .description('score a JSONL file of {gold | problem, prediction, expected?} cases with one reward')
     .requiredOption(
       '--reward <name>',

@@ -9,6 +9,7 @@ import { UserError } from '../../core/errors.ts';
 export function register(program: Command): void {
   program
     .command('schema')
+    .summary('write JSON Schemas of the config files')
     .description('write JSON Schemas of the config files (for editor completion and checking)')
     .option('--out <dir>', 'directory to write <kind>.schema.json files into', 'schemas')
     .option('--kind <kind>', 'only this kind (train, pretrain, teach, distill, eval, simulate)')

@@ -16,6 +16,7 @@ const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
 export function register(program: Command): void {
   program
     .command('serve')
+    .summary('serve a checkpoint: OpenAI and Tinker APIs')
     .description(
       'serve an embedded checkpoint over HTTP: OpenAI-compatible sampling (--openai) and Tinker-compatible training (--tinker)',
     )

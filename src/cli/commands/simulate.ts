@@ -15,6 +15,7 @@ import { createProgress } from '../progress.ts';
 export function register(program: Command): void {
   program
     .command('simulate')
+    .summary('compare task selectors on a simulated learner')
     .description(
       'compare task selectors on a simulated learner (no model, seconds): AUC, steps to target, 95% CI',
     )

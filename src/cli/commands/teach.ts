@@ -10,6 +10,7 @@ import { refuseIgnoredResumeOptions, resumedTotalSteps } from '../resume-options
 export function register(program: Command): void {
   const command = program
     .command('teach')
+    .summary('RLT: train a teacher to explain solutions')
     .description(
       'RLT: train a teacher whose explanations make a frozen student find the reference solution likely',
     )

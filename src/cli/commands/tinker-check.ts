@@ -8,6 +8,7 @@ import { UserError } from '../../core/errors.ts';
 export function register(program: Command): void {
   program
     .command('tinker-check')
+    .summary("check a Tinker-compatible server's losses")
     .description(
       "check a Tinker-compatible server: served models, and each built-in loss's value and gradient against the closed form",
     )

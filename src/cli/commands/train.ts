@@ -29,6 +29,7 @@ function policyOverrides(options: { policy?: string; baseModel?: string }): Conf
 export function register(program: Command): void {
   const command = program
     .command('train')
+    .summary('RL fine-tuning (GRPO family) from a config')
     .description('RL fine-tuning (GRPO family) with task selection, guidance and verifiable rewards')
     .option('-c, --config <yaml>', 'train config (see examples/train-*.yaml)')
     .option(
