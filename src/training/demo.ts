@@ -46,6 +46,8 @@ export interface DemoOptions extends TrainHooks {
 export interface DemoResult {
   runDir: string;
   coldStart: string;
+  /** The RL stage's config file (absolute), for running that stage again with changes. */
+  trainConfig: string;
   /** task → difficulty → pass@1. */
   before: Record<string, Record<string, number>>;
   after: Record<string, Record<string, number>>;
@@ -77,7 +79,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   } else {
     options.onStage?.(`cold start: shipped checkpoint ${demoPaths.shippedCheckpoint}`);
   }
-  const raw = loadConfigFile(rlConfigSchema, join(root, demoPaths.trainConfig));
+  const trainConfig = join(root, demoPaths.trainConfig);
+  const raw = loadConfigFile(rlConfigSchema, trainConfig);
   const config: RlConfig = parseConfig(
     rlConfigSchema,
     {
@@ -112,6 +115,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   return {
     runDir: result.runDir,
     coldStart,
+    trainConfig,
     before: passAt1Table(result.initialEval),
     after: passAt1Table(result.finalEval),
     beforeSummary: result.initialEval,

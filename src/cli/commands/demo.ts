@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
+import { demoNextSteps, fromHere } from '../demo-next-steps.ts';
 import { createProgress, type Progress } from '../progress.ts';
 
 export function register(program: Command): void {
@@ -30,9 +31,9 @@ export function register(program: Command): void {
     )
     .option('--base-model <name>', 'with --policy: the base model on that service', 'demo-cold')
     .option('--json', 'print {runDir, before, after, wallSeconds, ...} as JSON on stdout')
-    .option('--quiet', 'no progress output')
+    .option('--quiet', 'no progress output, and no next-step commands after the table')
     .action(async (options) => {
-      const { runDemo } = await import('../../training/demo.ts');
+      const { runDemo, demoPaths } = await import('../../training/demo.ts');
       let progress: Progress | undefined;
       const log = (message: string) => (options.quiet ? undefined : process.stderr.write(`${message}\n`));
       const result = await runDemo({
@@ -64,5 +65,16 @@ export function register(program: Command): void {
       );
       console.log(formatBeforeAfter(result.beforeSummary, result.afterSummary));
       if (result.reportPath) console.log(`\nreport: ${result.reportPath}`);
+      if (options.quiet) return;
+      const coldStart = fromHere(result.coldStart);
+      const nextSteps = demoNextSteps({
+        runsDir: fromHere(options.runsDir),
+        name: options.name,
+        runDir: fromHere(result.runDir),
+        trainConfig: fromHere(result.trainConfig),
+        // The config names the shipped checkpoint relative to the package directory.
+        coldStart: coldStart === demoPaths.shippedCheckpoint ? undefined : coldStart,
+      });
+      console.log(`\n${nextSteps.join('\n')}`);
     });
 }
