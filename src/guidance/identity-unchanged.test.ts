@@ -6,7 +6,7 @@
 // round differently), so there is one recording per kernel set and the test compares with the one that is
 // running: fixtures/identity-baseline-native.json was written by running this file with
 // RECORD_IDENTITY_BASELINE=1 on commit 05b8bee, before any edit of the RL step;
-// fixtures/identity-baseline-wasm.json the same way on commit 3bdc59d without the addon, on which the
+// fixtures/identity-baseline-wasm.json the same way with CURRICULA_NATIVE=0 on commit 3bdc59d, on which the
 // native recording still held (so both record the same code).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
