@@ -11,5 +11,7 @@ export default defineConfig({
     // files here wait on child processes and servers, so a second worker took `npm test` from 609 s to
     // 437 s on the idle machine (2026-12-01, every test passing both ways).
     maxWorkers: availableParallelism(),
+    // The default reporter, then every skipped test with its reason (test/skip-summary.ts).
+    reporters: ['default', './test/skip-summary.ts'],
   },
 });

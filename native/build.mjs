@@ -8,9 +8,16 @@
 // setting, or <prefix>/include/node next to the node binary, as Debian's nodejs installs them); where
 // neither exists the build is skipped rather than letting node-gyp fetch headers.
 //
-// CURRICULA_NATIVE=0 skips the build.
+// OpenBLAS itself: in a source checkout (`npm ci` run in the repository, not `npm install curricula` in
+// another project), as root on Debian/Ubuntu, a missing libopenblas-dev is installed first with
+// scripts/system-deps.sh (one line says so), so that `npm ci && npm start` on a bare machine runs on the
+// native kernels. Anywhere else the status line gives the exact command to run.
+//
+// CURRICULA_NATIVE=0 skips the build; CURRICULA_SKIP_SYSTEM_DEPS=1 installs nothing.
+// --if-needed (`npm test`'s pretest): do nothing when the addon is already built, and say nothing when
+// OpenBLAS is still missing (system-deps.sh has just printed the command that installs it).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,16 +27,55 @@ const buildDir = path.join(nativeDir, 'build');
 const statusFile = path.join(buildDir, 'status.txt');
 const logFile = path.join(buildDir, 'build.log');
 const addonFile = path.join(buildDir, 'Release', 'curricula_native.node');
+const packageRoot = path.dirname(nativeDir);
+const systemDeps = path.join(packageRoot, 'scripts', 'system-deps.sh');
+const ifNeeded = process.argv.includes('--if-needed');
+const openblasHint = 'install it with: sudo apt-get install -y libopenblas-dev && npm run build:native';
 
-function finish(status) {
+function finish(status, { quiet = false } = {}) {
   try {
     mkdirSync(buildDir, { recursive: true });
     writeFileSync(statusFile, `${status}\n`);
   } catch {
     // A read-only checkout: the runtime then reports the addon as missing, which is still true.
   }
-  console.log(`curricula native kernels: ${status}`);
+  if (!quiet) console.log(`curricula native kernels: ${status}`);
   process.exit(0);
+}
+
+/** True when the last build succeeded and its addon is still there. */
+function alreadyBuilt() {
+  if (!existsSync(addonFile) || !existsSync(statusFile)) return false;
+  return readFileSync(statusFile, 'utf8').startsWith('built');
+}
+
+/**
+ * True when Debian's package manager says libopenblas-dev is absent. Elsewhere (no dpkg: another
+ * distribution, OpenBLAS built by hand) the build itself finds out.
+ */
+function openblasPackageMissing() {
+  const dpkg = spawnSync('dpkg', ['-s', 'libopenblas-dev'], { stdio: 'ignore' });
+  if (dpkg.error) return false;
+  return dpkg.status !== 0;
+}
+
+/** `npm ci` in this repository (not this package installed as another project's dependency). */
+function isSourceCheckout() {
+  if (!existsSync(path.join(packageRoot, '.git')) || !existsSync(systemDeps)) return false;
+  const invokedIn = process.env.INIT_CWD;
+  if (!invokedIn) return true; // run by hand: `node native/build.mjs`, `npm run build:native`
+  try {
+    return realpathSync(invokedIn) === realpathSync(packageRoot);
+  } catch {
+    return false;
+  }
+}
+
+/** Installs libopenblas-dev through scripts/system-deps.sh when that may and can be done here. */
+function installOpenblas() {
+  if (process.env.CURRICULA_SKIP_SYSTEM_DEPS === '1' || !isSourceCheckout()) return;
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) return;
+  spawnSync('bash', [systemDeps, 'native'], { stdio: 'inherit', timeout: 600_000 });
 }
 
 /** node-gyp's entry point: npm's own copy (npm tells scripts where it is), else the one next to npm. */
@@ -72,8 +118,8 @@ function findNodeDir() {
 
 /** The likeliest cause of a failed build, read from node-gyp's output. */
 function diagnose(log) {
-  if (/cannot find -lopenblas|openblas.*No such file/i.test(log))
-    return 'libopenblas not found (Debian: apt-get install libopenblas-dev)';
+  if (/cannot find -lopenblas|openblas.*No such file|cblas\.h: No such file/i.test(log))
+    return `libopenblas not found; ${openblasHint}`;
   if (
     /(cc|gcc|g\+\+|make): (command )?not found|\b(cc|gcc|g\+\+): No such file|not found: make|Can't find Python|Could not find any Python/i.test(
       log,
@@ -86,6 +132,12 @@ function diagnose(log) {
 
 function main() {
   if (process.env.CURRICULA_NATIVE === '0') finish('not built: CURRICULA_NATIVE=0 at install');
+  if (ifNeeded && alreadyBuilt()) process.exit(0);
+  if (openblasPackageMissing()) {
+    installOpenblas();
+    if (openblasPackageMissing())
+      finish(`not built: libopenblas not found; ${openblasHint}`, { quiet: ifNeeded });
+  }
   const nodeGyp = findNodeGyp();
   if (!nodeGyp) finish('not built: node-gyp not found (it ships with npm)');
   const nodeDir = findNodeDir();

@@ -10,7 +10,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { crashPointVariable } from '../src/core/crash-point.ts';
 import { readCheckpoint } from '../src/runs/checkpoints.ts';
 import { RunStore, readJsonlLines } from '../src/runs/run-store.ts';
-import { cliPath, repoRoot, runCli, startCli, tempDir, writeYaml } from './helpers.ts';
+import {
+  cliPath,
+  repoRoot,
+  runCli,
+  startCli,
+  tempDir,
+  withoutNativeFallbackLine,
+  writeYaml,
+} from './helpers.ts';
 
 const deterministic = (entry: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(entry).filter(([key]) => key !== 'time' && !key.startsWith('perf/')));
@@ -68,7 +76,7 @@ function resume(runDir: string, crashAt?: string) {
     env,
     timeout: 120_000,
   });
-  return { status: result.status, signal: result.signal, stderr: result.stderr };
+  return { status: result.status, signal: result.signal, stderr: withoutNativeFallbackLine(result.stderr) };
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {

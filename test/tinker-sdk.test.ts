@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, tempDir } from './helpers.ts';
+import { tinkerSdkPython } from './requirements.ts';
 
 const sdkDir = join(repoRoot, 'test/interop/tinker-sdk');
 const prefix = process.env.TINKER_SDK_PREFIX ?? join(tmpdir(), 'curricula-tinker-sdk');
@@ -101,30 +102,35 @@ function drive(): Promise<{ code: number | null; stdout: string; stderr: string 
   return new Promise((resolveRun) => child.on('exit', (code) => resolveRun({ code, stdout, stderr })));
 }
 
-describe('the stock Tinker SDK against curricula serve --tinker', () => {
-  beforeAll(async () => {
-    ensureSdk();
-    baseUrl = await startServer();
-  }, 20 * 60_000);
+const sdkNeeds = tinkerSdkPython();
 
-  afterAll(() => {
-    server?.kill('SIGTERM');
-  });
+describe.skipIf(sdkNeeds.skip)(
+  `the stock Tinker SDK against curricula serve --tinker${sdkNeeds.label}`,
+  () => {
+    beforeAll(async () => {
+      ensureSdk();
+      baseUrl = await startServer();
+    }, 20 * 60_000);
 
-  it(
-    'drive.py --extra exits 0',
-    async () => {
-      const run = await drive();
-      if (run.code !== 0) {
-        console.error(
-          `drive.py exited ${run.code}\n--- stdout (one JSON line per step)\n${run.stdout}\n--- stderr\n${run.stderr.slice(-4000)}\n--- server\n${serverLog.slice(-4000)}`,
-        );
-      }
-      expect(run.code).toBe(0);
-      const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
-      expect(summary).toMatchObject({ step: 'summary', ok: true });
-      expect(Object.keys(summary.steps)).toContain('compute_logprobs');
-    },
-    5 * 60_000,
-  );
-});
+    afterAll(() => {
+      server?.kill('SIGTERM');
+    });
+
+    it(
+      'drive.py --extra exits 0',
+      async () => {
+        const run = await drive();
+        if (run.code !== 0) {
+          console.error(
+            `drive.py exited ${run.code}\n--- stdout (one JSON line per step)\n${run.stdout}\n--- stderr\n${run.stderr.slice(-4000)}\n--- server\n${serverLog.slice(-4000)}`,
+          );
+        }
+        expect(run.code).toBe(0);
+        const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+        expect(summary).toMatchObject({ step: 'summary', ok: true });
+        expect(Object.keys(summary.steps)).toContain('compute_logprobs');
+      },
+      5 * 60_000,
+    );
+  },
+);

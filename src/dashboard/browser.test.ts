@@ -3,24 +3,22 @@
 // chart holds one point per logged step (read from uPlot's own data), appends a step as a training process
 // would (RunStore, while the page polls) and sees the chart grow, opens a sample group, and compares the
 // two seed groups. Screenshots go to a temporary directory whose path is printed.
-// Skipped, with a message, when /usr/bin/chromium is missing (install: apt-get install -y chromium).
-import { existsSync, mkdtempSync } from 'node:fs';
+// Skipped when /usr/bin/chromium is missing, the reason in its name (test/requirements.ts).
+import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath, chromium as needsChromium } from '../../test/requirements.ts';
 import type { RunStore } from '../runs/run-store.ts';
 import { buildDashboard } from './server.ts';
 import { createTestRuns, writeRun } from './test-runs.test-helper.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium)
-  console.warn(`dashboard browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const browserNeeds = needsChromium();
 
-describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
+describe.skipIf(browserNeeds.skip)(`dashboard in Chromium${browserNeeds.label}`, () => {
   let app: FastifyInstance;
   let url: string;
   let browser: Browser;
@@ -34,7 +32,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     app = await buildDashboard({ runsDir });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));

@@ -5,6 +5,7 @@
 // native path ran, and the addon's refusal of ranges outside the heap. Skipped where the addon is not built.
 import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nativeKernels } from '../../test/requirements.ts';
 import {
   heapGrowingOuterProduct,
   randomTensor,
@@ -18,17 +19,11 @@ import {
   setNativeElementwise,
 } from './native-elementwise.ts';
 import { setNativeFused } from './native-fused.ts';
-import {
-  nativeAddonPath,
-  nativeKernelStatus,
-  nativeKernelsAvailable,
-  setNativeKernels,
-} from './native-kernels.ts';
+import { nativeAddonPath, setNativeKernels } from './native-kernels.ts';
 import { initRuntime, tf } from './runtime.ts';
 
 await initRuntime('wasm');
-const available = nativeKernelsAvailable();
-const skipReason = available ? '' : ` (skipped: ${nativeKernelStatus().reason})`;
+const native = nativeKernels();
 
 /** Runs `compute` with the native elementwise kernels, then the stock ones: [native, stock, calls]. */
 function onBothPaths<T>(compute: () => T): [T, T, { binary: number; reduce: number }] {
@@ -67,7 +62,7 @@ describe('broadcastPlan', () => {
   });
 });
 
-describe.skipIf(!available)(`native elementwise kernels${skipReason}`, () => {
+describe.skipIf(native.skip)(`native elementwise kernels${native.label}`, () => {
   afterAll(() => {
     setNativeKernels(true);
     setNativeElementwise(true);

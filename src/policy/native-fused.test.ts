@@ -5,6 +5,7 @@
 // reason, where the addon is not built.
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nativeKernels } from '../../test/requirements.ts';
 import {
   randomArray,
   randomTensor,
@@ -13,18 +14,12 @@ import {
 } from './kernel-test-helpers.ts';
 import { attend, causalMask, gelu, layerNorm } from './layers.ts';
 import { nativeFusedActive, nativeFusedCounts, setNativeFused } from './native-fused.ts';
-import {
-  nativeAddonPath,
-  nativeKernelStatus,
-  nativeKernelsAvailable,
-  setNativeKernels,
-} from './native-kernels.ts';
+import { nativeAddonPath, setNativeKernels } from './native-kernels.ts';
 import { AdamW } from './optimizer.ts';
 import { initRuntime, tf } from './runtime.ts';
 
 await initRuntime('wasm');
-const available = nativeKernelsAvailable();
-const skipReason = available ? '' : ` (skipped: ${nativeKernelStatus().reason})`;
+const native = nativeKernels();
 
 type Counts = ReturnType<typeof nativeFusedCounts>;
 
@@ -123,7 +118,7 @@ const attendMasked = (q: tf.Tensor, k: tf.Tensor, v: tf.Tensor) => {
   return attend(q, k, v, mask);
 };
 
-describe.skipIf(!available)(`fused native kernels${skipReason}`, () => {
+describe.skipIf(native.skip)(`fused native kernels${native.label}`, () => {
   afterEach(() => {
     setNativeFused(true);
     setNativeKernels(true);

@@ -5,6 +5,7 @@
 // the addon is not built (loading it: native-addon.test.ts; the elementwise kernels: native-elementwise.test.ts).
 import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nativeKernels } from '../../test/requirements.ts';
 import {
   heapGrowingOuterProduct,
   randomArray,
@@ -15,7 +16,6 @@ import {
 import {
   nativeAddonPath,
   nativeKernelStatus,
-  nativeKernelsAvailable,
   nativeMatMulCount,
   nativeSumCount,
   setNativeKernels,
@@ -24,8 +24,7 @@ import { initRuntime, tf } from './runtime.ts';
 
 const inheritedOpenblasThreads = process.env.OPENBLAS_NUM_THREADS;
 await initRuntime('wasm');
-const available = nativeKernelsAvailable();
-const skipReason = available ? '' : ` (skipped: ${nativeKernelStatus().reason})`;
+const native = nativeKernels();
 
 /** Runs `compute` with the native kernels, then with the wasm ones: [native, wasm, native calls]. */
 function onBothPaths(compute: () => Float32Array[]): [Float32Array[], Float32Array[], number] {
@@ -232,7 +231,7 @@ const fusedCases: MatMulCase[] = [
   },
 ];
 
-describe.skipIf(!available)(`native matmul kernels${skipReason}`, () => {
+describe.skipIf(native.skip)(`native matmul kernels${native.label}`, () => {
   afterAll(() => setNativeKernels(true));
 
   it('reports OpenBLAS with one thread', () => {

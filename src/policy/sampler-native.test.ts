@@ -5,16 +5,12 @@
 // outside the heap. Skipped, with the reason, where the addon is not built.
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nativeKernels } from '../../test/requirements.ts';
 import { Rng } from '../core/rng.ts';
 import { relativeError } from './kernel-test-helpers.ts';
 import { parameterSpecs, TransformerModel } from './model.ts';
 import type { ModelConfig } from './model-config.ts';
-import {
-  nativeAddonPath,
-  nativeKernelStatus,
-  nativeKernelsAvailable,
-  setNativeKernels,
-} from './native-kernels.ts';
+import { nativeAddonPath, setNativeKernels } from './native-kernels.ts';
 import { initRuntime, tf } from './runtime.ts';
 import { sampleWithKvCache } from './sampler.ts';
 import { cacheFromPrefill, decodeStep, disposeCache, prefill, selectCacheRows } from './sampler-forward.ts';
@@ -23,8 +19,7 @@ import { samplerWeights } from './sampler-weights.ts';
 import { CharTokenizer } from './tokenizer.ts';
 
 await initRuntime('wasm');
-const available = nativeKernelsAvailable();
-const skipReason = available ? '' : ` (skipped: ${nativeKernelStatus().reason})`;
+const native = nativeKernels();
 
 const tokenizer = new CharTokenizer('abcdefgh ;\n'); // V = 14
 const config: ModelConfig = {
@@ -100,7 +95,7 @@ function decodeLogits(model: TransformerModel, nativeAt: (step: number) => boole
   return outputs;
 }
 
-describe.skipIf(!available)(`sampler native kernels${skipReason}`, () => {
+describe.skipIf(native.skip)(`sampler native kernels${native.label}`, () => {
   afterEach(() => setNativeSamplerKernels(true));
 
   it.each([
