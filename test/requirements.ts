@@ -25,7 +25,8 @@ export function requirement(met: boolean, why: string, options: { optional?: boo
   return { skip: true, label: ` (skipped: ${why})` };
 }
 
-const systemDepsHint = 'as root, `npm test` installs it (scripts/system-deps.sh)';
+/** How a missing Debian package is brought in: said after its name. */
+const systemDepsHint = 'as root, npm test installs it';
 
 /** The native kernels addon (native/, built by `npm ci` with libopenblas-dev). */
 export function nativeKernels(): Requirement {
@@ -36,7 +37,7 @@ export function nativeKernels(): Requirement {
 export function bubblewrap(): Requirement {
   return requirement(
     existsSync('/usr/bin/bwrap'),
-    `no /usr/bin/bwrap (Debian bubblewrap; ${systemDepsHint})`,
+    `no /usr/bin/bwrap, from Debian bubblewrap; ${systemDepsHint}`,
   );
 }
 
@@ -44,7 +45,7 @@ export const chromiumPath = '/usr/bin/chromium';
 
 /** Debian's chromium, for the dashboard's browser test. */
 export function chromium(): Requirement {
-  return requirement(existsSync(chromiumPath), `no ${chromiumPath} (Debian chromium; ${systemDepsHint})`);
+  return requirement(existsSync(chromiumPath), `no ${chromiumPath}, from Debian chromium; ${systemDepsHint}`);
 }
 
 /** The Debian python3 modules the stock Tinker SDK runs on (test/interop/tinker-sdk/setup.sh). */
@@ -68,6 +69,14 @@ export function tinkerSdkPython(): Requirement {
   });
   return requirement(
     probe.status === 0,
-    `/usr/bin/python3 lacks modules of the Tinker SDK (Debian python3-*; ${systemDepsHint})`,
+    `/usr/bin/python3 lacks modules the Tinker SDK needs, from Debian python3-*; ${systemDepsHint}`,
   );
+}
+
+/**
+ * `make()` when the requirement is met; otherwise undefined, typed as the value, for a module-level
+ * fixture (a reward whose constructor probes the sandbox) that only skipped tests would use.
+ */
+export function unlessSkipped<T>(need: Requirement, make: () => T): T {
+  return need.skip ? (undefined as T) : make();
 }

@@ -3,12 +3,14 @@
 // thread with a larger stack (python); worker threads, readline over stdin, crypto and zlib (node). Each
 // must still score 1 (outputs worked out by hand).
 import { afterAll, describe, expect, it } from 'vitest';
+import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
 import type { Problem } from '../../core/problem.ts';
 import { codeProblem } from '../test-problems.ts';
 import { CodeTestsReward } from './reward.ts';
 
-const reward = new CodeTestsReward({ timeoutMs: 10_000, concurrency: 2 });
-afterAll(() => reward.close());
+const sandbox = bubblewrap();
+const reward = unlessSkipped(sandbox, () => new CodeTestsReward({ timeoutMs: 10_000, concurrency: 2 }));
+afterAll(() => reward?.close());
 
 function problem(language: string, input: string, output: string): Problem {
   return codeProblem({ tests: [{ input, output }], language }, `honest/${language}`);
@@ -53,7 +55,7 @@ rl.on('close', () => {
   });
 });`;
 
-describe('honest programs under the sandbox hardening', () => {
+describe.skipIf(sandbox.skip)(`honest programs under the sandbox hardening${sandbox.label}`, () => {
   it('python: threads, a process pool, a subprocess, sqlite, tempfile, fcntl, deep recursion', async () => {
     // sum 3 + -4 + 5 = 4; sum of |x| = 12; max = 5
     const report = await reward.evaluate(

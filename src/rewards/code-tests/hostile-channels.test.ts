@@ -8,6 +8,7 @@
 // Not covered here, because a syscall filter does not close them: timing (CPU contention), page-cache
 // residency and per-uid counters shared by concurrent sandboxes (docs/rewards/code-tests.md).
 import { afterAll, describe, expect, it } from 'vitest';
+import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
 import { escapes, type HostileCase, runHostile } from './hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
@@ -131,14 +132,19 @@ else:
 ];
 
 // Every test of every case at once, so that each sender overlaps its receiver.
-const reward = new CodeTestsReward({
-  timeoutMs: (holdSeconds + 3) * 1000,
-  memoryMb: 256,
-  concurrency: 2 * cases.length,
-});
-afterAll(() => reward.close());
+const sandbox = bubblewrap();
+const reward = unlessSkipped(
+  sandbox,
+  () =>
+    new CodeTestsReward({
+      timeoutMs: (holdSeconds + 3) * 1000,
+      memoryMb: 256,
+      concurrency: 2 * cases.length,
+    }),
+);
+afterAll(() => reward?.close());
 
-describe('the tests of one answer cannot signal each other', () => {
+describe.skipIf(sandbox.skip)(`the tests of one answer cannot signal each other${sandbox.label}`, () => {
   it(`${cases.length} lock and notification channels: no receiver sees its sender`, async () => {
     const reports = await runHostile(reward, cases);
     expect(escapes(cases, reports)).toEqual([]);

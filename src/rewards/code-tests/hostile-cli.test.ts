@@ -14,6 +14,7 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bubblewrap } from '../../../test/requirements.ts';
 import { completion, type HostileCase, hostileProblem } from './hostile-helpers.ts';
 
 const bin = join(import.meta.dirname, '../../../bin/curricula.mjs');
@@ -109,58 +110,62 @@ sys.exit(1)`,
 let hostDir: string;
 let output: { code: number | null; stdout: string; stderr: string };
 
-beforeAll(async () => {
-  hostDir = mkdtempSync(join(tmpdir(), 'code-tests-fd-escape-'));
-  chmodSync(hostDir, 0o777);
-  const file = join(hostDir, '..', `${hostDir.split('/').pop()}.jsonl`);
-  const lines = cases.map((entry) => {
-    const problem = hostileProblem(entry);
-    if (entry.call) problem.metadata!.tests = [{ fn: 'solve', args: [], expected: 'escaped' }];
-    return JSON.stringify({ problem, prediction: entry.prediction ?? completion(entry), expected: 0 });
-  });
-  writeFileSync(file, `${lines.join('\n')}\n`);
-  const options = JSON.stringify({ timeoutMs: 4000, concurrency: 4 });
-  const args = [bin, 'reward', 'check', '--reward', 'code-tests', '--options', options, '--input', file];
-  // The descriptors a careless launcher leaves open: directory descriptors without close-on-exec.
-  const redirections = extraDescriptors.map((fd) => `${fd}<"$0"`).join(' ');
-  const launcher = ['-c', `exec ${redirections}; exec "$@"`, hostDir, process.execPath, ...args];
-  output = await new Promise((resolve) => {
-    const env = { ...process.env, [secretName]: secret };
-    const child = spawn('/bin/bash', launcher, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
+const sandbox = bubblewrap();
+
+describe.skipIf(sandbox.skip)(
+  `reward check launched with inherited directory descriptors${sandbox.label}`,
+  () => {
+    beforeAll(async () => {
+      hostDir = mkdtempSync(join(tmpdir(), 'code-tests-fd-escape-'));
+      chmodSync(hostDir, 0o777);
+      const file = join(hostDir, '..', `${hostDir.split('/').pop()}.jsonl`);
+      const lines = cases.map((entry) => {
+        const problem = hostileProblem(entry);
+        if (entry.call) problem.metadata!.tests = [{ fn: 'solve', args: [], expected: 'escaped' }];
+        return JSON.stringify({ problem, prediction: entry.prediction ?? completion(entry), expected: 0 });
+      });
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      const options = JSON.stringify({ timeoutMs: 4000, concurrency: 4 });
+      const args = [bin, 'reward', 'check', '--reward', 'code-tests', '--options', options, '--input', file];
+      // The descriptors a careless launcher leaves open: directory descriptors without close-on-exec.
+      const redirections = extraDescriptors.map((fd) => `${fd}<"$0"`).join(' ');
+      const launcher = ['-c', `exec ${redirections}; exec "$@"`, hostDir, process.execPath, ...args];
+      output = await new Promise((resolve) => {
+        const env = { ...process.env, [secretName]: secret };
+        const child = spawn('/bin/bash', launcher, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout!.on('data', (chunk) => {
+          stdout += chunk;
+        });
+        child.stderr!.on('data', (chunk) => {
+          stderr += chunk;
+        });
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+      rmSync(file, { force: true });
+    }, 120_000);
+
+    afterAll(() => {
+      rmSync(hostDir, { recursive: true, force: true });
     });
-    child.stderr!.on('data', (chunk) => {
-      stderr += chunk;
+    it('no program reaches the host directory; every case scores its expected 0', () => {
+      expect(output.stderr).toBe('');
+      expect(readdirSync(hostDir)).toEqual([]);
+      const lines = output.stdout.trim().split('\n');
+      expect(lines).toHaveLength(cases.length + 1);
+      expect(lines.at(-1)).toContain(`agreement ${cases.length}/${cases.length}`);
+      expect(output.code).toBe(0);
+      expect(output.stdout).not.toContain(secret);
+      // The hunter ran to the end and saw the leaked descriptors (as /dev/null, not as the directory).
+      expect(lines[0]).toMatch(/kept in \[0, 1, 2, 3, .*17, 40/);
     });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  rmSync(file, { force: true });
-}, 120_000);
 
-afterAll(() => {
-  rmSync(hostDir, { recursive: true, force: true });
-});
-
-describe('reward check launched with inherited directory descriptors', () => {
-  it('no program reaches the host directory; every case scores its expected 0', () => {
-    expect(output.stderr).toBe('');
-    expect(readdirSync(hostDir)).toEqual([]);
-    const lines = output.stdout.trim().split('\n');
-    expect(lines).toHaveLength(cases.length + 1);
-    expect(lines.at(-1)).toContain(`agreement ${cases.length}/${cases.length}`);
-    expect(output.code).toBe(0);
-    expect(output.stdout).not.toContain(secret);
-    // The hunter ran to the end and saw the leaked descriptors (as /dev/null, not as the directory).
-    expect(lines[0]).toMatch(/kept in \[0, 1, 2, 3, .*17, 40/);
-  });
-
-  it('the human output carries no terminal escape or control character', () => {
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters
-    expect(output.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-    expect(output.stdout).toContain('RE exit 1: last red belllink;'); // the text around them is kept
-    expect(output.stdout).toContain('fences found: ');
-  });
-});
+    it('the human output carries no terminal escape or control character', () => {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters
+      expect(output.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      expect(output.stdout).toContain('RE exit 1: last red belllink;'); // the text around them is kept
+      expect(output.stdout).toContain('fences found: ');
+    });
+  },
+);

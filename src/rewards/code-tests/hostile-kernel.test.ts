@@ -8,10 +8,15 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
 import { escapes, type HostileCase, runHostile } from './hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
-const reward = new CodeTestsReward({ timeoutMs: 4000, memoryMb: 256, concurrency: 4 });
+const sandbox = bubblewrap();
+const reward = unlessSkipped(
+  sandbox,
+  () => new CodeTestsReward({ timeoutMs: 4000, memoryMb: 256, concurrency: 4 }),
+);
 
 // A host directory the sandbox user could write to, holding a file it could read, were either visible.
 const hostDir = mkdtempSync(join(tmpdir(), 'code-tests-kernel-'));
@@ -19,7 +24,7 @@ chmodSync(hostDir, 0o777);
 const token = `token-${randomUUID()}`;
 writeFileSync(join(hostDir, 'marker'), token, { mode: 0o644 });
 afterAll(async () => {
-  await reward.close();
+  await reward?.close();
   rmSync(hostDir, { recursive: true, force: true });
 });
 
@@ -142,7 +147,7 @@ print("escaped" if found else "not reached")`,
   },
 ];
 
-describe('the kernel interfaces a test program never needs', () => {
+describe.skipIf(sandbox.skip)(`the kernel interfaces a test program never needs${sandbox.label}`, () => {
   it(`${cases.length} programs: user namespaces, filter edges, ptrace, a syscall sweep, host paths`, async () => {
     const reports = await runHostile(reward, cases);
     expect(escapes(cases, reports)).toEqual([]);

@@ -10,13 +10,21 @@
 // watchdog. Residual: pipe buffers are bounded only by the open-file and process limits and the kernel's
 // per-user pipe quota (pipe-user-pages-soft, 64 MiB by default), not by memoryMb.
 import { afterAll, describe, expect, it } from 'vitest';
+import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
 import { escapes, type HostileCase, runHostile } from './hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
 // A generous time limit, so that an attack that works has time to say so instead of ending as a timeout.
-const memoryReward = new CodeTestsReward({ timeoutMs: 10_000, memoryMb: 64, concurrency: 4 });
-const timeReward = new CodeTestsReward({ timeoutMs: 1500, memoryMb: 256, concurrency: 4 });
-afterAll(() => Promise.all([memoryReward.close(), timeReward.close()]));
+const sandbox = bubblewrap();
+const memoryReward = unlessSkipped(
+  sandbox,
+  () => new CodeTestsReward({ timeoutMs: 10_000, memoryMb: 64, concurrency: 4 }),
+);
+const timeReward = unlessSkipped(
+  sandbox,
+  () => new CodeTestsReward({ timeoutMs: 1500, memoryMb: 256, concurrency: 4 }),
+);
+afterAll(() => Promise.all([memoryReward?.close(), timeReward?.close()]));
 
 const mib = 1 << 20;
 const target = 256 * mib;
@@ -217,7 +225,7 @@ setTimeout(() => console.log('escaped'), 5000);`,
   },
 ];
 
-describe('memory the limits do not see, and time', () => {
+describe.skipIf(sandbox.skip)(`memory the limits do not see, and time${sandbox.label}`, () => {
   it(`${memoryCases.length} programs try to hold 256 MiB under a 64 MiB limit: none does`, async () => {
     const reports = await runHostile(memoryReward, memoryCases);
     expect(escapes(memoryCases, reports)).toEqual([]);

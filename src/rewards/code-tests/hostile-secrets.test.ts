@@ -6,6 +6,7 @@
 // secret's value must also never appear in any reason, detail or output.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
 import { escapes, type HostileCase, runHostile } from './hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
@@ -14,8 +15,12 @@ const secret = `hf_${randomUUID().replaceAll('-', '')}`;
 // Set before the reward spawns anything: the sandbox must not pass it on, whoever inherits what.
 process.env[secretName] = secret;
 
-const reward = new CodeTestsReward({ timeoutMs: 4000, memoryMb: 256, concurrency: 4 });
-afterAll(() => reward.close());
+const sandbox = bubblewrap();
+const reward = unlessSkipped(
+  sandbox,
+  () => new CodeTestsReward({ timeoutMs: 4000, memoryMb: 256, concurrency: 4 }),
+);
+afterAll(() => reward?.close());
 
 // Python: `found(data)` prints `escaped` and exits when data holds the variable's name.
 const pythonPrelude = `import os, sys, re
@@ -149,16 +154,19 @@ console.log(hit ? 'escaped' : 'none');`,
   },
 ];
 
-describe("hostile programs cannot read the trainer's environment", () => {
-  it(`${cases.length} programs: no escape, and the secret's value appears nowhere`, async () => {
-    const reports = await runHostile(reward, cases);
-    expect(escapes(cases, reports)).toEqual([]);
-    for (const report of reports) {
-      expect(JSON.stringify(report)).not.toContain(secret);
-      expect(report.result.reward).toBe(0);
-    }
-    // The programs did run: the /proc/1/mem reader got as far as opening it (it is pid 1's memory that no
-    // longer holds the variable), so the test would see the name if it were there.
-    expect(reports[3].tests[0].detail).toContain('none');
-  });
-});
+describe.skipIf(sandbox.skip)(
+  `hostile programs cannot read the trainer's environment${sandbox.label}`,
+  () => {
+    it(`${cases.length} programs: no escape, and the secret's value appears nowhere`, async () => {
+      const reports = await runHostile(reward, cases);
+      expect(escapes(cases, reports)).toEqual([]);
+      for (const report of reports) {
+        expect(JSON.stringify(report)).not.toContain(secret);
+        expect(report.result.reward).toBe(0);
+      }
+      // The programs did run: the /proc/1/mem reader got as far as opening it (it is pid 1's memory that no
+      // longer holds the variable), so the test would see the name if it were there.
+      expect(reports[3].tests[0].detail).toContain('none');
+    });
+  },
+);

@@ -8,16 +8,22 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
 import type { Problem } from '../../core/problem.ts';
 import { codeProblem } from '../test-problems.ts';
 import { CodeTestsReward } from './reward.ts';
 
-const reward = new CodeTestsReward({
-  timeoutMs: 1000,
-  memoryMb: 256,
-  maxOutputBytes: 64 * 1024,
-  concurrency: 2,
-});
+const sandbox = bubblewrap();
+const reward = unlessSkipped(
+  sandbox,
+  () =>
+    new CodeTestsReward({
+      timeoutMs: 1000,
+      memoryMb: 256,
+      maxOutputBytes: 64 * 1024,
+      concurrency: 2,
+    }),
+);
 
 function problem(tests: unknown, language = 'python'): Problem {
   return codeProblem({ tests, language }, `hostile/${randomUUID()}`);
@@ -46,13 +52,14 @@ async function score(code: string, tests: unknown = okTest, language = 'python')
 }
 
 afterAll(async () => {
+  if (sandbox.skip) return;
   // The caller is still fine: a correct program still scores 1 after every attack above.
   const report = await score('print(input()[::-1])', [{ input: 'abc', output: 'cba' }]);
   expect(report.result.reward).toBe(1);
   await reward.close();
 });
 
-describe('hostile programs are contained and score 0', () => {
+describe.skipIf(sandbox.skip)(`hostile programs are contained and score 0${sandbox.label}`, () => {
   it('fork bomb: stopped by RLIMIT_NPROC and the wall clock, no process survives', async () => {
     const marker = `fork-bomb-${randomUUID()}`;
     const bomb =

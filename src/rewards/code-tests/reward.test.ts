@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
 import { ConfigError, DataError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { rewards } from '../index.ts';
@@ -36,10 +37,11 @@ const sumPython = '```python\na, b = map(int, input().split())\nprint(a + b)\n``
 // Wrong on negative sums only: fails one edge test.
 const absPython = '```python\na, b = map(int, input().split())\nprint(abs(a + b))\n```';
 
-const reward = new CodeTestsReward({ timeoutMs: 3000, concurrency: 2 });
-afterAll(() => reward.close());
+const sandbox = bubblewrap();
+const reward = unlessSkipped(sandbox, () => new CodeTestsReward({ timeoutMs: 3000, concurrency: 2 }));
+afterAll(() => reward?.close());
 
-describe('code-tests reward', () => {
+describe.skipIf(sandbox.skip)(`code-tests reward${sandbox.label}`, () => {
   it('is registered as code-tests and grades through the Reward interface', async () => {
     const viaRegistry = rewards.get('code-tests')({ timeoutMs: 3000 });
     expect(viaRegistry.name).toBe('code-tests');
