@@ -72,6 +72,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "curricula: installing Debian packages $purpose: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-if ! { apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null; }; then
+# apt's output is kept for a failure only (debconf and dpkg chatter otherwise).
+apt_log=$(mktemp)
+trap 'rm -f "$apt_log"' EXIT
+if ! { apt-get update -qq && apt-get install -y -qq "${missing[@]}"; } >"$apt_log" 2>&1; then
+  tail -n 5 "$apt_log" >&2
   give_up "curricula: apt-get could not install ${missing[*]}; install them with: apt-get install -y ${missing[*]}$then_build"
 fi
