@@ -67,6 +67,18 @@ describe('createProgress off a terminal (one line per 10%)', () => {
     // 1 s / 20 problems = 0.05 s each = 20 problems/s; 180 × 0.05 = 9 s left.
     expect(writes).toEqual(['eval 0/200 (0s)\n', 'eval 20/200 (1s, 20 problems/s, ~9s left)\n']);
   });
+
+  it('keeps a step of about a second in s/step (the unit does not flip at 1 s)', () => {
+    const { stream, writes } = fakeStream(false);
+    const clock = fakeClock();
+    const progress = createProgress('RL', 120, { stream, now: clock.now });
+    clock.at(6);
+    progress.update(1);
+    clock.at(15.6);
+    progress.update(13);
+    // 9.6 s / 12 steps = 0.8 s/step (not 1.25 steps/s); 107 × 0.8 = 85.6 s left.
+    expect(writes).toEqual(['RL 1/120 (6s)\n', 'RL 13/120 (16s, 0.8 s/step, ~1m26s left)\n']);
+  });
 });
 
 describe('createProgress on a terminal', () => {

@@ -93,10 +93,11 @@ function createTiming(total: number, unit: string, now: () => number): (value: n
   };
 }
 
-/** Whichever reads better: `1.2 s/step` for slow units, `3.4 steps/s` for fast ones. */
+/** Whichever reads better: `1.2 s/step` for slow units (≥ 0.5 s each), `3.4 steps/s` for fast ones. */
 function formatRate(secondsPerUnit: number, unit: string): string {
   const short = (value: number) => (value >= 10 ? value.toFixed(0) : value.toFixed(1));
-  return secondsPerUnit >= 1
+  // 0.5, not 1: a step of about a second stays `s/step` when it varies around 1 s.
+  return secondsPerUnit >= 0.5
     ? `${short(secondsPerUnit)} s/${unit}`
     : `${short(1 / secondsPerUnit)} ${unit}s/s`;
 }
