@@ -31,7 +31,20 @@ Start here:
   npx curricula dashboard --runs-dir runs  then watch it in a browser
   npx curricula <command> --help           a command's options`;
 
+/**
+ * A reader that goes away (`curricula --help | head -3`) ends the command quietly instead of with an
+ * EPIPE stack trace: nothing more can reach it. Any other failure to write stdout (a full disk) is one line.
+ */
+function handleStdoutErrors(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    console.error(`error: cannot write to standard output: ${error.message}`);
+    process.exit(1);
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  handleStdoutErrors();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
