@@ -1,10 +1,23 @@
 // Parsers for numeric command-line options: a bad value is a UserError naming the option (exit code 2).
+// The value is quoted cut to its first characters (quote-input.ts), so a huge argument gives a short line.
 import { UserError } from '../core/errors.ts';
+import { shortInput } from '../core/quote-input.ts';
 
 export const positiveInteger = (name: string) => (value: string) => {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) {
-    throw new UserError(`${name} must be a positive integer, got '${value}'`);
+    throw new UserError(`${name} must be a positive integer, got '${shortInput(value)}'`);
+  }
+  return number;
+};
+
+/** A positive integer at most `max`; above it, the message names the bound and `why` there is one. */
+export const boundedInteger = (name: string, max: number, why: string) => (value: string) => {
+  const number = positiveInteger(name)(value);
+  if (number > max) {
+    throw new UserError(
+      `${name} must be at most ${max.toLocaleString('en-US')} (${why}), got ${shortInput(value)}`,
+    );
   }
   return number;
 };
@@ -12,6 +25,15 @@ export const positiveInteger = (name: string) => (value: string) => {
 export const nonNegativeInteger = (name: string) => (value: string) => {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 0)
-    throw new UserError(`${name} must be an integer ≥ 0, got '${value}'`);
+    throw new UserError(`${name} must be an integer ≥ 0, got '${shortInput(value)}'`);
+  return number;
+};
+
+/** Any integer (a seed). */
+export const integer = (name: string) => (value: string) => {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isSafeInteger(number)) {
+    throw new UserError(`${name} must be an integer, got '${shortInput(value)}'`);
+  }
   return number;
 };

@@ -1,5 +1,6 @@
 // Config parsing: YAML or JSON files validated by strict zod schemas. Every problem becomes one line that
-// says where (file and key path), what is wrong, and — for unknown keys — which keys are allowed.
+// says where (file and key path), what is wrong, and — for unknown keys — which keys are allowed. A file
+// may start with a UTF-8 byte-order mark; it is dropped before parsing.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
@@ -41,6 +42,8 @@ export function readConfigFile(path: string): unknown {
   } catch (error) {
     throw new ConfigError(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`);
   }
+  // A UTF-8 byte-order mark (editors on Windows add one) is not content: dropped, as YAML 1.2 allows.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let value: unknown;
   try {
     value = parseYaml(text);

@@ -1,5 +1,5 @@
 // Dashboard safety on real loopback HTTP: run names in paths cannot leave the runs directory (`..`, encoded
-// dots and slashes, a symlink to a run outside), bad query values are 400s with a JSON body, unknown runs
+// dots and slashes; a symlink to a run outside is a 403), bad query values are 400s with a JSON body, unknown runs
 // 404, the server survives all of it; with a token (non-loopback host) every route needs it.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -53,11 +53,11 @@ describe('dashboard: paths stay inside the runs directory', () => {
   it('refuses a symlink that leads outside the runs directory', async () => {
     for (const route of ['config', 'keys', 'samples?step=4']) {
       const response = await get(openUrl, `/api/runs/escape/${route}`);
-      expect(response.status).toBe(400);
+      expect(response.status).toBe(403);
       expect(response.json().error.message).toMatch(/outside the runs directory/);
     }
     const compare = await get(openUrl, '/api/compare?runs=sec-s1,escape');
-    expect(compare.status).toBe(400);
+    expect(compare.status).toBe(403);
     const diff = await get(openUrl, '/api/runs/sec-s1/config?diff=..');
     expect(diff.status).toBe(400);
   });

@@ -1,8 +1,8 @@
 // `curricula dashboard`'s HTTP server: the JSON API (api-routes.ts) and the static front-end
 // (static-files.ts), over one runs directory, read-only. Patterns from src/server/app.ts: loopback by
 // default, a token on every request when one is set (access-token.ts), every error a JSON body with the
-// right status (a UserError is a 400, a DashboardError carries its own status), a handler that throws never
-// takes the server down. Only GET routes exist, so the default body limit is kept small.
+// right status (a UserError is a 400, a DashboardError carries its own status; a 500 says only that it
+// happened, its message goes to stderr), a handler that throws never takes the server down. Only GET routes exist, so the default body limit is kept small.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { UserError } from '../core/errors.ts';
 import { errorBody } from '../server/app.ts';
@@ -33,7 +33,12 @@ export async function buildDashboard(options: DashboardOptions): Promise<Fastify
             : 500;
     const type =
       status >= 500 ? 'server_error' : status === 404 ? 'not_found_error' : 'invalid_request_error';
-    void reply.code(status).send(errorBody(error.message, type));
+    // An unexpected error's message may carry anything it met (a path, a parser's quote of a file): the
+    // client gets a generic line, the dashboard's own stderr the message.
+    if (status >= 500) console.error(`dashboard: ${error.message}`);
+    const message =
+      status >= 500 ? 'internal error (the message is on the dashboard’s stderr)' : error.message;
+    void reply.code(status).send(errorBody(message, type));
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send(errorBody(`no route ${request.method} ${request.url}`, 'not_found_error'));

@@ -8,6 +8,7 @@ import { UserError } from '../core/errors.ts';
 import { workerCountSchema } from '../policy/parallel-options.ts';
 import { mixEntrySchema } from '../tasks/problem-mix.ts';
 import { readProblemSet } from '../tasks/problem-set.ts';
+import { boundedCount, sizeLimits } from '../training/size-limits.ts';
 import {
   type EvaluateCheckpointResult,
   evaluateCheckpoint,
@@ -25,9 +26,12 @@ export const evaluateConfigSchema = z.strictObject({
   /** Also report each problem's count of correct samples. */
   perProblem: z.boolean().default(false),
   /** Completions per problem (n); pass@k is reported for powers of two ≤ n. */
-  samples: z.number().int().positive().default(1),
+  samples: boundedCount(sizeLimits.samples, 'completions per problem').default(1),
   /** Held-out problems per task and difficulty. */
-  problemsPerDifficulty: z.number().int().positive().default(50),
+  problemsPerDifficulty: boundedCount(
+    sizeLimits.problemsPerDifficulty,
+    'held-out problems per task and difficulty, each generated and sampled',
+  ).default(50),
   /** Sampling temperature (default: 0 = greedy for one sample, 1 otherwise). */
   temperature: z.number().min(0).optional(),
   /** Nucleus sampling mass. */

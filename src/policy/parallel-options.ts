@@ -5,9 +5,22 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { UserError } from '../core/errors.ts';
+import { shortInput } from '../core/quote-input.ts';
 
-/** A positive worker count, or 'auto' (os.availableParallelism()). */
-export const workerCountSchema = z.union([z.literal('auto'), z.number().int().positive()]);
+/**
+ * The most worker threads: each holds a replica of the model and its runtime (tens of MB), so 10,000
+ * would grow memory by gigabytes before the first sample. 64 is 4 × a 16-core machine; a fixed number,
+ * not one per machine, so that a stored config resumes anywhere.
+ */
+export const MAX_WORKERS = 64;
+
+const workersBound = `at most ${MAX_WORKERS} (each worker holds a replica of the model)`;
+
+/** A positive worker count up to MAX_WORKERS, or 'auto' (os.availableParallelism()). */
+export const workerCountSchema = z.union([
+  z.literal('auto'),
+  z.number().int().positive().max(MAX_WORKERS, `must be ${workersBound}`),
+]);
 
 /** Replicas of the embedded policy in worker threads: a number, or 'auto' (one per core). */
 export type WorkerCount = z.output<typeof workerCountSchema>;
@@ -23,9 +36,9 @@ export const policyBlockSchema = z.strictObject({
 
 export type PolicyBlock = z.output<typeof policyBlockSchema>;
 
-/** Resolves 'auto' (and a missing setting, defaultWorkers) to one worker per core. */
+/** Resolves 'auto' (and a missing setting, defaultWorkers) to one worker per core (at most MAX_WORKERS). */
 export function resolveWorkerCount(workers: WorkerCount = defaultWorkers): number {
-  return workers === 'auto' ? availableParallelism() : workers;
+  return workers === 'auto' ? Math.min(MAX_WORKERS, availableParallelism()) : workers;
 }
 
 /**
@@ -43,8 +56,9 @@ export function parseWorkersOption(value: string): WorkerCount {
   if (value === 'auto') return 'auto';
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) {
-    throw new UserError(`--workers must be a positive integer or 'auto', got '${value}'`);
+    throw new UserError(`--workers must be a positive integer or 'auto', got '${shortInput(value)}'`);
   }
+  if (number > MAX_WORKERS) throw new UserError(`--workers must be ${workersBound}, got ${value}`);
   return number;
 }
 
@@ -55,13 +69,14 @@ export function parseWorkersOption(value: string): WorkerCount {
 export function parseWorkersList(list: string): number[] {
   const parts = list.split(',').map((part) => part.trim());
   const counts = parts.map((part) => {
-    if (part === 'auto') return availableParallelism();
+    if (part === 'auto') return Math.min(MAX_WORKERS, availableParallelism());
     const number = Number(part);
     if (part === '' || !Number.isInteger(number) || number < 1) {
       throw new UserError(
-        `--workers must be a comma-separated list of positive integers or 'auto', got '${list}'`,
+        `--workers must be a comma-separated list of positive integers or 'auto', got '${shortInput(list)}'`,
       );
     }
+    if (number > MAX_WORKERS) throw new UserError(`--workers must be ${workersBound} each, got ${number}`);
     return number;
   });
   return [...new Set(counts)];

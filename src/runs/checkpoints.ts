@@ -1,6 +1,8 @@
 // Checkpoints of a run: checkpoints/step-000120/{model/, trainer.json}, plus LATEST and BEST pointer
 // files. A checkpoint is assembled in a temporary directory and renamed into place, and the pointers are
 // replaced atomically, so a kill -9 at any moment leaves the previous checkpoint intact and pointed to.
+// A LATEST that is gone (deleted by hand, lost with a copy) does not restart a run from step 0 while an
+// intact checkpoint is there: resumeCheckpoint falls back to the newest intact step-* directory and says so.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../core/crash-point.ts';
@@ -84,16 +86,68 @@ export function readCheckpoint(
       `${pointerPath} points to ${name}, which is missing or incomplete (${statePath})`,
     );
   }
+  return { name, path, modelPath: join(path, 'model'), state: readTrainerState(statePath) };
+}
+
+function readTrainerState(statePath: string): TrainerState {
   let state: TrainerState;
   try {
     state = JSON.parse(readFileSync(statePath, 'utf8'));
   } catch (error) {
-    throw new CheckpointError(`${statePath}: corrupt trainer state (${(error as Error).message})`);
+    // The parser's message quotes the file's first characters: only its kind and position are kept.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new CheckpointError(
+      `${statePath}: corrupt trainer state (not valid JSON${position === undefined ? '' : ` at position ${position}`})`,
+    );
   }
-  if (typeof state.step !== 'number' || !Array.isArray(state.rng) || state.rng.length !== 4) {
+  if (typeof state?.step !== 'number' || !Array.isArray(state.rng) || state.rng.length !== 4) {
     throw new CheckpointError(`${statePath}: trainer state lacks a step number or RNG state`);
   }
-  return { name, path, modelPath: join(path, 'model'), state };
+  return state;
+}
+
+export interface ResumePoint {
+  /** The checkpoint to resume from; null when the run has none (it restarts from step 0). */
+  checkpoint: CheckpointRef | null;
+  /** Set when LATEST was missing and the newest intact checkpoint was found instead: say it to the user. */
+  notice?: string;
+}
+
+/**
+ * Where a resume continues: the checkpoint LATEST points to; when LATEST is missing, the newest intact
+ * `step-*` directory (trainer.json readable with a step and RNG state, and a model/ directory), with a
+ * notice naming it (and any newer damaged ones skipped). A run with checkpoint directories of which
+ * none is intact is refused (CheckpointError) rather than silently restarted from step 0.
+ */
+export function resumeCheckpoint(checkpointsDir: string): ResumePoint {
+  const latestPath = join(checkpointsDir, 'LATEST');
+  if (existsSync(latestPath) || !existsSync(checkpointsDir))
+    return { checkpoint: readCheckpoint(checkpointsDir) };
+  const names = readdirSync(checkpointsDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && /^step-\d+$/.test(entry.name))
+    .map((entry) => entry.name)
+    .sort()
+    .reverse();
+  if (names.length === 0) return { checkpoint: null };
+  const skipped: string[] = [];
+  for (const name of names) {
+    const path = join(checkpointsDir, name);
+    try {
+      if (!existsSync(join(path, 'model'))) throw new CheckpointError('no model/');
+      const state = readTrainerState(join(path, 'trainer.json'));
+      const checkpoint = { name, path, modelPath: join(path, 'model'), state };
+      const also = skipped.length > 0 ? ` (skipped newer damaged ${skipped.join(', ')})` : '';
+      return {
+        checkpoint,
+        notice: `${latestPath} is missing: resuming from the newest intact checkpoint, ${name} (step ${state.step})${also}`,
+      };
+    } catch {
+      skipped.push(name);
+    }
+  }
+  throw new CheckpointError(
+    `${latestPath} is missing and none of the checkpoints in ${checkpointsDir} is intact (${names.join(', ')}); restore the run from a backup, or start a new run`,
+  );
 }
 
 /**

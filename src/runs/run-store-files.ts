@@ -36,6 +36,18 @@ export function repairJsonl(path: string): number | null {
   return droppedBytes;
 }
 
+/**
+ * Why JSON.parse refused a file, without quoting the file: V8's message shows its first characters
+ * (`Unexpected token 'r', "root:x:0:0:"... is not valid JSON`), which an error must never pass on (a
+ * config.json linked to a secret file). Only the position is kept.
+ */
+export function describeJsonError(error: unknown): string {
+  const message = (error as Error)?.message ?? '';
+  const position = /position (\d+)/.exec(message)?.[1];
+  if (/Unexpected end of JSON input/.test(message)) return 'not valid JSON: it ends too early';
+  return `not valid JSON${position === undefined ? '' : ` at position ${position}`}`;
+}
+
 /** SQLite refusing the file (not a database, corrupt, unreadable) is a damaged run: one line naming it. */
 export function unreadableStore(path: string, error: unknown): unknown {
   if (!(error instanceof Database.SqliteError)) return error;

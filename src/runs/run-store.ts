@@ -31,10 +31,12 @@ import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeFileAtomic } from '../core/durable-files.ts';
 import { UserError } from '../core/errors.ts';
+import { shortInput } from '../core/quote-input.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
-import { checkRunName } from './run-name.ts';
+import { checkRunName, checkRunsDirectory } from './run-name.ts';
 import { removeAbandoned, removingPath, stagingPath } from './run-staging.ts';
 import {
+  describeJsonError,
   isSameOrInside,
   parseDetail,
   readJsonlLines,
@@ -134,6 +136,7 @@ export class RunStore {
         .at(-1) ?? '',
     );
     dir = resolve(dir);
+    checkRunsDirectory(dirname(dir));
     if (existsSync(dir)) {
       if (!options.overwrite) {
         throw new UserError(
@@ -216,13 +219,13 @@ export class RunStore {
     try {
       return JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
-      throw new UserError(`${path} cannot be read as JSON (${(error as Error).message}); is the run intact?`);
+      throw new UserError(`${path} cannot be read as JSON (${describeError(error)}); is the run intact?`);
     }
   }
 
   private static assertRun(dir: string): void {
     if (!isRunDirectory(dir)) {
-      throw new UserError(`${dir} is not a run directory (no config.json / run.sqlite)`);
+      throw new UserError(`${shortInput(dir)} is not a run directory (no config.json / run.sqlite)`);
     }
   }
 
@@ -232,7 +235,7 @@ export class RunStore {
       return JSON.parse(readFileSync(path, 'utf8')) as T;
     } catch (error) {
       throw new UserError(
-        `run config ${path} cannot be read: ${(error as Error).message}; restore it from a backup, or start a new run`,
+        `run config ${path} cannot be read: ${describeError(error)}; restore it from a backup, or start a new run`,
       );
     }
   }
@@ -380,6 +383,13 @@ export class RunStore {
     this.db.close();
     this.lock?.release();
   }
+}
+
+/** A config.json that cannot be read or parsed, said without quoting its content. */
+function describeError(error: unknown): string {
+  if (error instanceof SyntaxError) return describeJsonError(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ?? (error as Error).message;
 }
 
 /** "created <time>, last logged step N, K checkpoints" for the overwrite message (best effort). */

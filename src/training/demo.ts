@@ -7,10 +7,12 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfigFile, parseConfig } from '../core/config.ts';
+import { ConfigError } from '../core/errors.ts';
+import { shortInput } from '../core/quote-input.ts';
 import type { EvalSummary } from '../eval/aggregate.ts';
 import type { WorkerCount } from '../policy/parallel-options.ts';
 import { writeReport } from '../runs/report/index.ts';
-import { runDirectory } from '../runs/run-name.ts';
+import { checkRunsDirectory, runDirectory } from '../runs/run-name.ts';
 import { pretrain } from './pretrain.ts';
 import { pretrainConfigSchema } from './pretrain-config.ts';
 import { type RlConfig, rlConfigSchema } from './rl/config.ts';
@@ -64,6 +66,16 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const name = options.name ?? 'demo';
   // Checked before any work: the demo overwrites by default, so a bad name must never reach a deletion.
   runDirectory(runsDir, name);
+  checkRunsDirectory(runsDir, 'demo --runs-dir');
+  // Named as the options they are, not as a mistake in the example config they are merged into.
+  if (options.steps !== undefined && !(Number.isInteger(options.steps) && options.steps >= 1)) {
+    throw new ConfigError(
+      `demo --steps must be a positive integer, got ${shortInput(String(options.steps))}`,
+    );
+  }
+  if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) {
+    throw new ConfigError(`demo --seed must be an integer, got ${shortInput(String(options.seed))}`);
+  }
   let coldStart = join(root, demoPaths.shippedCheckpoint);
   if (options.fromScratch || !existsSync(join(coldStart, 'model.safetensors'))) {
     const raw = loadConfigFile(pretrainConfigSchema, join(root, demoPaths.pretrainConfig));

@@ -1,10 +1,11 @@
 // The config of `curricula pretrain`: supervised next-token training on worked solutions (cold start).
 import { z } from 'zod';
 import { policyBlockSchema } from '../policy/parallel-options.ts';
-import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../runs/run-name.ts';
+import { RUN_NAME_MAX, RUN_NAME_PATTERN, RUN_NAME_RULE } from '../runs/run-name.ts';
 import { mixEntrySchema } from '../tasks/problem-mix.ts';
 import { modelBlockSchema } from './model-presets.ts';
 import { scheduleSchema } from './schedule.ts';
+import { boundedCount, sizeLimits } from './size-limits.ts';
 
 export const optimizerSchema = scheduleSchema.extend({
   betas: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).default([0.9, 0.99]),
@@ -19,9 +20,12 @@ export const heldOutEvalSchema = z.strictObject({
   /** Evaluate every N steps (and always at the end); 0 = only at the end. */
   every: z.number().int().nonnegative().default(200),
   /** Held-out problems per (task, difficulty). */
-  problemsPerDifficulty: z.number().int().positive().default(50),
+  problemsPerDifficulty: boundedCount(
+    sizeLimits.problemsPerDifficulty,
+    'held-out problems are generated and sampled each evaluation',
+  ).default(50),
   /** Completions per problem; pass@k is reported for powers of two up to this. */
-  samples: z.number().int().positive().default(1),
+  samples: boundedCount(sizeLimits.samples, 'completions per held-out problem').default(1),
   /** 0 = greedy decoding. */
   temperature: z.number().min(0).default(0),
 });
@@ -29,7 +33,11 @@ export const heldOutEvalSchema = z.strictObject({
 /** Schema of a pretrain config (`curricula pretrain --config`): supervised cold start on worked solutions. */
 export const pretrainConfigSchema = z.strictObject({
   /** Run name: the run directory is <runsDir>/<name>. */
-  name: z.string().regex(RUN_NAME_PATTERN, RUN_NAME_RULE).default('pretrain'),
+  name: z
+    .string()
+    .max(RUN_NAME_MAX, RUN_NAME_RULE)
+    .regex(RUN_NAME_PATTERN, RUN_NAME_RULE)
+    .default('pretrain'),
   runsDir: z.string().default('runs'),
   seed: z.number().int().default(0),
   model: modelBlockSchema.default({ preset: 'base' }),
@@ -37,7 +45,7 @@ export const pretrainConfigSchema = z.strictObject({
   train: optimizerSchema.extend({
     steps: z.number().int().positive(),
     /** Sequences per optimiser step. */
-    batchSize: z.number().int().positive().default(32),
+    batchSize: boundedCount(sizeLimits.batchSize, 'sequences per step held in memory').default(32),
   }),
   eval: heldOutEvalSchema.default(heldOutEvalSchema.parse({})),
   checkpoint: z

@@ -9,8 +9,8 @@ import { sampleAndVerify } from '../eval/evaluate.ts';
 import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { defaultWorkers, pinWorkerCount } from '../policy/parallel-options.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
-import { readCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
-import { runDirectory } from '../runs/run-name.ts';
+import { type ResumePoint, resumeCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
+import { checkRunsDirectory, runDirectory } from '../runs/run-name.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { solutionDatum } from '../tasks/format.ts';
 import { maxSequenceLength } from '../tasks/lengths.ts';
@@ -42,6 +42,8 @@ export interface PretrainOptions extends PretrainHooks {
   overwrite?: boolean;
   /** Told what is removed when `overwrite` replaces an existing run. */
   onOverwrite?: (message: string) => void;
+  /** Told when a resume finds LATEST missing and continues from the newest intact checkpoint (default: stderr). */
+  onWarning?: (message: string) => void;
   /**
    * Cancels the run: it stops after the step in progress, saves a checkpoint (resumable with `resume`)
    * and rejects with RunCancelledError. Already aborted: rejects before anything is created.
@@ -67,6 +69,7 @@ export async function pretrain(
   // A new run stores policy.workers as a number (auto resolved here), so that a resume elsewhere matches.
   const config = resumed?.config ?? pinWorkerCount(given as PretrainConfig);
   validateMix(config.tasks, 'tasks');
+  if (!options.resume) checkRunsDirectory(config.runsDir);
   const shape = resolveModelShape(config.model);
   const tokenizer = suiteTokenizer();
   const heldOut = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
@@ -87,7 +90,14 @@ export async function pretrain(
     const workers = config.policy?.workers ?? defaultWorkers;
     let backend: PolicyBackend;
     let bestScore = Number.NEGATIVE_INFINITY;
-    const latest = options.resume ? readCheckpoint(store.checkpointsDir) : null;
+    const resumePoint: ResumePoint = options.resume
+      ? resumeCheckpoint(store.checkpointsDir)
+      : { checkpoint: null };
+    const latest = resumePoint.checkpoint;
+    if (resumePoint.notice) {
+      store.event('checkpoint-fallback', { message: resumePoint.notice, checkpoint: latest?.name });
+      (options.onWarning ?? ((message) => console.error(`warning: ${message}`)))(resumePoint.notice);
+    }
     if (latest) {
       backend = await loadEmbeddedPolicy(latest.modelPath, workers);
       step = latest.state.step;

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
 import { demoNextSteps, fromHere } from '../demo-next-steps.ts';
+import { integer, positiveInteger } from '../parse-options.ts';
 import { createProgress, type Progress } from '../progress.ts';
 
 export function register(program: Command): void {
@@ -11,8 +12,8 @@ export function register(program: Command): void {
     .summary('cold start, RL, before/after table and report')
     .description('the main job: cold start, RL on harder problems, held-out before/after table and a report')
     .option('--from-scratch', 'run the pretrain stage instead of using the shipped cold-start checkpoint')
-    .option('--steps <n>', 'override the number of RL steps')
-    .option('--seed <n>', 'override the RL seed')
+    .option('--steps <n>', 'override the number of RL steps', positiveInteger('--steps'))
+    .option('--seed <n>', 'override the RL seed', integer('--seed'))
     .option('--name <name>', 'run name (default: demo)', 'demo')
     .option('--runs-dir <dir>', 'where runs go', 'runs')
     .option(
@@ -38,8 +39,8 @@ export function register(program: Command): void {
       const log = (message: string) => (options.quiet ? undefined : process.stderr.write(`${message}\n`));
       const result = await runDemo({
         fromScratch: options.fromScratch,
-        steps: options.steps === undefined ? undefined : Number(options.steps),
-        seed: options.seed === undefined ? undefined : Number(options.seed),
+        steps: options.steps,
+        seed: options.seed,
         name: options.name,
         workers: options.workers,
         ...(options.policy ? { tinker: { url: options.policy, baseModel: options.baseModel } } : {}),

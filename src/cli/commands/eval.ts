@@ -3,9 +3,11 @@
 // on every problem of a JSONL problem set (`--problem-set`).
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
+import { shortInput } from '../../core/quote-input.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
-import { positiveInteger } from '../parse-options.ts';
+import { sizeLimits } from '../../training/size-limits.ts';
+import { boundedInteger } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { parseTaskSpec } from '../task-spec.ts';
 
@@ -37,8 +39,22 @@ export function register(program: Command): void {
       'instead of --tasks: evaluate every problem of this JSONL problem set (docs/tasks.md); difficulty may be absent',
     )
     .option('--per-problem', "with --json: each problem's id and its count of correct samples")
-    .option('--samples <n>', 'completions per problem (n)', positiveInteger('--samples'), 1)
-    .option('--problems <n>', 'held-out problems per task and difficulty', positiveInteger('--problems'), 50)
+    .option(
+      '--samples <n>',
+      `completions per problem (n; at most ${sizeLimits.samples})`,
+      boundedInteger('--samples', sizeLimits.samples, 'completions per problem'),
+      1,
+    )
+    .option(
+      '--problems <n>',
+      `held-out problems per task and difficulty (at most ${sizeLimits.problemsPerDifficulty})`,
+      boundedInteger(
+        '--problems',
+        sizeLimits.problemsPerDifficulty,
+        'held-out problems per task and difficulty, each generated and sampled',
+      ),
+      50,
+    )
     .option(
       '--temperature <t>',
       'sampling temperature (default: 0 = greedy for n=1, 1 otherwise)',
@@ -55,7 +71,7 @@ export function register(program: Command): void {
     .option('--quiet', 'no progress output')
     .action(async (options) => {
       if (!['raw', 'chat'].includes(options.promptFormat)) {
-        throw new UserError(`--prompt-format must be raw or chat, got '${options.promptFormat}'`);
+        throw new UserError(`--prompt-format must be raw or chat, got '${shortInput(options.promptFormat)}'`);
       }
       if ((options.checkpoint === undefined) === (options.policy === undefined)) {
         throw new UserError('eval: give either --checkpoint <dir> or --policy <spec>');

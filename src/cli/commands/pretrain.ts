@@ -38,6 +38,9 @@ export function register(program: Command): void {
         overwrite: options.overwrite,
         // On stderr even with --quiet: it says what is deleted.
         onOverwrite: (message) => (options.quiet ? console.error(message) : progress.log(message)),
+        // On stderr even with --quiet: the resume continues from another checkpoint than LATEST.
+        onWarning: (message) =>
+          options.quiet ? console.error(`warning: ${message}`) : progress.log(`warning: ${message}`),
         onStep: (step, metrics) =>
           progress.update(step, { loss: metrics['train/loss'], 'tok/s': metrics['perf/tokens_per_sec'] }),
         onEval: (step, summary) =>

@@ -65,6 +65,9 @@ export function register(program: Command): void {
         overwrite: options.overwrite,
         // On stderr even with --quiet: it says what is deleted.
         onOverwrite: (message) => (options.quiet ? console.error(message) : progress.log(message)),
+        // On stderr even with --quiet: the resume continues from another checkpoint than LATEST.
+        onWarning: (message) =>
+          options.quiet ? console.error(`warning: ${message}`) : progress.log(`warning: ${message}`),
         // On stderr even with --quiet or --json: it is about the run's settings, not its progress.
         onAdvice: (message) =>
           options.quiet ? console.error(`warning: ${message}`) : progress.log(`warning: ${message}`),

@@ -3,12 +3,13 @@
 // `options` are validated by that part's own schema when the run is set up, before anything is written.
 import { z } from 'zod';
 import { vcrlFilterSchema } from '../../algorithms/vcrl-filter.ts';
-import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
+import { RUN_NAME_MAX, RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
 import { selfPlaySchema } from '../../selfplay/config.ts';
 import { mixEntrySchema } from '../../tasks/problem-mix.ts';
 import { modelBlockSchema } from '../model-presets.ts';
 import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
+import { boundedCount, sizeLimits } from '../size-limits.ts';
 import { poolBlockSchema } from './pool-file.ts';
 import { reliftSchema } from './relift-options.ts';
 import { teacherBlockSchema } from './teacher-config.ts';
@@ -55,7 +56,7 @@ const namedPart = (defaultName: string) =>
     .default({ name: defaultName, options: {} });
 
 export const rlConfigSchema = z.strictObject({
-  name: z.string().regex(RUN_NAME_PATTERN, RUN_NAME_RULE).default('train'),
+  name: z.string().max(RUN_NAME_MAX, RUN_NAME_RULE).regex(RUN_NAME_PATTERN, RUN_NAME_RULE).default('train'),
   runsDir: z.string().default('runs'),
   seed: z.number().int().default(0),
   /** Start from this checkpoint (run, checkpoint or model directory); without it, from a fresh `model`. */
@@ -65,7 +66,9 @@ export const rlConfigSchema = z.strictObject({
    * `pool.file` gives the pool; held-out evaluation always draws from it. */
   tasks: z.array(mixEntrySchema).min(1),
   /** Number of distinct training problems the selector chooses from (not used with `pool.file`). */
-  poolSize: z.number().int().positive().default(2000),
+  poolSize: boundedCount(sizeLimits.poolSize, 'drawing a pool takes up to 20 draws per problem').default(
+    2000,
+  ),
   /** The pool as a JSONL problem set instead of drawn from `tasks` (src/training/rl/pool-file.ts). */
   pool: poolBlockSchema.optional(),
   selector: namedPart('uniform'),
@@ -74,11 +77,11 @@ export const rlConfigSchema = z.strictObject({
   rollout: z
     .strictObject({
       /** Completions per problem (G). */
-      groupSize: z.number().int().positive().default(8),
+      groupSize: boundedCount(sizeLimits.groupSize, 'completions per problem held in memory').default(8),
       temperature: z.number().positive().default(1),
       topP: z.number().gt(0).max(1).default(1),
       /** Completion length cap (also bounded by the model's context). */
-      maxTokens: z.number().int().positive().default(96),
+      maxTokens: boundedCount(sizeLimits.maxTokens, 'tokens per completion').default(96),
       /** Adaptive rollout budget: samples per problem follow its uncertainty under a fixed total. */
       budget: rolloutBudgetSchema,
     })
@@ -126,7 +129,7 @@ export const rlConfigSchema = z.strictObject({
   train: optimizerSchema.extend({
     steps: z.number().int().positive(),
     /** Problems per step (each gets groupSize completions). */
-    batchSize: z.number().int().positive().default(16),
+    batchSize: boundedCount(sizeLimits.batchSize, 'problems per step held in memory').default(16),
   }),
   eval: rlEvalSchema.default(rlEvalSchema.parse({})),
   checkpoint: z

@@ -31,6 +31,8 @@ import type { RlConfig } from './config.ts';
 export interface PolicyLimits {
   tokenizer: Tokenizer;
   contextLength: number;
+  /** Layers and width of the model (the embedded policy's sampling memory, size-limits.ts). */
+  model: { layers: number; dModel: number; contextLength: number };
   /** What the limits come from, for messages ("the cold start examples/checkpoints/x"). */
   source: string;
 }
@@ -41,9 +43,11 @@ const tokenizeSamples = 50;
 /** The limits of the policy a run starts from: `modelPath` (resume or init) or a fresh model. */
 export function policyLimits(config: RlConfig, modelPath: string | null): PolicyLimits {
   if (modelPath === null) {
+    const shape = resolveModelShape(config.model!);
     return {
       tokenizer: suiteTokenizer(),
-      contextLength: resolveModelShape(config.model!).contextLength,
+      contextLength: shape.contextLength,
+      model: shape,
       source: 'the fresh model',
     };
   }
@@ -60,6 +64,7 @@ export function policyLimits(config: RlConfig, modelPath: string | null): Policy
   return {
     tokenizer: CharTokenizer.fromJSON(read('tokenizer.json')),
     contextLength: model.contextLength,
+    model,
     source,
   };
 }

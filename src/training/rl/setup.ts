@@ -22,6 +22,7 @@ import { createSelfPlay, validateSelfPlay } from '../../selfplay/setup.ts';
 import { heldOutProblems, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
 import { resolveModelShape } from '../model-presets.ts';
 import { policyBackendOf } from '../policy-backends.ts';
+import { checkSamplingMemory, checkStepBudget } from '../size-limits.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
 import {
@@ -42,6 +43,7 @@ const poolSeedOffset = 7919;
 /** Checks everything that can be checked without loading a model. */
 export function validateRlConfig(config: RlConfig): void {
   validateMix(config.tasks, 'tasks');
+  checkStepBudget(config);
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   advantage.resolveOptions(config.algorithm.advantage.options);
   advantage.validate(config.rollout.groupSize);
@@ -105,6 +107,14 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   // context length is the server's).
   const remote = (config.policy?.backend ?? 'embedded') !== 'embedded';
   const fitPath = remote ? initPath : (modelPath ?? initPath);
+  // The embedded policy samples a step's completions in one batch: their KV cache must fit in memory.
+  if (!remote) {
+    checkSamplingMemory(
+      config.train.batchSize * config.rollout.groupSize,
+      policyLimits(config, fitPath).model,
+      'train.batchSize × rollout.groupSize',
+    );
+  }
   const { pool, advice, poolFile } = loadPool(config, fitPath, !(remote && config.policy?.tokenizer));
   // Before the reward check: a scaffold's refusal of the pool (no worked solutions) is the clearer error.
   const source = config.pool

@@ -8,8 +8,8 @@ import type { EvalSummary } from '../../eval/aggregate.ts';
 import { summarizeOutcomes } from '../../eval/aggregate.ts';
 import { sampleAndVerify } from '../../eval/evaluate.ts';
 import { pinWorkerCount } from '../../policy/parallel-options.ts';
-import { type CheckpointRef, readCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
-import { runDirectory } from '../../runs/run-name.ts';
+import { type CheckpointRef, resumeCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
+import { checkRunsDirectory, runDirectory } from '../../runs/run-name.ts';
 import { RunStore } from '../../runs/run-store.ts';
 import { GeneratedPool } from '../../selfplay/pool.ts';
 import { heldOutProblems } from '../../tasks/problem-mix.ts';
@@ -71,6 +71,11 @@ export interface TrainOptions extends TrainHooks {
   overwrite?: boolean;
   /** Told what is removed when `overwrite` replaces an existing run. */
   onOverwrite?: (message: string) => void;
+  /**
+   * Told when a resume continues from somewhere else than asked: LATEST is missing and the newest intact
+   * checkpoint is used (default: printed on stderr as `warning: …`). Also a `checkpoint-fallback` event.
+   */
+  onWarning?: (message: string) => void;
   /** Stop after this many steps in this process (tests of resume); the run stays resumable. */
   stopAfter?: number;
   /** The kind of run (default: `curricula train`). */
@@ -227,7 +232,11 @@ async function openRun(
     const resumed = kind.resume({ dir: options.resume, given: config, steps: options.steps });
     const store = RunStore.resume(options.resume);
     try {
-      const latest = readCheckpoint(store.checkpointsDir);
+      const { checkpoint: latest, notice } = resumeCheckpoint(store.checkpointsDir);
+      if (notice) {
+        store.event('checkpoint-fallback', { message: notice, checkpoint: latest?.name });
+        (options.onWarning ?? ((message) => console.error(`warning: ${message}`)))(notice);
+      }
       const ctx = await kind.build(resumed.config, latest?.modelPath);
       if (ctx.poolFile) {
         checkPoolUnchanged(store.events().find((event) => event.kind === 'pool-file')?.detail, ctx.poolFile);
@@ -243,6 +252,7 @@ async function openRun(
     throw new ConfigError('steps is for resume (extending a run); set train.steps in the config instead');
   }
   kind.validate(config);
+  checkRunsDirectory(config.runsDir);
   // The fully resolved config is stored (policy.workers as a number): resume and reports read it back.
   const resolved = pinWorkerCount(kind.parse(config));
   const ctx = await kind.build(resolved);
