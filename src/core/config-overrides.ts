@@ -4,6 +4,7 @@
 // before validation, so a bad key or value is reported by the schema like one written in the file.
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './errors.ts';
+import { shortInput } from './quote-input.ts';
 
 export interface ConfigOverride {
   path: string[];
@@ -14,12 +15,13 @@ export interface ConfigOverride {
 /** Parses one `path=value` override; throws ConfigError on a malformed one. */
 export function parseOverride(text: string): ConfigOverride {
   const equals = text.indexOf('=');
-  if (equals <= 0) throw new ConfigError(`--set '${text}': expected path=value, e.g. selector.name=sec`);
+  if (equals <= 0)
+    throw new ConfigError(`--set '${shortInput(text)}': expected path=value, e.g. selector.name=sec`);
   const pathText = text.slice(0, equals).trim();
   const path = pathText.split('.');
   if (path.some((key) => key === '' || !/^[\w-]+$/.test(key))) {
     throw new ConfigError(
-      `--set '${text}': bad key path '${pathText}' (dot-separated keys, e.g. train.steps)`,
+      `--set '${shortInput(text)}': bad key path '${shortInput(pathText)}' (dot-separated keys, e.g. train.steps)`,
     );
   }
   let value: unknown;
@@ -27,7 +29,7 @@ export function parseOverride(text: string): ConfigOverride {
     value = parseYaml(text.slice(equals + 1));
   } catch (error) {
     throw new ConfigError(
-      `--set '${text}': value is not valid YAML: ${(error as Error).message.split('\n')[0]}`,
+      `--set '${shortInput(text)}': value is not valid YAML: ${(error as Error).message.split('\n')[0]}`,
     );
   }
   return { path, value: value ?? null, text };
@@ -47,7 +49,7 @@ export function applyOverrides(raw: unknown, overrides: readonly ConfigOverride[
         const index = Number(key);
         if (!Number.isInteger(index) || index < 0 || index > node.length) {
           throw new ConfigError(
-            `--set '${override.text}': '${where}' needs an index 0..${node.length} into a list of ${node.length}`,
+            `--set '${shortInput(override.text)}': '${where}' needs an index 0..${node.length} into a list of ${node.length}`,
           );
         }
         if (last) node[index] = override.value;
@@ -74,7 +76,8 @@ function descend(
     (parent as Record<string | number, unknown>)[key] = created;
     return created;
   }
-  if (!isContainer(child)) throw new ConfigError(`--set '${text}': '${where}' is a value, not a map or list`);
+  if (!isContainer(child))
+    throw new ConfigError(`--set '${shortInput(text)}': '${where}' is a value, not a map or list`);
   return child;
 }
 

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './errors.ts';
+import { shortInput } from './quote-input.ts';
 
 /** Validates `value` against `schema`; throws ConfigError naming `source` and each bad key path. */
 export function parseConfig<Schema extends z.ZodType>(
@@ -48,7 +49,9 @@ export function readConfigFile(path: string): unknown {
   try {
     value = parseYaml(text);
   } catch (error) {
-    throw new ConfigError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new ConfigError(
+      `${path}: not valid YAML: ${shortInput((error as Error).message.split('\n')[0], 200)}`,
+    );
   }
   return value ?? {};
 }
@@ -62,7 +65,7 @@ function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue, topLevel: str
       : allowed.length > 0
         ? `; allowed: ${allowed.join(', ')}`
         : '; it takes no keys';
-    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `'${key}'`).join(', ')} at ${where}${known}`;
+    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `'${shortInput(key)}'`).join(', ')} at ${where}${known}`;
   }
   return `${where}: ${issue.message}`;
 }

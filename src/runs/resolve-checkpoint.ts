@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CheckpointError, ConfigError } from '../core/errors.ts';
+import { shortInput } from '../core/quote-input.ts';
 import { readCheckpoint } from './checkpoints.ts';
 
 export interface ResolvedCheckpoint {
@@ -14,7 +15,7 @@ export interface ResolvedCheckpoint {
 
 export function resolveCheckpoint(path: string): ResolvedCheckpoint {
   const absolute = resolve(path);
-  if (!existsSync(absolute)) throw new CheckpointError(`checkpoint ${path} does not exist`);
+  if (!existsSync(absolute)) throw new CheckpointError(`checkpoint ${shortInput(path)} does not exist`);
   if (existsSync(join(absolute, 'checkpoints'))) {
     const ref =
       readCheckpoint(join(absolute, 'checkpoints'), 'BEST') ??

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { ConfigOverride } from '../../core/config-overrides.ts';
 import { UserError } from '../../core/errors.ts';
+import { shortInput } from '../../core/quote-input.ts';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
 import { rlConfigSchema } from '../../training/rl/config.ts';
 import { addConfigOverrideOptions, loadConfigWithOverrides } from '../config-options.ts';
@@ -16,7 +17,9 @@ function policyOverrides(options: { policy?: string; baseModel?: string }): Conf
     return [];
   }
   if (!options.policy.startsWith('tinker://') && !/^https?:\/\//.test(options.policy)) {
-    throw new UserError(`--policy must be tinker://HOST:PORT (or an http URL), got '${options.policy}'`);
+    throw new UserError(
+      `--policy must be tinker://HOST:PORT (or an http URL), got '${shortInput(options.policy)}'`,
+    );
   }
   if (options.baseModel === undefined) throw new UserError('--policy needs --base-model <name>');
   return [
