@@ -387,9 +387,8 @@ export class RunStore {
 
 /** A config.json that cannot be read or parsed, said without quoting its content. */
 function describeError(error: unknown): string {
-  if (error instanceof SyntaxError) return describeJsonError(error);
-  const code = (error as NodeJS.ErrnoException).code;
-  return code ?? (error as Error).message;
+  // A read error's message names the path and the errno, never the content; a parse error's would quote it.
+  return error instanceof SyntaxError ? describeJsonError(error) : (error as Error).message;
 }
 
 /** "created <time>, last logged step N, K checkpoints" for the overwrite message (best effort). */
