@@ -2,8 +2,8 @@
 // (a symlinked config.json, metrics.jsonl or run.sqlite, a symlinked run directory: 403, and no byte of the
 // target in any answer), and never quotes a file's content in an error. Bad sizes and paths on the
 // command line are one line naming the limit, exit 2, before anything heavy: batchSize, batchSize ×
-// groupSize × maxTokens, poolSize, eval --workers / --problems, a 20 MB run name, a runs directory that is
-// a file, a YAML config with a byte-order mark (accepted), demo --steps 0. A run whose LATEST is deleted
+// groupSize × maxTokens, a step's KV cache and a fresh model against memory, poolSize, eval --workers /
+// --problems, a 20 MB run name, a runs directory that is a file, a YAML config with a byte-order mark (accepted), demo --steps 0. A run whose LATEST is deleted
 // resumes from its newest intact checkpoint and says so.
 import {
   existsSync,
@@ -172,19 +172,35 @@ describe('bad sizes and paths: one line naming the limit, exit 2, nothing starte
     );
   });
 
-  it('a step whose KV cache (embedded policy) would not fit in memory', () => {
-    // 2 × 8 completions of a model of 64 layers, dModel and context 8192: 32 GiB of KV cache each.
-    const path = writeYaml(dir, 'huge-cache.yaml', {
-      name: 'huge-cache',
+  const fresh = (name: string, model: Record<string, unknown>, train: Record<string, unknown>) =>
+    writeYaml(dir, `${name}.yaml`, {
+      name,
       runsDir: join(dir, 'runs'),
-      model: { preset: 'tiny', dModel: 8192, heads: 8, layers: 64, contextLength: 8192 },
+      model: { preset: 'tiny', ...model },
       policy: { workers: 1 },
       tasks: [{ task: 'addition', difficulties: [1] }],
-      train: { steps: 2, batchSize: 2, learningRate: 0.001 },
+      train: { steps: 2, learningRate: 0.001, ...train },
+      rollout: { groupSize: 16 },
     });
+
+  it('a step whose KV cache (embedded policy) would not fit in memory', () => {
+    // 64 × 16 completions of a model with 64 layers, dModel 64 and a 65,536-token context: 2 GiB each.
+    const path = fresh(
+      'huge-cache',
+      { dModel: 64, heads: 4, layers: 64, contextLength: 65_536 },
+      { batchSize: 64 },
+    );
     expectOneLineError(
       train(path),
-      /train\.batchSize × rollout\.groupSize: sampling 16 completions at once needs a KV cache of 512\.0 GiB \(64 layers × 2 × context 8192 × dModel 8192 × 4 bytes each\), over the budget of [\d.]+ GiB \(half of this machine's/,
+      /train\.batchSize × rollout\.groupSize: sampling 1,024 completions at once needs a KV cache of 2048\.0 GiB \(64 layers × 2 × context 65536 × dModel 64 × 4 bytes each\), over the budget of [\d.]+ GiB \(half of this machine's/,
+    );
+  });
+
+  it('a fresh model that would not fit in memory', () => {
+    const path = fresh('huge-model', { dModel: 8192, heads: 8, layers: 64 }, { batchSize: 2 });
+    expectOneLineError(
+      train(path),
+      /model: a model of 64 layers × dModel 8192 has about 51\.5 billion parameters, 768\.0 GiB with gradients and optimizer state, over the budget of/,
     );
   });
 

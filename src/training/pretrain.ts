@@ -18,6 +18,7 @@ import { entryTask, heldOutProblems, type MixEntry, ProblemMix, validateMix } fr
 import { resolveModelShape } from './model-presets.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
 import { recordNewSteps, resumedPretrainConfig } from './resume.ts';
+import { checkModelMemory } from './size-limits.ts';
 import { supervisedStep } from './supervised-step.ts';
 
 export interface PretrainHooks {
@@ -72,6 +73,7 @@ export async function pretrain(
   if (!options.resume) checkRunsDirectory(config.runsDir);
   const shape = resolveModelShape(config.model);
   const tokenizer = suiteTokenizer();
+  checkModelMemory(shape, tokenizer.vocabSize, 'model');
   const heldOut = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
   const mix = new ProblemMix(config.tasks);
   checkSequencesFit(config.tasks, shape.contextLength);

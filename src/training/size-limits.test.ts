@@ -2,7 +2,12 @@
 // memory), and quoting user input cut to 80 characters.
 import { describe, expect, it } from 'vitest';
 import { quoteInput, shortInput } from '../core/quote-input.ts';
-import { checkSamplingMemory, checkStepBudget, kvBytesPerCompletion } from './size-limits.ts';
+import {
+  checkModelMemory,
+  checkSamplingMemory,
+  checkStepBudget,
+  kvBytesPerCompletion,
+} from './size-limits.ts';
 
 const step = (batchSize: number, groupSize: number, maxTokens: number) => ({
   train: { batchSize },
@@ -30,6 +35,17 @@ describe('size limits', () => {
       checkSamplingMemory(32_768, demo, 'train.batchSize × rollout.groupSize', 16 * 2 ** 30),
     ).toThrow(
       "train.batchSize × rollout.groupSize: sampling 32,768 completions at once needs a KV cache of 16.0 GiB (4 layers × 2 × context 128 × dModel 128 × 4 bytes each), over the budget of 8.0 GiB (half of this machine's 16.0 GiB of memory); lower it",
+    );
+  });
+
+  it('a fresh model with its gradients and Adam state is checked against half the memory', () => {
+    expect(() =>
+      checkModelMemory({ layers: 4, dModel: 128, contextLength: 128 }, 99, 'model', 2 ** 30),
+    ).not.toThrow();
+    expect(() =>
+      checkModelMemory({ layers: 64, dModel: 8192, contextLength: 64 }, 99, 'model', 64 * 2 ** 30),
+    ).toThrow(
+      /^model: a model of 64 layers × dModel 8192 has about 51\.5 billion parameters, 768\.0 GiB with gradients and optimizer state, over the budget of 32\.0 GiB/,
     );
   });
 

@@ -95,3 +95,23 @@ export function checkSamplingMemory(
     `${what}: sampling ${completions.toLocaleString('en-US')} completions at once needs a KV cache of ${gib(bytes)} (${model.layers} layers × 2 × context ${model.contextLength} × dModel ${model.dModel} × 4 bytes each), over the budget of ${gib(budget)} (half of this machine's ${gib(memory)} of memory); lower it`,
   );
 }
+
+/**
+ * A fresh model's parameters (≈ 12 · layers · dModel² + (vocab + context) · dModel) in float32, four times
+ * over (weights, gradients, Adam's two moments), must fit in half of this machine's memory: `model:
+ * {dModel: 8192, layers: 64}` is refused here instead of allocating hundreds of GB. `memory` is for tests.
+ */
+export function checkModelMemory(
+  model: ModelDims,
+  vocabSize: number,
+  what: string,
+  memory = totalmem(),
+): void {
+  const params = 12 * model.layers * model.dModel ** 2 + (vocabSize + model.contextLength) * model.dModel;
+  const bytes = params * 4 * 4;
+  const budget = memory / 2;
+  if (bytes <= budget) return;
+  throw new ConfigError(
+    `${what}: a model of ${model.layers} layers × dModel ${model.dModel} has about ${(params / 1e9).toFixed(1)} billion parameters, ${gib(bytes)} with gradients and optimizer state, over the budget of ${gib(budget)} (half of this machine's ${gib(memory)} of memory); choose a smaller model`,
+  );
+}

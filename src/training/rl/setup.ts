@@ -22,7 +22,7 @@ import { createSelfPlay, validateSelfPlay } from '../../selfplay/setup.ts';
 import { heldOutProblems, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
 import { resolveModelShape } from '../model-presets.ts';
 import { policyBackendOf } from '../policy-backends.ts';
-import { checkSamplingMemory, checkStepBudget } from '../size-limits.ts';
+import { checkModelMemory, checkSamplingMemory, checkStepBudget } from '../size-limits.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
 import {
@@ -109,6 +109,8 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
   const fitPath = remote ? initPath : (modelPath ?? initPath);
   // The embedded policy samples a step's completions in one batch: their KV cache must fit in memory.
   if (!remote) {
+    if (fitPath === null)
+      checkModelMemory(resolveModelShape(config.model!), suiteTokenizer().vocabSize, 'model');
     checkSamplingMemory(
       config.train.batchSize * config.rollout.groupSize,
       policyLimits(config, fitPath).model,
