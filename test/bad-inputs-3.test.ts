@@ -250,6 +250,10 @@ describe('bad sizes and paths: one line naming the limit, exit 2, nothing starte
       /the runs directory .*runs-file" cannot be used: it is a file, not a directory/,
     );
     expect(readFileSync(file, 'utf8')).toBe('not a directory');
+    expectOneLineError(
+      runCli(['dashboard', '--runs-dir', file, '--port', '0'], { timeoutMs: 30_000 }),
+      /runs directory .*runs-file is a file, not a directory; give --runs-dir a directory/,
+    );
   });
 
   it('a YAML config with a UTF-8 byte-order mark is read (the BOM dropped)', () => {

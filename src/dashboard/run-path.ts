@@ -32,6 +32,12 @@ export const RUN_FILES = [
 export function realRunsDir(runsDir: string): string {
   const path = resolve(runsDir);
   if (!existsSync(path)) throw new DashboardError(400, `runs directory ${path} does not exist`);
+  if (!statSync(path).isDirectory()) {
+    throw new DashboardError(
+      400,
+      `runs directory ${path} is a file, not a directory; give --runs-dir a directory`,
+    );
+  }
   return realpathSync(path);
 }
 
