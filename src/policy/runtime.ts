@@ -9,6 +9,16 @@
 // in place on the wasm heap, with the kernels above as their fallback.
 //
 // Threads: tfjs-backend-wasm runs single-threaded under Node (tfjs issue #3830), so we do not try.
+//
+// Heap exhaustion: tfjs-wasm allocates every tensor with the module's malloc and does not check the
+// result. When the heap (at most 4 GiB, wasm32) is full, malloc returns 0 and tfjs writes the tensor at
+// address 0, over the module's own static data; a tensor of 4 GiB or more wraps around to a small
+// allocation that the kernel then overruns. Either way the module is corrupt and every later op fails
+// ("memory access out of bounds") until the process restarts. guardWasmHeap makes both cases a
+// WasmHeapError thrown before anything is written, so the heap stays usable; wasmRuntimeHealthy and
+// resetWasmRuntime let a server check the backend after a failure and replace it (a new module, a new
+// heap: every tensor of the old one is lost, so whoever held one reloads it; runtimeGeneration() counts
+// the resets).
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -65,6 +75,100 @@ export async function initRuntime(backend: RuntimeBackend = 'wasm'): Promise<voi
 
 let initialisation: Promise<void> = Promise.resolve();
 
+/** A wasm allocation that cannot succeed: the heap is full, or the tensor is larger than wasm32 allows. */
+export class WasmHeapError extends Error {
+  override name = 'WasmHeapError';
+  constructor(readonly bytes: number) {
+    super(
+      `the model's wasm heap cannot hold ${bytes} more bytes (out of memory; the heap is at most 4 GiB): the operation was refused before it could corrupt the heap`,
+    );
+  }
+}
+
+interface GuardedModule {
+  _malloc: ((bytes: number) => number) & { guarded?: true };
+}
+
+/** Makes the wasm module's malloc throw WasmHeapError instead of returning 0 or wrapping past 4 GiB. */
+function guardWasmHeap(): void {
+  const module = (tf.backend() as unknown as { wasm?: GuardedModule }).wasm;
+  if (!module || module._malloc.guarded) return;
+  const malloc = module._malloc;
+  const guarded = Object.assign(
+    (bytes: number): number => {
+      // malloc takes a 32-bit size: 2^32 bytes or more would silently allocate the remainder.
+      if (bytes >= 2 ** 32 - 2 ** 16) throw new WasmHeapError(bytes);
+      const offset = malloc(bytes);
+      if (offset === 0 && bytes > 0) throw new WasmHeapError(bytes);
+      return offset;
+    },
+    { guarded: true as const },
+  );
+  module._malloc = guarded;
+}
+
+let generation = 0;
+
+/** How many times resetWasmRuntime replaced the backend (a holder of tensors made before must reload). */
+export function runtimeGeneration(): number {
+  return generation;
+}
+
+/**
+ * Whether the active wasm backend still computes: a small matmul and sum with a known answer. After a
+ * corrupted heap this throws or answers wrong; true on any other backend.
+ */
+export function wasmRuntimeHealthy(): boolean {
+  if (activeBackend !== 'wasm') return true;
+  try {
+    const value = tf.tidy(() => {
+      const a = tf.fill([16, 16], 1);
+      return tf.matMul(a, a).add(tf.scalar(1)).sum().dataSync()[0];
+    });
+    return value === 16 * 16 * 17;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replaces the wasm backend with a fresh module (a new, empty heap). Every tensor made before is lost:
+ * callers reload their models (runtimeGeneration() tells them). A no-op when wasm is not active.
+ */
+export async function resetWasmRuntime(): Promise<void> {
+  const next = initialisation.then(async () => {
+    if (activeBackend !== 'wasm') return;
+    const engine = tf.engine() as unknown as {
+      registry: Record<string, unknown>;
+      registryFactory: Record<
+        string,
+        { factory: () => tf.KernelBackend | Promise<tf.KernelBackend>; priority: number }
+      >;
+      backendName: string | null;
+      backendInstance: unknown;
+      pendingBackendInit: unknown;
+    };
+    const entry = engine.registryFactory.wasm;
+    if (!entry) throw new Error('resetWasmRuntime: the wasm backend is not registered');
+    try {
+      tf.removeBackend('wasm');
+    } catch {
+      // The old module may be too broken to dispose: drop it by hand.
+      delete engine.registry.wasm;
+      delete engine.registryFactory.wasm;
+      engine.backendName = null;
+      engine.backendInstance = null;
+      engine.pendingBackendInit = null;
+    }
+    tf.registerBackend('wasm', entry.factory, entry.priority);
+    activeBackend = undefined;
+    generation++;
+    await switchBackend('wasm');
+  });
+  initialisation = next.catch(() => undefined);
+  return next;
+}
+
 async function switchBackend(backend: RuntimeBackend): Promise<void> {
   if (activeBackend === backend && tf.getBackend() === backend) return;
   // PROD silences the "install tfjs-node" banner of the cpu backend; it changes no numerics.
@@ -83,6 +187,7 @@ async function switchBackend(backend: RuntimeBackend): Promise<void> {
     installNativeKernels();
     kernelsPatched = true;
   }
+  if (backend === 'wasm') guardWasmHeap();
   activeBackend = backend;
 }
 

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { PolicyBackend } from '../core/policy.ts';
 import { Registry } from '../core/registry.ts';
+import type { RequestLimits } from './limits.ts';
 import { registerOpenAi } from './openai/index.ts';
 import { registerTinker, type TinkerOptions } from './tinker/index.ts';
 
@@ -22,6 +23,8 @@ export interface ProtocolContext {
   loadPolicyFrom?(dir: string): Promise<PolicyBackend>;
   /** Tinker tunables (long-poll hold, seq_id wait, samplers kept); tests shorten them. */
   tinker?: Partial<TinkerOptions>;
+  /** Per-request bounds (rows, estimated model memory, training tokens; limits.ts); default defaultRequestLimits. */
+  limits?: Partial<RequestLimits>;
 }
 
 export type RegisterProtocol = (app: FastifyInstance, context: ProtocolContext) => Promise<void>;

@@ -4,6 +4,7 @@
 // chat-template.ts. vLLM extensions: `return_token_ids` (response-level `prompt_token_ids`, per-choice
 // `token_ids`) and `prompt_logprobs` (response level, as vLLM puts it for chat).
 import type { FastifyInstance } from 'fastify';
+import { checkSamplingLimits } from '../limits.ts';
 import { renderChat } from './chat-template.ts';
 import { chatLogprobs, promptLogprobsVllm, usage } from './response-parts.ts';
 import { checkPrompts, encodePrompt, refuseStreaming, runSampling } from './run-sampling.ts';
@@ -19,69 +20,82 @@ export function registerChat(app: FastifyInstance, models: ServedModels): void {
   app.post('/v1/chat/completions', async (request) => {
     const body = parseBody(chatRequestSchema, request.body, 'POST /v1/chat/completions');
     refuseStreaming(body.stream);
-    const model = models.get(body.model);
-    const { tokenizer } = await model.queue.policy();
-    const prompt = encodePrompt(tokenizer, renderChat(body.messages));
-    const wantPromptLogprobs = (body.prompt_logprobs ?? null) !== null;
-    const result = await runSampling(model, {
-      prompts: [prompt],
-      n: body.n,
-      temperature: body.temperature,
-      topP: body.top_p,
-      maxTokens: maxTokens(body),
-      stop: stopList(body.stop),
-      seed: body.seed,
-      includeStopString: body.include_stop_str_in_output === true,
-      promptLogprobs: wantPromptLogprobs,
+    return models.with(body.model, async (model) => {
+      const { tokenizer } = await model.queue.policy();
+      const prompt = encodePrompt(tokenizer, renderChat(body.messages));
+      const wantPromptLogprobs = (body.prompt_logprobs ?? null) !== null;
+      const result = await runSampling(
+        model,
+        {
+          prompts: [prompt],
+          n: body.n,
+          temperature: body.temperature,
+          topP: body.top_p,
+          maxTokens: maxTokens(body),
+          stop: stopList(body.stop),
+          seed: body.seed,
+          includeStopString: body.include_stop_str_in_output === true,
+          promptLogprobs: wantPromptLogprobs,
+        },
+        models.limits,
+      );
+      const asIds = body.return_tokens_as_token_ids === true;
+      const choices = result.completions[0].map((completion, index) => ({
+        index,
+        message: { role: 'assistant', content: completion.text },
+        logprobs: body.logprobs
+          ? chatLogprobs(tokenizer, completion.tokens, completion.logprobs, asIds, body.top_logprobs ?? 0)
+          : null,
+        finish_reason: completion.finishReason,
+        stop_reason: completion.stopReason,
+        ...(body.return_token_ids ? { token_ids: completion.tokens } : {}),
+      }));
+      return {
+        id: `chatcmpl-${++counter}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: model.id,
+        choices,
+        usage: usage([prompt], result.completions),
+        ...(body.return_token_ids ? { prompt_token_ids: prompt } : {}),
+        ...(wantPromptLogprobs
+          ? { prompt_logprobs: promptLogprobsVllm(tokenizer, prompt, result.promptLogprobs[0]) }
+          : {}),
+      };
     });
-    const asIds = body.return_tokens_as_token_ids === true;
-    const choices = result.completions[0].map((completion, index) => ({
-      index,
-      message: { role: 'assistant', content: completion.text },
-      logprobs: body.logprobs
-        ? chatLogprobs(tokenizer, completion.tokens, completion.logprobs, asIds, body.top_logprobs ?? 0)
-        : null,
-      finish_reason: completion.finishReason,
-      stop_reason: completion.stopReason,
-      ...(body.return_token_ids ? { token_ids: completion.tokens } : {}),
-    }));
-    return {
-      id: `chatcmpl-${++counter}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: model.id,
-      choices,
-      usage: usage([prompt], result.completions),
-      ...(body.return_token_ids ? { prompt_token_ids: prompt } : {}),
-      ...(wantPromptLogprobs
-        ? { prompt_logprobs: promptLogprobsVllm(tokenizer, prompt, result.promptLogprobs[0]) }
-        : {}),
-    };
   });
 
   app.post('/v1/chat/completions/render', async (request) => {
     const body = parseBody(chatRequestSchema, request.body, 'POST /v1/chat/completions/render');
-    const model = models.get(body.model);
-    const policy = await model.queue.policy();
-    const prompt = encodePrompt(policy.tokenizer, renderChat(body.messages));
-    checkPrompts(policy, [prompt], maxTokens(body));
-    const samplingParams = {
-      n: body.n,
-      temperature: body.temperature ?? 1,
-      top_p: body.top_p ?? 1,
-      max_tokens: maxTokens(body) ?? policy.contextLength - prompt.length,
-      stop: stopList(body.stop),
-      seed: body.seed ?? null,
-      logprobs: body.logprobs ? (body.top_logprobs ?? 0) : null,
-      prompt_logprobs: body.prompt_logprobs ?? null,
-      include_stop_str_in_output: body.include_stop_str_in_output === true,
-    };
-    return {
-      token_ids: prompt,
-      sampling_params: samplingParams,
-      model: model.id,
-      features: null,
-      stream: false,
-    };
+    return models.with(body.model, async (model) => {
+      const policy = await model.queue.policy();
+      const prompt = encodePrompt(policy.tokenizer, renderChat(body.messages));
+      checkPrompts(policy, [prompt], maxTokens(body));
+      checkSamplingLimits(
+        policy,
+        models.limits,
+        [prompt.length],
+        body.n,
+        maxTokens(body) ?? policy.contextLength - prompt.length,
+      );
+      const samplingParams = {
+        n: body.n,
+        temperature: body.temperature ?? 1,
+        top_p: body.top_p ?? 1,
+        max_tokens: maxTokens(body) ?? policy.contextLength - prompt.length,
+        stop: stopList(body.stop),
+        seed: body.seed ?? null,
+        logprobs: body.logprobs ? (body.top_logprobs ?? 0) : null,
+        prompt_logprobs: body.prompt_logprobs ?? null,
+        include_stop_str_in_output: body.include_stop_str_in_output === true,
+      };
+      return {
+        token_ids: prompt,
+        sampling_params: samplingParams,
+        model: model.id,
+        features: null,
+        stream: false,
+      };
+    });
   });
 }

@@ -24,6 +24,8 @@ export async function registerOpenAi(app: FastifyInstance, context: ProtocolCont
     context.checkpoint,
     () => context.loadPolicy(),
     context.loadPolicyFrom ?? ((dir) => loadEmbeddedPolicy(dir, 1)),
+    0,
+    context.limits,
   );
   app.decorate('openAiModels', models);
   app.addHook('onClose', async () => {

@@ -7,8 +7,12 @@
 // longest prompt. Token ids keep the EOS token when one was generated (what the training loop needs);
 // the text never contains it. Log-probs are the policy's at temperature 1 before top-p (vLLM's default
 // `raw_logprobs` mode), so they equal `policy.forward` on the same tokens.
+//
+// Every request is priced before it is queued (src/server/limits.ts: prompts × n rows and their
+// estimated model memory); one over the limits is a 400 that names them.
 import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend, Tokenizer } from '../../core/policy.ts';
+import { checkSamplingLimits, type RequestLimits } from '../limits.ts';
 import type { ServedModel } from './served-models.ts';
 
 export interface SamplingRequest {
@@ -66,22 +70,37 @@ export function checkPrompts(
   }
 }
 
-export async function runSampling(model: ServedModel, request: SamplingRequest): Promise<SamplingResult> {
+export async function runSampling(
+  model: ServedModel,
+  request: SamplingRequest,
+  limits: RequestLimits,
+): Promise<SamplingResult> {
   const policy = await model.queue.policy();
   checkPrompts(policy, request.prompts, request.maxTokens);
-  const longest = Math.max(...request.prompts.map((prompt) => prompt.length));
+  const longest = request.prompts.reduce((most, prompt) => Math.max(most, prompt.length), 0);
   const maxTokens = request.maxTokens ?? policy.contextLength - longest;
+  const cost = checkSamplingLimits(
+    policy,
+    limits,
+    request.prompts.map((prompt) => prompt.length),
+    request.n,
+    maxTokens,
+  );
   const promptScores = request.promptLogprobs
     ? scorePrompts(model, request.prompts)
     : Promise.resolve(request.prompts.map(() => null));
-  const sampled = await model.queue.sample(request.prompts, {
-    n: request.n,
-    temperature: request.temperature ?? 1,
-    topP: request.topP ?? 1,
-    maxTokens,
-    stop: request.stop,
-    ...(request.seed === undefined || request.seed === null ? {} : { seed: request.seed }),
-  });
+  const sampled = await model.queue.sample(
+    request.prompts,
+    {
+      n: request.n,
+      temperature: request.temperature ?? 1,
+      topP: request.topP ?? 1,
+      maxTokens,
+      stop: request.stop,
+      ...(request.seed === undefined || request.seed === null ? {} : { seed: request.seed }),
+    },
+    cost.bytes,
+  );
   const completions = sampled.map((samples) =>
     samples.map((sample): Completion => {
       const stop = sample.stopReason === 'stop' ? firstStop(sample.text, request.stop) : null;

@@ -7,9 +7,22 @@
 // names a `seed` therefore runs alone (same seed ⇒ same tokens, whatever else is in flight); requests
 // without a seed are batched and get seeds drawn from the server's own seeded Rng.
 //
+// Batches are also bounded by memory: the jobs merged into one call add up to at most `maxBatchBytes` of
+// estimated model memory (src/server/limits.ts), as one request may at most.
+//
 // The policy is loaded lazily on first use; `close()` waits for queued work, then closes the policy.
+//
+// Failures: a call that fails with anything but a UserError (bad input) is a failure inside the model
+// (e.g. the wasm heap ran out, a worker died). The model may be unusable after it, so the queue drops
+// the policy (closing it), replaces the tfjs-wasm backend if it no longer computes
+// (src/policy/runtime.ts), and loads the policy again from its checkpoint for the next job: the request
+// that failed gets its error (500), the next one is served. A policy made before the backend was replaced
+// (by this queue or another) is reloaded before its next use.
+import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend, SampledSequence, SampleOptions } from '../../core/policy.ts';
 import type { Rng } from '../../core/rng.ts';
+import { resetWasmRuntime, runtimeGeneration, wasmRuntimeHealthy } from '../../policy/runtime.ts';
+import { defaultRequestLimits } from '../limits.ts';
 
 interface SampleJob {
   kind: 'sample';
@@ -17,6 +30,8 @@ interface SampleJob {
   options: SampleOptions;
   /** Jobs with equal non-null keys may share one sample call; null runs alone. */
   batchKey: string | null;
+  /** Estimated model memory of the job (bytes; src/server/limits.ts). */
+  cost: number;
   resolve(value: SampledSequence[][]): void;
   reject(error: unknown): void;
 }
@@ -37,6 +52,8 @@ export interface QueueStats {
   /** `policy.sample` calls made (≤ sampleRequests thanks to batching). */
   sampleCalls: number;
   forwardCalls: number;
+  /** Times the policy was dropped and reloaded after a failure inside the model. */
+  rebuilds: number;
 }
 
 export interface SampleQueueOptions {
@@ -46,12 +63,26 @@ export interface SampleQueueOptions {
   batchWindowMs?: number;
   /** ...or once it has waited this long (default 20 ms). */
   maxBatchWaitMs?: number;
+  /** Most estimated model memory merged into one sample call (default: the per-request limit, 1 GiB). */
+  maxBatchBytes?: number;
+}
+
+/** Releases what a policy holds (worker threads, tensors); errors are ignored (it may be broken). */
+async function releasePolicy(policy: PolicyBackend): Promise<void> {
+  try {
+    if (policy.close) await policy.close();
+    else (policy as { dispose?: () => void }).dispose?.();
+  } catch {
+    // A policy on a broken or replaced backend may fail to free its tensors; they go with the old heap.
+  }
 }
 
 export class SampleQueue {
-  readonly stats: QueueStats = { sampleRequests: 0, sampleCalls: 0, forwardCalls: 0 };
+  readonly stats: QueueStats = { sampleRequests: 0, sampleCalls: 0, forwardCalls: 0, rebuilds: 0 };
   private readonly jobs: Job[] = [];
   private loading: Promise<PolicyBackend> | null = null;
+  /** runtimeGeneration() when `loading` was started. */
+  private loadedGeneration = 0;
   private running = false;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => {};
@@ -59,6 +90,7 @@ export class SampleQueue {
   private readonly maxBatchRows: number;
   private readonly batchWindowMs: number;
   private readonly maxBatchWaitMs: number;
+  private readonly maxBatchBytes: number;
 
   constructor(
     private readonly load: () => Promise<PolicyBackend>,
@@ -69,16 +101,24 @@ export class SampleQueue {
     this.maxBatchRows = options.maxBatchRows ?? 512;
     this.batchWindowMs = options.batchWindowMs ?? 2;
     this.maxBatchWaitMs = options.maxBatchWaitMs ?? 20;
+    this.maxBatchBytes = options.maxBatchBytes ?? defaultRequestLimits.samplingBytes;
   }
 
   /** The policy (loaded on first call); for its tokenizer and context length. */
   policy(): Promise<PolicyBackend> {
     if (this.closed) return Promise.reject(new Error('the served model was closed'));
-    this.loading ??= this.load();
-    // A failed load is not cached: the next request tries again.
-    this.loading.catch(() => {
-      this.loading = null;
-    });
+    // Tensors made before the wasm backend was replaced are gone: load again (the old policy goes with
+    // the old heap, nothing to free).
+    if (this.loading !== null && this.loadedGeneration !== runtimeGeneration()) this.loading = null;
+    if (this.loading === null) {
+      const loading = this.load();
+      this.loading = loading;
+      this.loadedGeneration = runtimeGeneration();
+      // A failed load is not cached: the next request tries again.
+      loading.catch(() => {
+        if (this.loading === loading) this.loading = null;
+      });
+    }
     return this.loading;
   }
 
@@ -86,6 +126,8 @@ export class SampleQueue {
   sample(
     prompts: number[][],
     options: Omit<SampleOptions, 'seed'> & { seed?: number },
+    /** Estimated model memory of the request (src/server/limits.ts); bounds what is merged with it. */
+    cost = 0,
   ): Promise<SampledSequence[][]> {
     this.stats.sampleRequests++;
     const seeded = options.seed !== undefined;
@@ -98,6 +140,7 @@ export class SampleQueue {
         prompts,
         options: { ...options, seed: options.seed ?? 0 },
         batchKey,
+        cost,
         resolve,
         reject,
       });
@@ -117,9 +160,29 @@ export class SampleQueue {
     this.loading = null;
     if (loading === null) return;
     const policy = await loading.catch(() => null);
-    if (policy === null) return;
-    if (policy.close) await policy.close();
-    else (policy as { dispose?: () => void }).dispose?.();
+    if (policy === null || this.loadedGeneration !== runtimeGeneration()) return;
+    await releasePolicy(policy);
+  }
+
+  /**
+   * After a failed call: nothing for bad input (UserError); else drop the policy, replace the wasm
+   * backend if it no longer computes, and let the next policy() load afresh (see the header).
+   */
+  private async recover(error: unknown): Promise<void> {
+    if (error instanceof UserError) return;
+    this.stats.rebuilds++;
+    const loading = this.loading;
+    const generation = this.loadedGeneration;
+    this.loading = null;
+    if (!wasmRuntimeHealthy()) {
+      try {
+        await resetWasmRuntime();
+      } catch {
+        // The next load reports what is wrong.
+      }
+    }
+    const policy = loading === null ? null : await loading.catch(() => null);
+    if (policy !== null && generation === runtimeGeneration()) await releasePolicy(policy);
   }
 
   private push(job: Job): void {
@@ -168,17 +231,24 @@ export class SampleQueue {
     }
   }
 
-  /** The job plus every queued job with the same batch key, up to maxBatchRows rows. */
+  /** The job plus every queued job with the same batch key, up to maxBatchRows rows and maxBatchBytes. */
   private takeBatch(first: SampleJob): SampleJob[] {
     const batch = [first];
     if (first.batchKey === null) return batch;
     let rows = first.prompts.length * first.options.n;
+    let bytes = first.cost;
     for (let index = 0; index < this.jobs.length; ) {
       const job = this.jobs[index];
       const jobRows = job.kind === 'sample' ? job.prompts.length * job.options.n : 0;
-      if (job.kind === 'sample' && job.batchKey === first.batchKey && rows + jobRows <= this.maxBatchRows) {
+      if (
+        job.kind === 'sample' &&
+        job.batchKey === first.batchKey &&
+        rows + jobRows <= this.maxBatchRows &&
+        bytes + job.cost <= this.maxBatchBytes
+      ) {
         batch.push(job);
         rows += jobRows;
+        bytes += job.cost;
         this.jobs.splice(index, 1);
       } else {
         index++;
@@ -188,26 +258,19 @@ export class SampleQueue {
   }
 
   private async runSample(batch: SampleJob[]): Promise<void> {
-    let policy: PolicyBackend;
-    try {
-      policy = await this.policy();
-    } catch (error) {
-      for (const job of batch) job.reject(error);
-      return;
-    }
     const options =
       batch[0].batchKey === null
         ? batch[0].options
         : { ...batch[0].options, seed: this.seeds.int(0, 2 ** 31 - 1) };
     if (batch.length === 1) {
-      this.stats.sampleCalls++;
-      await policy.sample(batch[0].prompts, options).then(batch[0].resolve, batch[0].reject);
+      await this.sampleOne(batch[0], options);
       return;
     }
-    // One call for the whole batch; a failure (e.g. one bad prompt) falls back to one call per job so
-    // that only the faulty request fails.
-    this.stats.sampleCalls++;
+    // One call for the whole batch; a failure (e.g. one bad prompt, or the model failing) falls back to
+    // one call per job so that only the faulty request fails.
     try {
+      const policy = await this.policy();
+      this.stats.sampleCalls++;
       const results = await policy.sample(
         batch.flatMap((job) => job.prompts),
         options,
@@ -217,11 +280,20 @@ export class SampleQueue {
         job.resolve(results.slice(offset, offset + job.prompts.length));
         offset += job.prompts.length;
       }
-    } catch {
-      for (const job of batch) {
-        this.stats.sampleCalls++;
-        await policy.sample(job.prompts, options).then(job.resolve, job.reject);
-      }
+    } catch (error) {
+      await this.recover(error);
+      for (const job of batch) await this.sampleOne(job, options);
+    }
+  }
+
+  private async sampleOne(job: SampleJob, options: SampleOptions): Promise<void> {
+    try {
+      const policy = await this.policy();
+      this.stats.sampleCalls++;
+      job.resolve(await policy.sample(job.prompts, options));
+    } catch (error) {
+      await this.recover(error);
+      job.reject(error);
     }
   }
 
@@ -231,6 +303,7 @@ export class SampleQueue {
       this.stats.forwardCalls++;
       job.resolve(await policy.forward(job.sequences));
     } catch (error) {
+      await this.recover(error);
       job.reject(error);
     }
   }

@@ -26,8 +26,13 @@ import type { ServedModels } from './served-models.ts';
 export function registerWeights(app: FastifyInstance, models: ServedModels): void {
   app.get('/v1/models', async () => {
     const data = [];
-    for (const model of models.list()) {
-      const policy = await model.queue.policy();
+    for (const { id } of models.list()) {
+      // A lease: a reload meanwhile must not close the model under this read (one unloaded meanwhile
+      // is left out).
+      if (!models.list().some((listed) => listed.id === id)) continue;
+      const lease = models.acquire(id);
+      const { model } = lease;
+      const policy = await model.queue.policy().finally(lease.release);
       data.push({
         id: model.id,
         object: 'model',
@@ -55,7 +60,7 @@ export function registerWeights(app: FastifyInstance, models: ServedModels): voi
 
   app.post('/update_weights_from_disk', async (request) => {
     const body = parseBody(updateFromDiskSchema, request.body, 'POST /update_weights_from_disk');
-    const model = await models.reloadBase(body.model_path);
+    const model = await models.reloadBase(body.model_path, 'model_path');
     return { success: true, message: `Succeeded to update model weights of '${model.id}'.` };
   });
 
@@ -68,7 +73,7 @@ export function registerWeights(app: FastifyInstance, models: ServedModels): voi
   app.post('/update_weights', async (request) => {
     const body = parseBody(vllmUpdateWeightsSchema, request.body, 'POST /update_weights');
     if (!updating) throw new UserError('POST /update_weights: call /start_weight_update first');
-    await models.reloadBase(body.update_info.path);
+    await models.reloadBase(body.update_info.path, 'update_info.path');
     return {};
   });
   app.post('/finish_weight_update', async () => {

@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
+import { defaultRequestLimits, type RequestLimits } from '../limits.ts';
 import type { ProtocolContext } from '../protocols.ts';
 import { type ErrorCategory, type FutureEnvelope, type FutureResult, FutureStore } from './futures.ts';
 import { GradientLostError } from './gradient-lost.ts';
@@ -43,6 +44,8 @@ export interface TinkerDeps {
   loadFrom(dir: string): Promise<PolicyBackend>;
   /** Seeds for sampling requests without one (a counter: reproducible, no Math.random). */
   nextSeed(): number;
+  /** Per-request bounds (src/server/limits.ts). */
+  limits: RequestLimits;
 }
 
 export function createDeps(context: ProtocolContext, options: Partial<TinkerOptions> = {}): TinkerDeps {
@@ -52,6 +55,7 @@ export function createDeps(context: ProtocolContext, options: Partial<TinkerOpti
     context,
     options: resolved,
     state: new TinkerState(resolved.maxSamplers),
+    limits: { ...defaultRequestLimits, ...context.limits },
     futures: new FutureStore(),
     loadFrom: async (dir) => {
       if (!context.loadPolicyFrom) throw new Error('this server cannot load checkpoints (no loadPolicyFrom)');

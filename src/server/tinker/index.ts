@@ -32,7 +32,7 @@ export async function registerTinker(app: FastifyInstance, context: ProtocolCont
   const deps = createDeps(context, context.tinker);
   // Models of a previous run on this state directory come back first (durability.ts).
   await restoreModels(deps);
-  const batcher = new SampleBatcher(deps.futures);
+  const batcher = new SampleBatcher(deps.futures, undefined, deps.limits);
   app.decorate('tinkerSampleStats', batcher.stats);
   await app.register(
     async (scope) => {

@@ -11,10 +11,15 @@
 //   refused (400), as is an empty prompt;
 // - a request without a seed gets the next value of a server counter (reproducible per server start);
 // - prompt_logprobs: the first position is null (NaN on the protobuf wire), as in Tinker.
+// Bounds (src/server/limits.ts): num_samples ≤ the rows limit, and the request's estimated model memory
+// (num_samples rows of KV cache, the prompt's prefill) ≤ the per-request budget, else a 400 naming the
+// limit; the batcher merges concurrent requests only up to the same bounds.
 
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
+import { checkSamplingLimits } from '../limits.ts';
 import { idempotencyKey, type TinkerDeps } from './deps.ts';
 import { badRequest } from './http-errors.ts';
 import type { Sampler } from './models.ts';
@@ -100,6 +105,27 @@ export function registerSamplingRoutes(
             : undefined;
     if (sampler === undefined)
       throw badRequest('asample: needs sampling_session_id, model_path or base_model');
+    // Priced on the sampler's policy (its config); a policy that failed to load is reported by the batch.
+    const policy = await sampler.policy.catch(() => null);
+    let cost = { rows: body.num_samples, bytes: 0 };
+    // A prompt longer than the context is not priced: the sampler refuses it in its future, as before.
+    if (policy !== null && prompt.length <= policy.contextLength) {
+      const maxTokens = params.max_tokens ?? Math.max(0, policy.contextLength - prompt.length);
+      try {
+        cost = checkSamplingLimits(policy, deps.limits, [prompt.length], body.num_samples, maxTokens);
+      } catch (error) {
+        if (error instanceof UserError) throw badRequest(`asample: ${error.message}`);
+        throw error;
+      }
+    } else if (body.num_samples > deps.limits.maxRows) {
+      // (no policy to price with, or a prompt the sampler will refuse: the rows bound still holds)
+      throw badRequest(
+        `asample: num_samples ${body.num_samples} is over the server's limit of ${deps.limits.maxRows} per request`,
+      );
+    }
+    // A retry with the same key may have come in while the policy loaded.
+    const retried = futures.lookup(key);
+    if (retried) return retried;
     const options = {
       n: body.num_samples,
       temperature: params.temperature ?? 1,
@@ -114,6 +140,8 @@ export function registerSamplingRoutes(
       prompt,
       options,
       promptLogprobs: body.prompt_logprobs === true,
+      rows: cost.rows,
+      bytes: cost.bytes,
     });
     return envelope;
   });

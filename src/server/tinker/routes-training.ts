@@ -20,6 +20,7 @@ import {
 } from '../../backends/tinker/wire/index.ts';
 import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
+import { checkTrainingLimits } from '../limits.ts';
 import {
   errorCategory,
   errorMessage,
@@ -119,7 +120,12 @@ export function registerTrainingRoutes(scope: FastifyInstance, deps: TinkerDeps)
       request,
       model,
       decoded.seqId,
-      () => prepareRequest(decoded),
+      () => {
+        const prepared = prepareRequest(decoded);
+        const tokens = prepared.datums.reduce((sum, datum) => sum + datum.sequence.length, 0);
+        checkTrainingLimits(deps.limits, tokens, forwardOnly ? 'forward' : 'forward_backward');
+        return prepared;
+      },
       async (prepared) => ({
         kind: 'forward_backward',
         output: await runForwardBackward(await model.policy, prepared),

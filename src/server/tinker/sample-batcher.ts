@@ -12,10 +12,13 @@
 // default depends on the prompt's length), are sampled alone.
 // Batching window: when the sampler is free (idle, or its previous batch done), the batch stays open while
 // requests keep arriving and closes `windowMs` (5 ms) after the latest one.
+// A merged call holds at most the per-request bounds (src/server/limits.ts: rows and estimated model
+// memory): 20,000 concurrent one-prompt requests become several calls, not one that exhausts the heap.
 import type { SampleResponse } from '../../backends/tinker/wire/index.ts';
 import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend, SampledSequence, SampleOptions } from '../../core/policy.ts';
 import { hasPromptSeedSampling } from '../../policy/prompt-seeds.ts';
+import { defaultRequestLimits, type RequestLimits } from '../limits.ts';
 import { errorCategory, errorMessage } from './deps.ts';
 import type { FutureStore } from './futures.ts';
 import type { Sampler } from './models.ts';
@@ -27,6 +30,9 @@ export interface SampleJob {
   prompt: number[];
   options: Omit<SampleOptions, 'stop' | 'maxTokens'> & { maxTokens?: number; stop: StopSpec };
   promptLogprobs: boolean;
+  /** prompt × num_samples rows and estimated model memory (bytes), for the merge bound. */
+  rows?: number;
+  bytes?: number;
 }
 
 /** Counts for tests and the bench: policy sample calls and the requests they served. */
@@ -74,6 +80,7 @@ export class SampleBatcher {
   constructor(
     private readonly futures: FutureStore,
     private readonly windowMs = 5,
+    private readonly limits: Pick<RequestLimits, 'maxRows' | 'samplingBytes'> = defaultRequestLimits,
   ) {}
 
   /** Queues a request on its sampler; its future settles when its batch has run. */
@@ -118,7 +125,7 @@ export class SampleBatcher {
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key)!.push(job);
     }
-    for (const group of groups.values()) {
+    for (const group of this.bounded([...groups.values()])) {
       if (group.length === 1) {
         alone.push(group[0]);
         continue;
@@ -141,6 +148,34 @@ export class SampleBatcher {
       }
     }
     for (const job of alone) await this.runAlone(policy, job);
+  }
+
+  /** Each group cut into consecutive parts within the merge bounds (rows, estimated bytes). */
+  private bounded(groups: SampleJob[][]): SampleJob[][] {
+    const parts: SampleJob[][] = [];
+    for (const group of groups) {
+      let part: SampleJob[] = [];
+      let rows = 0;
+      let bytes = 0;
+      for (const job of group) {
+        const jobRows = job.rows ?? job.options.n;
+        const jobBytes = job.bytes ?? 0;
+        if (
+          part.length > 0 &&
+          (rows + jobRows > this.limits.maxRows || bytes + jobBytes > this.limits.samplingBytes)
+        ) {
+          parts.push(part);
+          part = [];
+          rows = 0;
+          bytes = 0;
+        }
+        part.push(job);
+        rows += jobRows;
+        bytes += jobBytes;
+      }
+      if (part.length > 0) parts.push(part);
+    }
+    return parts;
   }
 
   private async runAlone(policy: PolicyBackend, job: SampleJob): Promise<void> {

@@ -9,6 +9,7 @@ import { expect } from 'vitest';
 import type { ForwardBackwardRequest, TensorData, WireDatum } from '../../backends/tinker/wire/index.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import { buildServer } from '../app.ts';
+import type { RequestLimits } from '../limits.ts';
 import { TestTinkerClient } from './test-client.ts';
 
 export const checkpoint = resolve(import.meta.dirname, '../../../examples/checkpoints/demo-cold');
@@ -24,7 +25,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { bodyLimit?: number } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { bodyLimit?: number; limits?: Partial<RequestLimits> } = {},
+): Promise<TestServer> {
   const app = await buildServer({
     protocols: ['tinker'],
     apiKey,
@@ -36,6 +39,7 @@ export async function startTestServer(options: { bodyLimit?: number } = {}): Pro
       loadPolicyFrom: (dir) => EmbeddedBackend.load(dir),
       stateDir: mkdtempSync(join(tmpdir(), 'curricula-tinker-test-')),
       tinker: { longPollMs: 300, seqWaitMs: 1500 },
+      limits: options.limits,
     },
   });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
