@@ -7,7 +7,8 @@
 // and call-based tests. Deviations: the reward is normalised to [0, 1] (see tiers.ts); the program may also
 // come from an untagged fence or a fence-free completion (extract.ts); TAROT runs `python3 -c` in an E2B
 // cloud sandbox and LCB `exec`s in-process under `reliability_guard` — here each test is a fresh local
-// bubblewrap sandbox (sandbox.ts), and no code ever runs when that sandbox is unavailable.
+// bubblewrap sandbox (sandbox.ts), and no code ever runs when that sandbox is unavailable. One answer's
+// tests run one after another, never at the same time (see evaluateOpen); answers share the pool.
 //
 // components: pass_rate (unweighted, tests that ran), tier/<tier> (per-tier pass rate, tiered problems
 // only: TAROT's capability-conditioned view, logged as reward/tier/<tier>), fenced (1 when the code came
@@ -24,6 +25,9 @@ import { assertSandbox, probeInterpreter, SandboxUnavailableError } from './prob
 import { runInSandbox, type SandboxConfig, type SandboxLimits } from './sandbox.ts';
 import { type ProblemTests, parseProblemTests, type TestCase, type Tier } from './schema.ts';
 import { aggregateTiers, allowedTiers, type TierWeights, weightSets } from './tiers.ts';
+
+/** How long a test slot stays held after a run that had to be killed, before the answer's next test. */
+const killedRunGraceMs = 50;
 
 export interface TestReport extends Verdict {
   tier: Tier;
@@ -118,26 +122,31 @@ export class CodeTestsReward implements Reward {
     const interpreter = await probeInterpreter(spec.language, this.sandbox);
     if (!interpreter.ok) throw new SandboxUnavailableError(`code-tests: ${interpreter.reason}`);
 
+    // One answer's tests run strictly one after another, each in a fresh sandbox, never two at once: a
+    // test's sandbox is gone (its pid namespace torn down) before the next test's starts. Channels through
+    // kernel state that every process shares need both ends alive (a futex wake-up on a page of a shared
+    // /usr file: every process maps libc, so shared file mappings cannot be taken away; CPU contention;
+    // the per-user pipe quota), and so carry nothing from one test of an answer to the next; what state
+    // outlives a sandbox is hidden or denied (sandbox.ts procMasks, seccomp.ts), or measured and listed in
+    // docs/rewards/code-tests.md. Different answers still run side by side in the pool (`concurrency`).
     const code = program.code;
-    const runOne = async ({ tier, index, test }: (typeof planned)[number]): Promise<TestReport> => {
-      const verdict = await this.limiter.run(() => this.runTest(spec, code, test));
-      return { tier, index, ...verdict };
-    };
-    let reports: TestReport[];
-    if (this.options.failFast) {
-      reports = [];
-      let failed = false;
-      for (const entry of planned) {
-        if (failed) {
-          reports.push({ tier: entry.tier, index: entry.index, status: 'SKIP', wallMs: 0 });
-          continue;
-        }
-        const report = await runOne(entry);
-        reports.push(report);
-        failed = report.status !== 'AC';
+    const reports: TestReport[] = [];
+    let failed = false;
+    for (const { tier, index, test } of planned) {
+      if (failed) {
+        reports.push({ tier, index, status: 'SKIP', wallMs: 0 });
+        continue;
       }
-    } else {
-      reports = await Promise.all(planned.map(runOne));
+      const { killed, ...verdict } = await this.limiter.run(async () => {
+        const run = await this.runTest(spec, code, test);
+        // A run we SIGKILLed (time, output, memory) ends when bwrap does; its pid 1 inside dies of
+        // --die-with-parent a moment later and takes the namespace with it. Hold the slot a little so that
+        // no straggler overlaps the next test.
+        if (run.killed) await new Promise((resolve) => setTimeout(resolve, killedRunGraceMs));
+        return run;
+      });
+      reports.push({ tier, index, ...verdict });
+      failed = this.options.failFast && verdict.status !== 'AC';
     }
     return { program, tests: reports, result: this.summarise(spec, program, reports) };
   }
@@ -151,7 +160,7 @@ export class CodeTestsReward implements Reward {
     spec: ProblemTests,
     code: string,
     test: TestCase,
-  ): Promise<Verdict & { wallMs: number }> {
+  ): Promise<Verdict & { wallMs: number; killed: boolean }> {
     const options = this.options;
     const expectedBytes =
       test.kind === 'stdio' ? Buffer.byteLength(test.output) : JSON.stringify(test.expected ?? null).length;
@@ -171,7 +180,7 @@ export class CodeTestsReward implements Reward {
       timeoutMs: limits.timeoutMs,
       maxOutputBytes: limits.maxOutputBytes,
     });
-    return { ...verdict, wallMs: outcome.wallMs };
+    return { ...verdict, wallMs: outcome.wallMs, killed: outcome.signal !== null };
   }
 
   private summarise(

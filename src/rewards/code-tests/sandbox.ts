@@ -9,7 +9,8 @@
 // - `--unshare-all` (no network, own pid/ipc/uts/cgroup namespaces), `--disable-userns` (no nested user
 //   namespaces), a seccomp filter (seccomp.ts: no file locks, memfd, sockets, SysV IPC, namespaces,
 //   ptrace, …), `--die-with-parent`, `--new-session`, `--clearenv`; only /usr is bound (read-only) plus
-//   /bin, /lib, /lib64 symlinks; fresh /proc and /dev; size-capped tmpfs at /work (the working
+//   /bin, /lib, /lib64 symlinks; fresh /proc (its host-wide counters hidden: procMasks) and /dev;
+//   size-capped tmpfs at /work (the working
 //   directory), /tmp and /dev/shm; the program and the harness come in through pipes (`--ro-bind-data`),
 //   so no host file is shared and the expected outputs never enter the sandbox: only stdin does;
 // - inside, `prlimit` sets CPU seconds, address space (python) or data segment (node: V8 crashes at start
@@ -25,9 +26,11 @@
 // refuses to run any code: there is deliberately no unsandboxed fallback.
 //
 // Residual risks (docs/rewards/code-tests.md, threat model): kernel bugs in allowed syscalls; memory the
-// watchdog cannot see (tmpfs contents, pipe buffers, between two polls); timing and shared-resource
-// channels between concurrent sandboxes.
+// watchdog cannot see (tmpfs contents and inodes, pipe buffers, between two polls); timing and
+// shared-resource channels between concurrent sandboxes (reward.ts runs one answer's tests one after
+// another, so these are between different answers).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { spawnStdio } from './descriptors.ts';
 import { identity, systemBinds } from './host-binds.ts';
@@ -124,6 +127,45 @@ function interpreterCommand(language: Language, entry: string, config: SandboxCo
 // bwrap gets exactly this environment: nothing of the trainer's (its pid 1 inside the sandbox keeps it).
 export const bwrapEnvironment: NodeJS.ProcessEnv = Object.freeze({});
 
+// Host-wide counters in /proc, hidden: one test could move them (threads, forks, page cache, disk reads,
+// interrupts, pressure stalls, the decaying load average that outlives the test by minutes) and the next
+// read them. Files read as empty (the host's /dev/null bound over them; a bind without device access would
+// make them unreadable instead); directories become empty read-only tmpfs mounts. Python and node start
+// without them (os.cpu_count and availableParallelism use sched_getaffinity; getloadavg fails;
+// os.totalmem() is 0). sysinfo(2), which carries the same numbers, is denied in seccomp.ts.
+const hiddenProcFiles = [
+  'loadavg',
+  'stat',
+  'uptime',
+  'meminfo',
+  'vmstat',
+  'zoneinfo',
+  'buddyinfo',
+  'pagetypeinfo',
+  'diskstats',
+  'interrupts',
+  'softirqs',
+  'locks',
+  'key-users',
+  'cgroups',
+  'swaps',
+];
+const hiddenProcDirectories = ['sys', 'pressure', 'irq'];
+let cachedProcMasks: string[] | undefined;
+
+/** The bwrap arguments that hide them; only entries this kernel has (bwrap cannot create one in /proc). */
+export function procMasks(): string[] {
+  cachedProcMasks ??= [
+    ...hiddenProcFiles
+      .filter((name) => existsSync(`/proc/${name}`))
+      .flatMap((name) => ['--dev-bind', '/dev/null', `/proc/${name}`]),
+    ...hiddenProcDirectories
+      .filter((name) => existsSync(`/proc/${name}`))
+      .flatMap((name) => ['--tmpfs', `/proc/${name}`, '--remount-ro', `/proc/${name}`]),
+  ];
+  return cachedProcMasks;
+}
+
 /** The descriptor on which bwrap reads the seccomp filter: the one after the program files. */
 export const seccompDescriptor = (run: Pick<SandboxRun, 'files'>) => 3 + run.files.length;
 
@@ -168,6 +210,7 @@ export function bwrapArgs(run: SandboxRun, config: SandboxConfig): string[] {
     '/proc',
     '--dev',
     '/dev',
+    ...procMasks(),
     '--size',
     String(limits.tmpfsBytes),
     '--tmpfs',

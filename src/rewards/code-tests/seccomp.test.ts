@@ -83,6 +83,22 @@ describe('seccomp filter', () => {
     expect(run(3, [], i386)).toBe(eperm); // i386 read: the whole i386 table
   });
 
+  it('denies the issue-26 paths: pinned pipe pages, tmpfs xattrs, legacy AIO, page-cache probes, sysinfo', () => {
+    const filter = seccompFilter('x64');
+    const run = (nr: number, args: number[] = []) => interpret(filter, nr, x86_64, args);
+    for (const nr of [275, 276, 278]) expect(run(nr)).toBe(eperm); // splice, tee, vmsplice
+    for (const nr of [188, 189, 190, 463]) expect(run(nr)).toBe(eperm); // setxattr, l-, f-, setxattrat
+    for (const nr of [206, 207, 208, 209, 210, 333]) expect(run(nr)).toBe(eperm); // io_setup … io_pgetevents
+    expect(run(99)).toBe(eperm); // sysinfo
+    // ENOSYS, so that glibc falls back: preadv2 → preadv, pwritev2 → pwritev (no flags); cachestat
+    for (const nr of [327, 328, 451]) expect(run(nr)).toBe(enosys);
+    // still allowed: reading and removing xattrs, sendfile, preadv/pwritev, futex, mincore, fadvise
+    for (const nr of [191, 192, 193, 194, 197, 40, 295, 296, 202, 27, 221]) expect(run(nr)).toBe(allow);
+    expect(run(434)).toBe(enosys); // pidfd_open
+    expect(run(56, [0x00001011])).toBe(eperm); // clone(CLONE_PIDFD | SIGCHLD)
+    expect(deniedNames.unavailable).toEqual(['preadv2', 'pwritev2', 'cachestat', 'pidfd_open', 'clone3']);
+  });
+
   it('lists every syscall once and refuses other architectures', () => {
     const numbers = filterProgram().flatMap((instruction) =>
       instruction.op === 'jeq' && instruction.ifTrue === 'deny' ? [instruction.value] : [],

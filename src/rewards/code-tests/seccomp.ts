@@ -7,12 +7,28 @@
 // - syscalls of any architecture but x86_64, and x32 syscalls (numbers with bit 30 set): the checks below
 //   use x86_64 numbers, and `int 0x80` would otherwise reach the i386 table unfiltered;
 // - file locks (flock; fcntl F_GETLK/F_SETLK/F_SETLKW, the OFD variants, leases) and change notification
-//   (inotify, fanotify, fcntl F_NOTIFY): concurrent sandboxes see the same read-only /usr inodes, and a lock
-//   or an access event on one of them carries bits from one test's run to another's;
+//   (inotify, fanotify, fcntl F_NOTIFY): sandboxes see the same read-only /usr inodes, and a lock or an
+//   access event on one of them carries bits from one test's run to another's;
+// - page-cache probes of those shared files: preadv2/pwritev2 (ENOSYS, so that glibc falls back to
+//   preadv/pwritev when no flag is given; RWF_NOWAIT answered "is this page cached?" without timing, and
+//   what one test read stays cached for the next) and cachestat (ENOSYS). mincore is restricted by the
+//   kernel itself (5.0+: only files the caller may write), so it stays allowed;
+// - host-wide counters that one test can set and the next read: sysinfo (below) and pidfd_open (ENOSYS)
+//   and clone's CLONE_PIDFD (a pidfd's inode number counts every process the host ever created);
 // - memory the per-process rlimits and the resident-memory watchdog do not see: memfd_create, memfd_secret,
 //   SysV shared memory / message queues / semaphores, POSIX message queues, socket and socketpair (socket
-//   buffers are kernel memory; the sandbox has no network anyway), io_uring, userfaultfd, and fcntl
-//   F_SETPIPE_SZ (pipes keep the default 64 KiB);
+//   buffers are kernel memory; the sandbox has no network anyway), io_uring, userfaultfd, fcntl
+//   F_SETPIPE_SZ (pipes keep the default 64 KiB), vmsplice, splice and tee (a pipe buffer pins the user or
+//   page-cache page it points at, and a transparent huge page whole: 1.2-2.5 GiB held under a 736 MiB
+//   limit), and the setxattr family (user xattrs on tmpfs are kernel memory outside the mount's size cap:
+//   0.8-1.9 GiB); removing or reading xattrs stays allowed;
+// - legacy AIO (io_setup, io_submit, io_getevents, io_pgetevents, io_cancel, io_destroy), like io_uring:
+//   io_setup reserves from the host-wide fs.aio-max-nr, and one program reserved all of it, so the host's
+//   own io_setup calls failed while it ran;
+// - sysinfo: host-wide load averages (which decay over minutes, so one test's threads show in the next
+//   test's reading), process count and free memory; sandbox.ts hides /proc/loadavg, /proc/stat and the
+//   like for the same reason. sysconf(_SC_PHYS_PAGES) then returns garbage (glibc ignores the error and
+//   reads an unset struct); python and node start, and node's os.totalmem() is 0;
 // - namespaces, mounts and the kernel's administrative or introspective interfaces, none of which a test
 //   program needs: unshare, setns, clone with any CLONE_NEW* flag, clone3 (ENOSYS, so that libc falls back
 //   to clone, whose flags a classic-BPF filter can read; clone3 passes them in memory), mount and the new
@@ -23,8 +39,12 @@
 // until it is listed here.
 //
 // Residual risk: x86_64 only (`seccompFilter` throws elsewhere, and the sandbox then refuses to run); a
-// kernel bug in an allowed syscall still escapes; timing and shared-resource channels between concurrent
-// sandboxes (CPU contention, page-cache residency, per-uid counters) are not closed by a syscall filter.
+// kernel bug in an allowed syscall still escapes. Channels through state every process of the host shares
+// are not closed by a syscall filter: futex wake-ups keyed by a shared file page (any mapping of a /usr
+// file, which every process has: libc), CPU contention, the timing of reads from shared files (page cache,
+// dentry cache), per-uid counters. reward.ts runs one answer's tests strictly one after another, which
+// closes the ones that need both ends alive (futex, contention, pipe quota); what persists is measured in
+// docs/rewards/code-tests.md (threat model).
 
 /** struct seccomp_data offsets (bytes): nr, arch, then args[i] as 64-bit little-endian words. */
 const offsetNr = 0;
@@ -54,6 +74,8 @@ export const x86_64 = {
   clone: 56,
   fcntl: 72,
   flock: 73,
+  preadv2: 327,
+  pwritev2: 328,
   clone3: 435,
 } as const;
 
@@ -76,7 +98,25 @@ const deniedSyscalls: Record<string, number> = {
   socket: x86_64.socket,
   socketpair: x86_64.socketpair,
   flock: x86_64.flock,
+  // host-wide load averages, process count and free memory (the /proc files with them are hidden too)
+  sysinfo: 99,
   ptrace: 101,
+  // user extended attributes: tmpfs keeps them in kernel memory, outside the mount's size= cap
+  setxattr: 188,
+  lsetxattr: 189,
+  fsetxattr: 190,
+  setxattrat: 463,
+  // legacy AIO: contexts reserve from the host-wide fs.aio-max-nr (and pin kernel memory)
+  io_setup: 206,
+  io_destroy: 207,
+  io_getevents: 208,
+  io_submit: 209,
+  io_cancel: 210,
+  io_pgetevents: 333,
+  // pipe buffers that pin user pages (vmsplice: a transparent huge page whole) or page-cache pages
+  splice: 275,
+  tee: 276,
+  vmsplice: 278,
   syslog: 103,
   uselib: 134,
   vhangup: 153,
@@ -147,6 +187,21 @@ const deniedSyscalls: Record<string, number> = {
   process_mrelease: 448,
 };
 
+/**
+ * Answered ENOSYS, as if the kernel lacked them, so that libc falls back to an older call: preadv2 and
+ * pwritev2 (to preadv/pwritev when no RWF_* flag is given; RWF_NOWAIT probed the page cache), cachestat,
+ * pidfd_open (callers fall back to waitpid), clone3.
+ */
+const unavailableSyscalls: Record<string, number> = {
+  preadv2: x86_64.preadv2,
+  pwritev2: x86_64.pwritev2,
+  cachestat: 451,
+  // a pidfd's inode number is the host-wide count of processes ever created (pidfs, 6.9+): one test forks
+  // until it reads a chosen value, the next reads it back
+  pidfd_open: 434,
+  clone3: x86_64.clone3,
+};
+
 /** fcntl commands denied with EPERM (bits/fcntl-linux.h). */
 const deniedFcntlCommands: Record<string, number> = {
   F_GETLK: 5,
@@ -163,8 +218,9 @@ const deniedFcntlCommands: Record<string, number> = {
 
 // CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET.
 // (CLONE_NEWTIME, 0x80, only exists for unshare and clone3: in clone's flags those bits are the exit signal.)
+// Also CLONE_PIDFD (0x1000), for the reason pidfd_open is unavailable.
 const cloneNamespaceFlags =
-  0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
+  0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00001000;
 
 /** One instruction with symbolic jump targets; `next` falls through. */
 type Instruction =
@@ -234,8 +290,10 @@ export function filterProgram(): Instruction[] {
     { op: 'jge', value: x32SyscallBit, ifTrue: 'deny', ifFalse: next },
     { op: 'jeq', value: x86_64.fcntl, ifTrue: 'fcntl', ifFalse: next },
     { op: 'jeq', value: x86_64.clone, ifTrue: 'clone', ifFalse: next },
-    { op: 'jeq', value: x86_64.clone3, ifTrue: 'enosys', ifFalse: next },
   ];
+  for (const nr of Object.values(unavailableSyscalls)) {
+    program.push({ op: 'jeq', value: nr, ifTrue: 'enosys', ifFalse: next });
+  }
   // One compare per denied syscall; the longest jump (first entry to `deny`) stays under 255.
   for (const nr of Object.values(deniedSyscalls)) {
     program.push({ op: 'jeq', value: nr, ifTrue: 'deny', ifFalse: next });
@@ -277,5 +335,7 @@ export function seccompFilter(arch: string = process.arch): Buffer {
 /** Names of what the filter denies, for documentation and tests. */
 export const deniedNames = {
   syscalls: Object.keys(deniedSyscalls),
+  /** Answered ENOSYS rather than EPERM. */
+  unavailable: Object.keys(unavailableSyscalls),
   fcntlCommands: Object.keys(deniedFcntlCommands),
 };
