@@ -3,8 +3,9 @@
 // target in any answer), and never quotes a file's content in an error. Bad sizes and paths on the
 // command line are one line naming the limit, exit 2, before anything heavy: batchSize, batchSize ×
 // groupSize × maxTokens, a step's KV cache and a fresh model against memory, poolSize, eval --workers /
-// --problems, a 20 MB run name, a runs directory that is a file, a YAML config with a byte-order mark (accepted), demo --steps 0. A run whose LATEST is deleted
-// resumes from its newest intact checkpoint and says so.
+// --problems, a 20 MB run name, a runs directory that is a file, demo --steps 0; a YAML config with a
+// byte-order mark is read. A run whose LATEST is deleted resumes from its newest intact checkpoint and
+// says so.
 import {
   existsSync,
   mkdirSync,
@@ -20,6 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard } from '../src/dashboard/server.ts';
 import { writeRun } from '../src/dashboard/test-runs.test-helper.ts';
 import { RunStore } from '../src/runs/run-store.ts';
+import { additionProblem } from '../src/tasks/addition.ts';
+import { readPoolFile } from '../src/training/rl/pool-file.ts';
 import { repoRoot, runCli, tempDir, writeYaml } from './helpers.ts';
 
 const demoCold = join(repoRoot, 'examples/checkpoints/demo-cold');
@@ -256,13 +259,17 @@ describe('bad sizes and paths: one line naming the limit, exit 2, nothing starte
     );
   });
 
-  it('a YAML config with a UTF-8 byte-order mark is read (the BOM dropped)', () => {
-    // poolSize 1e12 so that the run stops at validation: the error is about it, not about a key '\uFEFFname'.
+  it('a YAML config with UTF-8 byte-order marks is read (the marks dropped), and so is a pool file', () => {
+    // Saved with a BOM twice: the YAML parser drops one, the other made the first key '\uFEFFname' before.
+    // poolSize 1e12 so that the run stops at validation: the error is about it, not about that key.
     const path = join(dir, 'bom.yaml');
-    writeFileSync(path, `\uFEFF${readFileSync(config('bom', { poolSize: 1e12 }), 'utf8')}`);
+    writeFileSync(path, `\uFEFF\uFEFF${readFileSync(config('bom', { poolSize: 1e12 }), 'utf8')}`);
     const result = train(path);
     expectOneLineError(result, /poolSize: must be at most 100,000/);
     expect(result.stderr).not.toMatch(/unknown key/);
+    const pool = join(dir, 'bom-pool.jsonl');
+    writeFileSync(pool, `\uFEFF${JSON.stringify(additionProblem('47', '38'))}\n`);
+    expect(readPoolFile(pool).map((entry) => entry.problem.id)).toEqual([additionProblem('47', '38').id]);
   });
 
   it('demo --steps 0 names the option, not the example config', () => {

@@ -1,6 +1,6 @@
 // Config parsing: YAML or JSON files validated by strict zod schemas. Every problem becomes one line that
 // says where (file and key path), what is wrong, and — for unknown keys — which keys are allowed. A file
-// may start with a UTF-8 byte-order mark; it is dropped before parsing.
+// may start with UTF-8 byte-order marks; they are dropped before parsing.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
@@ -43,8 +43,9 @@ export function readConfigFile(path: string): unknown {
   } catch (error) {
     throw new ConfigError(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`);
   }
-  // A UTF-8 byte-order mark (editors on Windows add one) is not content: dropped, as YAML 1.2 allows.
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
+  // UTF-8 byte-order marks (editors on Windows add one, and a file saved so twice has two) are not
+  // content: dropped. The YAML parser drops one itself; a second became part of the first key before.
+  text = text.replace(/^\uFEFF+/, '');
   let value: unknown;
   try {
     value = parseYaml(text);

@@ -42,6 +42,8 @@ export function readPoolFile(file: string, heldOut: readonly Problem[] = []): Pr
   } catch (error) {
     throw new ConfigError(`pool.file: cannot read ${file}: ${(error as Error).message}`);
   }
+  // A UTF-8 byte-order mark is not content (JSON.parse would refuse the first line, quoting it).
+  text = text.replace(/^\uFEFF+/, '');
   const entries = parseProblemSetLines(text, file, { difficulty: 'optional' });
   if (entries.length === 0) throw new ConfigError(`pool.file: ${file} holds no problems`);
   checkPoolLines(entries, file, heldOut);
