@@ -87,12 +87,16 @@ export class WasmHeapError extends Error {
 
 interface GuardedModule {
   _malloc: ((bytes: number) => number) & { guarded?: true };
+  _free(offset: number): void;
 }
 
 /** Makes the wasm module's malloc throw WasmHeapError instead of returning 0 or wrapping past 4 GiB. */
 function guardWasmHeap(): void {
   const module = (tf.backend() as unknown as { wasm?: GuardedModule }).wasm;
   if (!module || module._malloc.guarded) return;
+  // Emscripten's export starts as a stub that replaces Module._malloc with the real function on its
+  // first call (which would drop a wrapper installed before): make that call first.
+  module._free(module._malloc(8));
   const malloc = module._malloc;
   const guarded = Object.assign(
     (bytes: number): number => {

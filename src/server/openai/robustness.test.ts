@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyBackend } from '../../core/policy.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
-import { tf } from '../../policy/runtime.ts';
+import { runtimeGeneration, tf, wasmRuntimeHealthy } from '../../policy/runtime.ts';
 import { buildServer } from '../app.ts';
 import type { RequestLimits } from '../limits.ts';
 
@@ -237,7 +237,7 @@ describe('weight reloads', () => {
       const requests = Array.from({ length: 6 }, (_, index) => ({
         prompt: `Add: ${index}+${index}=`,
         n: 2,
-        max_tokens: 8,
+        max_tokens: 6,
         seed: 100 + index,
         return_token_ids: true,
         prompt_logprobs: 1,
@@ -288,12 +288,17 @@ describe('weight reloads', () => {
         }
       };
       const clients = Array.from({ length: 8 }, (_, index) => client(index));
-      await new Promise((resume) => setTimeout(resume, 3_000));
+      await new Promise((resume) => setTimeout(resume, 4_000));
       stop = true;
       await Promise.all([reloader, ...clients]);
-      expect(failures.slice(0, 5)).toEqual([]);
-      expect(reloads).toBeGreaterThanOrEqual(8);
-      expect(sent).toBeGreaterThan(50);
+      expect({ sent, failures: failures.length, first: failures.slice(0, 3) }).toEqual({
+        sent,
+        failures: 0,
+        first: [],
+      });
+      if (process.env.ROBUSTNESS_LOG) console.log({ sent, reloads, seen, failures: failures.length });
+      expect(reloads).toBeGreaterThanOrEqual(5);
+      expect(sent).toBeGreaterThanOrEqual(20);
       expect(seen[0]).toBeGreaterThan(0);
       expect(seen[1]).toBeGreaterThan(0);
       // Every replaced model was closed once its last request ended.
@@ -302,4 +307,37 @@ describe('weight reloads', () => {
       await server.app.close();
     }
   }, 30_000);
+});
+
+it('a corrupted wasm heap: the server replaces the backend and reloads the model for the next request', async () => {
+  // What an unguarded overrun leaves behind, made directly: the whole heap overwritten. The model, the
+  // allocator and tfjs's own tables are garbage, so the backend itself must be replaced (runtime.ts).
+  const generation = runtimeGeneration();
+  const server = await serve({
+    wrap: (policy) => {
+      const sample = policy.sample.bind(policy);
+      policy.sample = async (prompts, options) => {
+        if (options.n === 7) {
+          const heap = (tf.backend() as unknown as { wasm: { HEAPU8: Uint8Array } }).wasm.HEAPU8;
+          heap.fill(0xff);
+          throw new Error('memory access out of bounds');
+        }
+        return sample(prompts, options);
+      };
+      return policy;
+    },
+  });
+  try {
+    const expected = await post(server.url, '/v1/completions', normal);
+    expect(expected.status).toBe(200);
+    const failed = await post(server.url, '/v1/completions', { prompt, n: 7, max_tokens: 2 });
+    expect(failed.status).toBe(500);
+    expect(wasmRuntimeHealthy()).toBe(true);
+    expect(runtimeGeneration()).toBe(generation + 1);
+    const after = await post(server.url, '/v1/completions', normal);
+    expect(after.status).toBe(200);
+    expect(after.body.choices).toEqual(expected.body.choices);
+  } finally {
+    await server.app.close();
+  }
 });

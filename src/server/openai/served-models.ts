@@ -135,6 +135,10 @@ export class ServedModels {
     };
     // Read the current entry only now: a concurrent load of the same id may have replaced it meanwhile.
     const previous = this.models.get(name);
+    if (previous && !inplace) {
+      await (policy.close?.() ?? (policy as { dispose?: () => void }).dispose?.());
+      throw new UserError(`model '${name}' is already loaded; unload it first or pass load_inplace: true`);
+    }
     const entry = this.entry(name, directory, load, previous ? previous.model.parent : this.baseId);
     this.models.set(name, entry);
     if (previous) this.retire(previous);
