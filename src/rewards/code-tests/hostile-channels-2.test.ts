@@ -361,7 +361,10 @@ describe.skipIf(sandbox.skip)(`test 1 of an answer cannot hand its input to test
     for (const [index, report] of reports.entries()) {
       // Both ends ran to the end and said what they saw (an attack that hangs would hide as a timeout).
       const said = `${cases[index].name}: ${report.tests.map((test) => test.detail).join(' | ')}`;
-      expect(report.tests.map((test) => test.status), said).toEqual(['WA', 'WA']);
+      expect(
+        report.tests.map((test) => test.status),
+        said,
+      ).toEqual(['WA', 'WA']);
       expect(report.tests[0].detail).toMatch(/sent/);
     }
     // The ones the filter or the /proc masks answer say so.
