@@ -17,7 +17,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../src/cli/main.ts';
 import { buildDashboard } from '../src/dashboard/server.ts';
 import { writeRun } from '../src/dashboard/test-runs.test-helper.ts';
 import { RunStore } from '../src/runs/run-store.ts';
@@ -34,6 +35,28 @@ function expectOneLineError(result: { status: number | null; stderr: string }, p
   expect(lines[0].length).toBeLessThan(400);
   expect(result.stderr).toMatch(pattern);
   expect(result.status).toBe(2);
+}
+
+/**
+ * `curricula <args>` in this process (main() as bin/ runs it): what it printed on stderr and the exit code
+ * it set. Far faster than a child process per case; one case below runs the real CLI too.
+ */
+async function cli(args: string[]): Promise<{ status: number | null; stderr: string }> {
+  const lines: string[] = [];
+  const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => {
+    lines.push(parts.join(' '));
+  });
+  const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+  const before = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await main(['node', 'curricula', ...args]);
+    return { status: Number(process.exitCode ?? 0), stderr: lines.map((line) => `${line}\n`).join('') };
+  } finally {
+    process.exitCode = before;
+    error.mockRestore();
+    log.mockRestore();
+  }
 }
 
 describe('dashboard: every file it opens lies inside the runs directory', () => {
@@ -154,23 +177,23 @@ describe('bad sizes and paths: one line naming the limit, exit 2, nothing starte
       train: { steps: 2, batchSize: 2, learningRate: 0.001 },
       ...extra,
     });
-  const train = (path: string) => runCli(['train', '--config', path, '--quiet'], { timeoutMs: 30_000 });
+  const train = (path: string) => cli(['train', '--config', path, '--quiet']);
 
-  it('train.batchSize 1000000000', () => {
+  it('train.batchSize 1000000000', async () => {
     const path = config('huge-batch', { train: { steps: 2, batchSize: 1_000_000_000, learningRate: 0.001 } });
-    expectOneLineError(
-      train(path),
-      /train\.batchSize: must be at most 4,096 \(problems per step held in memory\)/,
-    );
+    const named = /train\.batchSize: must be at most 4,096 \(problems per step held in memory\)/;
+    expectOneLineError(await train(path), named);
+    // The same through the real command (a child process): one line on stderr, exit code 2.
+    expectOneLineError(runCli(['train', '--config', path, '--quiet'], { timeoutMs: 30_000 }), named);
   });
 
-  it('batchSize × groupSize × maxTokens over the per-step token budget', () => {
+  it('batchSize × groupSize × maxTokens over the per-step token budget', async () => {
     const path = config('huge-step', {
       train: { steps: 2, batchSize: 1024, learningRate: 0.001 },
       rollout: { groupSize: 64, maxTokens: 1024 },
     });
     expectOneLineError(
-      train(path),
+      await train(path),
       /train\.batchSize × rollout\.groupSize × rollout\.maxTokens = 1024 × 64 × 1024 = 67,108,864 tokens per step, over the budget of 16,777,216/,
     );
   });
@@ -186,7 +209,7 @@ describe('bad sizes and paths: one line naming the limit, exit 2, nothing starte
       rollout: { groupSize: 16 },
     });
 
-  it('a step whose KV cache (embedded policy) would not fit in memory', () => {
+  it('a step whose KV cache (embedded policy) would not fit in memory', async () => {
     // 64 × 16 completions of a model with 64 layers, dModel 64 and a 65,536-token context: 2 GiB each.
     const path = fresh(
       'huge-cache',
@@ -194,46 +217,49 @@ describe('bad sizes and paths: one line naming the limit, exit 2, nothing starte
       { batchSize: 64 },
     );
     expectOneLineError(
-      train(path),
+      await train(path),
       /train\.batchSize × rollout\.groupSize: sampling 1,024 completions at once needs a KV cache of 2048\.0 GiB \(64 layers × 2 × context 65536 × dModel 64 × 4 bytes each\), over the budget of [\d.]+ GiB \(half of this machine's/,
     );
   });
 
-  it('a fresh model that would not fit in memory', () => {
+  it('a fresh model that would not fit in memory', async () => {
     const path = fresh('huge-model', { dModel: 8192, heads: 8, layers: 64 }, { batchSize: 2 });
     expectOneLineError(
-      train(path),
+      await train(path),
       /model: a model of 64 layers × dModel 8192 has about 51\.5 billion parameters, 768\.0 GiB with gradients and optimizer state, over the budget of/,
     );
   });
 
-  it('poolSize 1e12', () => {
-    expectOneLineError(train(config('huge-pool', { poolSize: 1e12 })), /poolSize: must be at most 100,000/);
+  it('poolSize 1e12', async () => {
+    expectOneLineError(
+      await train(config('huge-pool', { poolSize: 1e12 })),
+      /poolSize: must be at most 100,000/,
+    );
   });
 
-  it('eval --workers 10000 and --problems 1000000000', () => {
+  it('eval --workers 10000 and --problems 1000000000', async () => {
     const base = ['eval', '--checkpoint', demoCold, '--tasks', 'addition:1', '--quiet'];
     expectOneLineError(
-      runCli([...base, '--workers', '10000']),
+      await cli([...base, '--workers', '10000']),
       /--workers must be at most 64 \(each worker holds a replica of the model\), got 10000/,
     );
     expectOneLineError(
-      runCli([...base, '--problems', '1000000000']),
+      await cli([...base, '--problems', '1000000000']),
       /--problems must be at most 10,000 \(held-out problems per task and difficulty/,
     );
   });
 
-  it('a 20 MB run name: a short line', () => {
+  it('a 20 MB run name: a short line', async () => {
     const path = join(dir, 'long-name.yaml');
     writeFileSync(
       path,
       readFileSync(config('long-name'), 'utf8').replace('name: long-name', `name: ${'a'.repeat(20_000_000)}`),
     );
     expectOneLineError(
-      train(path),
+      await train(path),
       /name: use letters, digits, dot, dash or underscore, .*at most 128 characters/,
     );
-    const argument = runCli([
+    const argument = await cli([
       'train',
       '--config',
       config('long-arg'),
@@ -244,27 +270,27 @@ describe('bad sizes and paths: one line naming the limit, exit 2, nothing starte
     expectOneLineError(argument, /at most 128 characters/);
   });
 
-  it('a runs directory that is a file', () => {
+  it('a runs directory that is a file', async () => {
     const file = join(dir, 'runs-file');
     writeFileSync(file, 'not a directory');
     const path = config('in-file', { runsDir: file });
     expectOneLineError(
-      train(path),
+      await train(path),
       /the runs directory .*runs-file" cannot be used: it is a file, not a directory/,
     );
     expect(readFileSync(file, 'utf8')).toBe('not a directory');
     expectOneLineError(
-      runCli(['dashboard', '--runs-dir', file, '--port', '0'], { timeoutMs: 30_000 }),
+      await cli(['dashboard', '--runs-dir', file, '--port', '0']),
       /runs directory .*runs-file is a file, not a directory; give --runs-dir a directory/,
     );
   });
 
-  it('a YAML config with UTF-8 byte-order marks is read (the marks dropped), and so is a pool file', () => {
+  it('a YAML config with UTF-8 byte-order marks is read (the marks dropped), and so is a pool file', async () => {
     // Saved with a BOM twice: the YAML parser drops one, the other made the first key '\uFEFFname' before.
     // poolSize 1e12 so that the run stops at validation: the error is about it, not about that key.
     const path = join(dir, 'bom.yaml');
     writeFileSync(path, `\uFEFF\uFEFF${readFileSync(config('bom', { poolSize: 1e12 }), 'utf8')}`);
-    const result = train(path);
+    const result = await train(path);
     expectOneLineError(result, /poolSize: must be at most 100,000/);
     expect(result.stderr).not.toMatch(/unknown key/);
     const pool = join(dir, 'bom-pool.jsonl');
@@ -272,8 +298,8 @@ describe('bad sizes and paths: one line naming the limit, exit 2, nothing starte
     expect(readPoolFile(pool).map((entry) => entry.problem.id)).toEqual([additionProblem('47', '38').id]);
   });
 
-  it('demo --steps 0 names the option, not the example config', () => {
-    const result = runCli(['demo', '--steps', '0', '--runs-dir', join(dir, 'demo-runs'), '--quiet']);
+  it('demo --steps 0 names the option, not the example config', async () => {
+    const result = await cli(['demo', '--steps', '0', '--runs-dir', join(dir, 'demo-runs'), '--quiet']);
     expectOneLineError(result, /--steps must be a positive integer, got '0'/);
     expect(result.stderr).not.toMatch(/demo-train\.yaml/);
     expect(existsSync(join(dir, 'demo-runs'))).toBe(false);
