@@ -138,10 +138,17 @@ describe('a failure inside the model does not poison the server', () => {
       wrap: (policy) => {
         let broken = false;
         const sample = policy.sample.bind(policy);
+        const forward = policy.forward.bind(policy);
         policy.sample = async (prompts, options) => {
           if (options.n === 7) broken = true;
           if (broken) throw new RangeError('memory access out of bounds');
           return sample(prompts, options);
+        };
+        // A second trigger in scoring (prompt_logprobs): token 97 in a prompt.
+        policy.forward = async (sequences) => {
+          if (sequences.some((sequence) => sequence.includes(97))) broken = true;
+          if (broken) throw new RangeError('memory access out of bounds');
+          return forward(sequences);
         };
         return policy;
       },
@@ -149,7 +156,13 @@ describe('a failure inside the model does not poison the server', () => {
     try {
       const expected = await post(server.url, '/v1/completions', normal);
       expect(expected.status).toBe(200);
-      const failed = await post(server.url, '/v1/completions', { prompt, n: 7, max_tokens: 2 });
+      // With prompt_logprobs: the scoring of the failed request must not end the process either.
+      const failed = await post(server.url, '/v1/completions', {
+        prompt,
+        n: 7,
+        max_tokens: 2,
+        prompt_logprobs: 1,
+      });
       expect(failed.status).toBe(500);
       expect(failed.body.error.message).toMatch(/memory access out of bounds/);
       const after = await post(server.url, '/v1/completions', normal);
@@ -157,6 +170,17 @@ describe('a failure inside the model does not poison the server', () => {
       expect(after.body.choices).toEqual(expected.body.choices);
       expect(server.loads()).toBe(2);
       expect(server.app.openAiModels!.get('demo-cold').queue.stats.rebuilds).toBe(1);
+      // Scoring fails while the sample is queued: a 500, and the process lives on.
+      const scoring = await post(server.url, '/v1/completions', {
+        prompt: [1, 97, 5],
+        max_tokens: 2,
+        prompt_logprobs: 1,
+      });
+      expect(scoring.status).toBe(500);
+      const last = await post(server.url, '/v1/completions', normal);
+      expect(last.status).toBe(200);
+      expect(last.body.choices).toEqual(expected.body.choices);
+      expect(server.loads()).toBe(3);
     } finally {
       await server.app.close();
     }

@@ -86,10 +86,12 @@ export async function runSampling(
     request.n,
     maxTokens,
   );
-  const promptScores = request.promptLogprobs
+  const scoring = request.promptLogprobs
     ? scorePrompts(model, request.prompts)
     : Promise.resolve(request.prompts.map(() => null));
-  const sampled = await model.queue.sample(
+  // Both awaited together: a failed sample must not leave the scoring's rejection unhandled (Node, and
+  // emscripten's handler, would end the process on it).
+  const sampling = model.queue.sample(
     request.prompts,
     {
       n: request.n,
@@ -101,6 +103,7 @@ export async function runSampling(
     },
     cost.bytes,
   );
+  const [sampled, promptScores] = await Promise.all([sampling, scoring]);
   const completions = sampled.map((samples) =>
     samples.map((sample): Completion => {
       const stop = sample.stopReason === 'stop' ? firstStop(sample.text, request.stop) : null;
@@ -115,7 +118,7 @@ export async function runSampling(
       };
     }),
   );
-  return { completions, promptLogprobs: await promptScores };
+  return { completions, promptLogprobs: promptScores };
 }
 
 /** [null, log p(t1|t0), …, log p(tL-1|…)] for each prompt (policy.forward; null for a 1-token prompt's rest). */
