@@ -7,6 +7,7 @@
 // instantiate the class. While the candidate runs, its own prints go to stderr so that stdout carries only
 // the result. A program that writes to the real stdout anyway can only forge its own answer.
 
+import { usesModuleSyntax } from './extract.ts';
 import type { Language, SandboxFile } from './sandbox.ts';
 import type { CallTest, TestCase } from './schema.ts';
 
@@ -67,10 +68,6 @@ Promise.resolve(target(...spec.args)).then((result) => {
   realWrite(text, () => process.exit(0));
 }).catch((error) => { process.stderr.write(String(error && error.stack || error) + '\\n'); process.exit(1); });
 `;
-}
-
-function usesModuleSyntax(code: string): boolean {
-  return /^\s*(import\s[^;]*\sfrom\s|import\s+['"]|export\s)/m.test(code);
 }
 
 export function prepareRun(language: Language, code: string, test: TestCase): PreparedRun {

@@ -6,6 +6,9 @@
 // fold into RE. MLE is recognised from the interpreters' own messages (Python MemoryError under RLIMIT_AS;
 // V8 heap exhaustion or a failed ArrayBuffer allocation under RLIMIT_DATA), since rlimits do not kill.
 // Details quote the program's output only through `printable` (no terminal escapes or control characters).
+// Runs on the host over output the sandbox has already capped (supervisor.ts CappedStream); every step is
+// linear in it (compare.ts, printable.ts, JSON.parse), checked on adversarial 1 MiB outputs in
+// linear-time.test.ts.
 import { type CompareMode, compareJson, compareOutput, type Tolerance } from './compare.ts';
 import { printable } from './printable.ts';
 import type { SandboxOutcome } from './sandbox.ts';
@@ -88,8 +91,12 @@ export function judge(outcome: SandboxOutcome, test: TestCase, options: JudgeOpt
     : { status: 'WA', detail: `wrong result (got ${preview(outcome.stdout)})` };
 }
 
+// Only the start of the output is cleaned for the preview: `printable` over a whole 1 MiB output of escape
+// sequences took 160–500 ms, for 60 characters shown.
+const previewScanChars = 4096;
+
 function preview(text: string): string {
-  text = printable(text);
-  const flat = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
-  return flat;
+  const clean = printable(text.length > previewScanChars ? text.slice(0, previewScanChars) : text);
+  const cut = clean.length > 60 || text.length > previewScanChars;
+  return JSON.stringify(cut ? `${clean.slice(0, 60)}…` : clean);
 }
