@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyBackend } from '../../core/policy.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+import { ParallelEmbeddedBackend } from '../../policy/parallel-backend.ts';
 import { runtimeGeneration, tf, wasmRuntimeHealthy } from '../../policy/runtime.ts';
 import { buildServer } from '../app.ts';
 import type { RequestLimits } from '../limits.ts';
@@ -222,6 +223,35 @@ describe('a failure inside the model does not poison the server', () => {
       await server.app.close();
     }
   });
+});
+
+it('a policy worker that dies (--workers 2) fails its request; the next is served by new workers', async () => {
+  let loads = 0;
+  const app = await buildServer({
+    protocols: ['openai'],
+    context: {
+      checkpoint,
+      modelName: 'demo-cold',
+      // The first policy's worker 0 exits inside sample (the process-level failure of a worker thread).
+      loadPolicy: () =>
+        ParallelEmbeddedBackend.load(checkpoint, {
+          workers: 2,
+          ...(loads++ === 0 ? { fault: { worker: 0, method: 'sample', kind: 'exit' as const } } : {}),
+        }),
+      stateDir: mkdtempSync(join(tmpdir(), 'curricula-openai-workers-')),
+    },
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const failed = await post(url, '/v1/completions', normal);
+    expect(failed.status).toBe(500);
+    const after = await post(url, '/v1/completions', normal);
+    expect(after.status).toBe(200);
+    expect(after.body.choices[0].token_ids.length).toBeGreaterThan(0);
+    expect(loads).toBe(2);
+  } finally {
+    await app.close();
+  }
 });
 
 describe('weight reloads', () => {
