@@ -4,7 +4,8 @@
 // - an API key, when set, is required on every request, as `Authorization: Bearer <key>` (OpenAI
 //   clients) or `X-API-Key: <key>` (Tinker SDK); a missing or wrong key gets 401 with a JSON body, compared
 //   in constant time;
-// - a per-request body limit (413 beyond it);
+// - a per-request body limit (413 beyond it), and per-request bounds on what a request may ask of the
+//   model (limits.ts: sampling rows and estimated memory, training tokens; a 400 naming the limit);
 // - every error is a JSON body with the right status code; a handler that throws never takes the server
 //   down, and a UserError (bad input) is a 400, not a 500.
 import { timingSafeEqual } from 'node:crypto';
