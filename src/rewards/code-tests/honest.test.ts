@@ -1,6 +1,7 @@
 // Honest programs that lean on what the seccomp filter and the descriptor handling must keep allowing:
 // threads, process pools, subprocesses, in-memory sqlite, temporary files, fcntl flags, deep recursion in a
-// thread with a larger stack (python); worker threads, readline over stdin, crypto and zlib (node). Each
+// thread with a larger stack (python); worker threads, readline over stdin, crypto and zlib (node); and
+// both see the machine's CPUs with the host-wide /proc counters hidden (os.cpu_count, os.cpus). Each
 // must still score 1 (outputs worked out by hand).
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
@@ -16,7 +17,7 @@ function problem(language: string, input: string, output: string): Problem {
   return codeProblem({ tests: [{ input, output }], language }, `honest/${language}`);
 }
 
-const python = `import fcntl, multiprocessing, sqlite3, subprocess, sys, tempfile, threading
+const python = `import fcntl, multiprocessing, os, sqlite3, subprocess, sys, tempfile, threading
 numbers = [int(x) for x in sys.stdin.read().split()]
 out = []
 box = []
@@ -38,6 +39,7 @@ def depth(n):
     return 0 if n == 0 else 1 + depth(n - 1)
 deep = threading.Thread(target=lambda: box.append(depth(20000)))
 deep.start(); deep.join(); out.append(box[1])
+out.append(os.cpu_count() >= 1 and multiprocessing.cpu_count() >= 1)
 print(*out)`;
 
 const javascript = `const { Worker } = require('worker_threads');
@@ -50,7 +52,8 @@ rl.on('close', () => {
   worker.on('message', (sum) => {
     const digest = require('crypto').createHash('sha256').update('abc').digest('hex').slice(0, 8);
     const roundTrip = require('zlib').gunzipSync(require('zlib').gzipSync('zip')).toString();
-    console.log(sum, digest, roundTrip);
+    const os = require('os');
+    console.log(sum, digest, roundTrip, os.cpus().length > 0 && os.availableParallelism() > 0);
     worker.terminate();
   });
 });`;
@@ -59,7 +62,7 @@ describe.skipIf(sandbox.skip)(`honest programs under the sandbox hardening${sand
   it('python: threads, a process pool, a subprocess, sqlite, tempfile, fcntl, deep recursion', async () => {
     // sum 3 + -4 + 5 = 4; sum of |x| = 12; max = 5
     const report = await reward.evaluate(
-      problem('python', '3 -4 5\n', '4 12 sub 5 tmp True 20000'),
+      problem('python', '3 -4 5\n', '4 12 sub 5 tmp True 20000 True'),
       `\`\`\`python\n${python}\n\`\`\``,
     );
     expect(report.tests[0]).toMatchObject({ status: 'AC' });
@@ -68,7 +71,7 @@ describe.skipIf(sandbox.skip)(`honest programs under the sandbox hardening${sand
   it('node: worker threads, readline over stdin, crypto, zlib', async () => {
     // sha256("abc") = ba7816bf…; 1 + 2 + 3 + 4 = 10
     const report = await reward.evaluate(
-      problem('javascript', '1 2\n3 4\n', '10 ba7816bf zip'),
+      problem('javascript', '1 2\n3 4\n', '10 ba7816bf zip true'),
       `\`\`\`js\n${javascript}\n\`\`\``,
     );
     expect(report.tests[0]).toMatchObject({ status: 'AC' });

@@ -33,7 +33,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { spawnStdio } from './descriptors.ts';
-import { identity, systemBinds } from './host-binds.ts';
+import { identity, staticProcStat, systemBinds } from './host-binds.ts';
 import { treeResidentBytes } from './process-tree.ts';
 import { seccompFilter } from './seccomp.ts';
 
@@ -130,9 +130,10 @@ export const bwrapEnvironment: NodeJS.ProcessEnv = Object.freeze({});
 // Host-wide counters in /proc, hidden: one test could move them (threads, forks, page cache, disk reads,
 // interrupts, pressure stalls, the decaying load average that outlives the test by minutes) and the next
 // read them. Files read as empty (the host's /dev/null bound over them; a bind without device access would
-// make them unreadable instead); directories become empty read-only tmpfs mounts. Python and node start
-// without them (os.cpu_count and availableParallelism use sched_getaffinity; getloadavg fails;
-// os.totalmem() is 0). sysinfo(2), which carries the same numbers, is denied in seccomp.ts.
+// make them unreadable instead), except /proc/stat, which keeps its cpu lines with every counter 0
+// (staticProcStat: node's os.cpus() reads it); directories become empty read-only tmpfs mounts. Python
+// and node start without them (getloadavg fails; os.totalmem() is 0). sysinfo(2), which carries the
+// same numbers, is denied in seccomp.ts.
 const hiddenProcFiles = [
   'loadavg',
   'stat',
@@ -151,19 +152,29 @@ const hiddenProcFiles = [
   'swaps',
 ];
 const hiddenProcDirectories = ['sys', 'pressure', 'irq'];
-let cachedProcMasks: string[] | undefined;
+let presentProcEntries: { files: string[]; directories: string[] } | undefined;
 
-/** The bwrap arguments that hide them; only entries this kernel has (bwrap cannot create one in /proc). */
+/**
+ * The bwrap arguments that hide them; only entries this kernel has (bwrap cannot create one in /proc).
+ * Built per call, so that a removed /proc/stat stand-in is written again.
+ */
 export function procMasks(): string[] {
-  cachedProcMasks ??= [
-    ...hiddenProcFiles
-      .filter((name) => existsSync(`/proc/${name}`))
-      .flatMap((name) => ['--dev-bind', '/dev/null', `/proc/${name}`]),
-    ...hiddenProcDirectories
-      .filter((name) => existsSync(`/proc/${name}`))
-      .flatMap((name) => ['--tmpfs', `/proc/${name}`, '--remount-ro', `/proc/${name}`]),
+  presentProcEntries ??= {
+    files: hiddenProcFiles.filter((name) => existsSync(`/proc/${name}`)),
+    directories: hiddenProcDirectories.filter((name) => existsSync(`/proc/${name}`)),
+  };
+  return [
+    ...presentProcEntries.files.flatMap((name) => {
+      const statFile = name === 'stat' ? staticProcStat() : null;
+      return statFile ? ['--ro-bind', statFile, '/proc/stat'] : ['--dev-bind', '/dev/null', `/proc/${name}`];
+    }),
+    ...presentProcEntries.directories.flatMap((name) => [
+      '--tmpfs',
+      `/proc/${name}`,
+      '--remount-ro',
+      `/proc/${name}`,
+    ]),
   ];
-  return cachedProcMasks;
 }
 
 /** The descriptor on which bwrap reads the seccomp filter: the one after the program files. */
