@@ -25,7 +25,10 @@
 // (max_tokens 0). An RL step's 64 prompts × n 8 = 512 rows costs about 400 MiB.
 // Training requests (Tinker forward_backward / forward) run in micro-batches of bounded size, so their
 // memory is bounded already; their tokens per request are capped (maxTrainTokens, 1 Mi) so that one
-// request cannot hold the model for minutes. Bodies are capped by the server's body limit (413).
+// request cannot hold the model for minutes. Bodies are capped by the server's body limit (413, 64 MiB by
+// default, which Tinker's forward_backward needs), and the OpenAI sampling routes' bodies at 16 MiB
+// (samplingBodyBytes): the most a request within the bounds needs is 4,096 prompts of a few hundred token
+// ids (4,096 × 512 ids as JSON ≈ 12 MiB), and a 64 MiB JSON body costs several times that in parsed arrays.
 import { UserError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
 
@@ -36,13 +39,24 @@ export interface RequestLimits {
   maxRows: number;
   /** Most tokens (summed over the data) in one Tinker forward_backward or forward request. */
   maxTrainTokens: number;
+  /** Largest body of an OpenAI sampling request (bytes; the server's body limit when that is smaller). */
+  samplingBodyBytes: number;
 }
 
 export const defaultRequestLimits: RequestLimits = {
   samplingBytes: 1024 ** 3,
   maxRows: 4096,
   maxTrainTokens: 1024 * 1024,
+  samplingBodyBytes: 16 * 1024 * 1024,
 };
+
+/** Route options of a sampling route: its body limit (the smaller of the server's and samplingBodyBytes). */
+export function samplingRouteOptions(
+  serverBodyLimit: number | undefined,
+  limits: RequestLimits,
+): { bodyLimit: number } {
+  return { bodyLimit: Math.min(serverBodyLimit ?? Number.POSITIVE_INFINITY, limits.samplingBodyBytes) };
+}
 
 /** The sizes of a model that its sampling memory depends on. */
 export interface ModelShape {

@@ -4,7 +4,7 @@
 // chat-template.ts. vLLM extensions: `return_token_ids` (response-level `prompt_token_ids`, per-choice
 // `token_ids`) and `prompt_logprobs` (response level, as vLLM puts it for chat).
 import type { FastifyInstance } from 'fastify';
-import { checkSamplingLimits } from '../limits.ts';
+import { checkSamplingLimits, samplingRouteOptions } from '../limits.ts';
 import { renderChat } from './chat-template.ts';
 import { chatLogprobs, promptLogprobsVllm, usage } from './response-parts.ts';
 import { checkPrompts, encodePrompt, refuseStreaming, runSampling } from './run-sampling.ts';
@@ -17,7 +17,8 @@ function maxTokens(body: ChatRequest): number | null | undefined {
 
 export function registerChat(app: FastifyInstance, models: ServedModels): void {
   let counter = 0;
-  app.post('/v1/chat/completions', async (request) => {
+  const options = samplingRouteOptions(app.initialConfig.bodyLimit, models.limits);
+  app.post('/v1/chat/completions', options, async (request) => {
     const body = parseBody(chatRequestSchema, request.body, 'POST /v1/chat/completions');
     refuseStreaming(body.stream);
     return models.with(body.model, async (model) => {
@@ -65,7 +66,7 @@ export function registerChat(app: FastifyInstance, models: ServedModels): void {
     });
   });
 
-  app.post('/v1/chat/completions/render', async (request) => {
+  app.post('/v1/chat/completions/render', options, async (request) => {
     const body = parseBody(chatRequestSchema, request.body, 'POST /v1/chat/completions/render');
     return models.with(body.model, async (model) => {
       const policy = await model.queue.policy();

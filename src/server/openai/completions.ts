@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { UserError } from '../../core/errors.ts';
 import type { Tokenizer } from '../../core/policy.ts';
+import { samplingRouteOptions } from '../limits.ts';
 import { completionLogprobs, promptLogprobsVllm, usage } from './response-parts.ts';
 import { encodePrompt, refuseStreaming, runSampling } from './run-sampling.ts';
 import { type CompletionRequest, completionRequestSchema, parseBody, stopList } from './schemas.ts';
@@ -23,66 +24,72 @@ function promptList(prompt: CompletionRequest['prompt'], tokenizer: Tokenizer): 
 
 export function registerCompletions(app: FastifyInstance, models: ServedModels): void {
   let counter = 0;
-  app.post('/v1/completions', async (request) => {
-    const body = parseBody(completionRequestSchema, request.body, 'POST /v1/completions');
-    refuseStreaming(body.stream);
-    if (body.best_of !== undefined && body.best_of !== null && body.best_of !== body.n) {
-      throw new UserError('best_of other than n is not supported');
-    }
-    // The lease keeps this model version open until the response is built (a reload swaps the id only).
-    return models.with(body.model, async (model) => {
-      const policy = await model.queue.policy();
-      const { tokenizer } = policy;
-      const prompts = promptList(body.prompt, tokenizer);
-      const wantLogprobs = body.logprobs !== undefined && body.logprobs !== null;
-      const echo = body.echo === true;
-      const result = await runSampling(
-        model,
-        {
-          prompts,
-          n: body.n,
-          temperature: body.temperature,
-          topP: body.top_p,
-          maxTokens: body.max_tokens,
-          stop: stopList(body.stop),
-          seed: body.seed,
-          includeStopString: body.include_stop_str_in_output === true,
-          promptLogprobs: (body.prompt_logprobs ?? null) !== null || (echo && wantLogprobs),
-        },
-        models.limits,
-      );
-      const asIds = body.return_tokens_as_token_ids === true;
-      const choices = result.completions.flatMap((samples, promptIndex) => {
-        const prompt = prompts[promptIndex];
-        const promptText = tokenizer.decode(prompt);
-        const scores = result.promptLogprobs[promptIndex];
-        return samples.map((completion, sampleIndex) => ({
-          index: promptIndex * body.n + sampleIndex,
-          text: (echo ? promptText : '') + completion.text,
-          logprobs: wantLogprobs
-            ? completionLogprobs(
-                tokenizer,
-                echo ? [...prompt, ...completion.tokens] : completion.tokens,
-                echo ? [...(scores ?? prompt.map(() => null)), ...completion.logprobs] : completion.logprobs,
-                asIds,
-              )
-            : null,
-          finish_reason: completion.finishReason,
-          stop_reason: completion.stopReason,
-          ...(body.return_token_ids ? { prompt_token_ids: prompt, token_ids: completion.tokens } : {}),
-          ...((body.prompt_logprobs ?? null) !== null
-            ? { prompt_logprobs: promptLogprobsVllm(tokenizer, prompt, scores) }
-            : {}),
-        }));
+  app.post(
+    '/v1/completions',
+    samplingRouteOptions(app.initialConfig.bodyLimit, models.limits),
+    async (request) => {
+      const body = parseBody(completionRequestSchema, request.body, 'POST /v1/completions');
+      refuseStreaming(body.stream);
+      if (body.best_of !== undefined && body.best_of !== null && body.best_of !== body.n) {
+        throw new UserError('best_of other than n is not supported');
+      }
+      // The lease keeps this model version open until the response is built (a reload swaps the id only).
+      return models.with(body.model, async (model) => {
+        const policy = await model.queue.policy();
+        const { tokenizer } = policy;
+        const prompts = promptList(body.prompt, tokenizer);
+        const wantLogprobs = body.logprobs !== undefined && body.logprobs !== null;
+        const echo = body.echo === true;
+        const result = await runSampling(
+          model,
+          {
+            prompts,
+            n: body.n,
+            temperature: body.temperature,
+            topP: body.top_p,
+            maxTokens: body.max_tokens,
+            stop: stopList(body.stop),
+            seed: body.seed,
+            includeStopString: body.include_stop_str_in_output === true,
+            promptLogprobs: (body.prompt_logprobs ?? null) !== null || (echo && wantLogprobs),
+          },
+          models.limits,
+        );
+        const asIds = body.return_tokens_as_token_ids === true;
+        const choices = result.completions.flatMap((samples, promptIndex) => {
+          const prompt = prompts[promptIndex];
+          const promptText = tokenizer.decode(prompt);
+          const scores = result.promptLogprobs[promptIndex];
+          return samples.map((completion, sampleIndex) => ({
+            index: promptIndex * body.n + sampleIndex,
+            text: (echo ? promptText : '') + completion.text,
+            logprobs: wantLogprobs
+              ? completionLogprobs(
+                  tokenizer,
+                  echo ? [...prompt, ...completion.tokens] : completion.tokens,
+                  echo
+                    ? [...(scores ?? prompt.map(() => null)), ...completion.logprobs]
+                    : completion.logprobs,
+                  asIds,
+                )
+              : null,
+            finish_reason: completion.finishReason,
+            stop_reason: completion.stopReason,
+            ...(body.return_token_ids ? { prompt_token_ids: prompt, token_ids: completion.tokens } : {}),
+            ...((body.prompt_logprobs ?? null) !== null
+              ? { prompt_logprobs: promptLogprobsVllm(tokenizer, prompt, scores) }
+              : {}),
+          }));
+        });
+        return {
+          id: `cmpl-${++counter}`,
+          object: 'text_completion',
+          created: Math.floor(Date.now() / 1000),
+          model: model.id,
+          choices,
+          usage: usage(prompts, result.completions),
+        };
       });
-      return {
-        id: `cmpl-${++counter}`,
-        object: 'text_completion',
-        created: Math.floor(Date.now() / 1000),
-        model: model.id,
-        choices,
-        usage: usage(prompts, result.completions),
-      };
-    });
-  });
+    },
+  );
 }

@@ -109,7 +109,9 @@ describe('request bounds', () => {
 });
 
 it('a smaller budget refuses what the default takes (the limit is the server option)', async () => {
-  const server = await serve({ limits: { samplingBytes: 32 * 1024 ** 2, maxRows: 100 } });
+  const server = await serve({
+    limits: { samplingBytes: 32 * 1024 ** 2, maxRows: 100, samplingBodyBytes: 1024 * 1024 },
+  });
   try {
     const rows = await post(server.url, '/v1/completions', {
       prompt: [prompt, prompt],
@@ -121,6 +123,10 @@ it('a smaller budget refuses what the default takes (the limit is the server opt
     const bytes = await post(server.url, '/v1/completions', { prompt, n: 64, max_tokens: 1 });
     expect(bytes.status).toBe(400);
     expect(bytes.body.error.message).toMatch(/limit is 32 MiB per request/);
+    // Sampling bodies: 413 beyond samplingBodyBytes (1 MiB here), in the OpenAI error shape.
+    const body = await post(server.url, '/v1/completions', { prompt: 'x'.repeat(1_100_000) });
+    expect(body.status).toBe(413);
+    expect(body.body.error.message).toMatch(/body/i);
     const render = await post(server.url, '/v1/chat/completions/render', {
       messages: [{ role: 'user', content: prompt }],
       n: 64,
