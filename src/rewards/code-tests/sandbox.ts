@@ -18,7 +18,8 @@
 //   actually commits), processes, file size and open files;
 // - outside, a wall-clock timer, an output cap and a memory watchdog (rlimits are per process, so every
 //   100 ms the resident memory of the whole process tree is summed from /proc) SIGKILL the whole process
-//   group. bwrap runs the program
+//   group; the timer and the watchdog run in a supervisor thread (supervisor.ts), so a busy main thread
+//   cannot freeze them. bwrap runs the program
 //   as pid 1 of a private pid namespace; when that init dies, the kernel kills everything left in the
 //   namespace, so no background process survives a run.
 //
@@ -34,8 +35,8 @@ import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { spawnStdio } from './descriptors.ts';
 import { identity, staticProcStat, systemBinds } from './host-binds.ts';
-import { treeResidentBytes } from './process-tree.ts';
 import { seccompFilter } from './seccomp.ts';
+import { CappedStream, fallbackGraceMs, superviseRun, watchdogSlackMb } from './supervisor.ts';
 
 export type Language = 'python' | 'javascript';
 
@@ -92,12 +93,11 @@ export interface SandboxOutcome {
   outputExceeded: 'stdout' | 'stderr' | null;
   /** The watchdog killed the run: the sandbox's processes together held more than this many MiB. */
   memoryExceededMb: number | null;
+  /** Milliseconds from the start to the supervisor's SIGKILL (time or memory), when it sent one. */
+  killedAfterMs?: number | null;
 }
 
 const stderrKeepBytes = 64 * 1024;
-const watchdogIntervalMs = 100;
-// Slack over memoryMb for the whole tree: interpreter text, node's non-heap memory, page tables.
-const watchdogSlackMb = 128;
 
 function interpreterCommand(language: Language, entry: string, config: SandboxConfig, limits: SandboxLimits) {
   const mib = 1024 * 1024;
@@ -260,11 +260,23 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
       detached: true,
       stdio,
     });
-    const stdoutChunks: Buffer[] = [];
-    const stderrChunks: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderrBytes = 0;
-    let timedOut = false;
+    // The wall clock and the memory watchdog: the supervisor thread kills the group (supervisor.ts). Told
+    // before this thread can reap bwrap, i.e. before it returns to its event loop.
+    const watch =
+      child.pid === undefined
+        ? null
+        : superviseRun(
+            child.pid,
+            {
+              timeoutMs: limits.timeoutMs,
+              memoryLimitBytes: (limits.memoryMb + watchdogSlackMb) * 1024 * 1024,
+            },
+            performance.timeOrigin + started,
+          );
+    // Caps on what is kept of the output, before anything parses it.
+    const stdout = new CappedStream(limits.maxOutputBytes);
+    const stderr = new CappedStream(limits.maxOutputBytes, stderrKeepBytes);
+    let fallbackTimedOut = false;
     let outputExceeded: SandboxOutcome['outputExceeded'] = null;
     let settled = false;
     let exited = false;
@@ -278,36 +290,21 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
         // already gone
       }
     };
+    // Only a backup, should the supervisor not be running.
     const timer = setTimeout(() => {
-      timedOut = true;
+      fallbackTimedOut = true;
       killGroup();
-    }, limits.timeoutMs);
-    let memoryExceededMb: number | null = null;
-    const memoryLimitBytes = (limits.memoryMb + watchdogSlackMb) * 1024 * 1024;
-    const watchdog = setInterval(() => {
-      if (exited || child.pid === undefined || memoryExceededMb !== null) return;
-      if (treeResidentBytes(child.pid) > memoryLimitBytes) {
-        memoryExceededMb = limits.memoryMb + watchdogSlackMb;
-        killGroup();
-      }
-    }, watchdogIntervalMs);
+    }, limits.timeoutMs + fallbackGraceMs);
 
     child.stdout!.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > limits.maxOutputBytes) {
-        outputExceeded ??= 'stdout';
-        killGroup();
-        return;
-      }
-      stdoutChunks.push(chunk);
+      if (stdout.add(chunk)) return;
+      outputExceeded ??= 'stdout';
+      killGroup();
     });
     child.stderr!.on('data', (chunk: Buffer) => {
-      stderrBytes += chunk.length;
-      if (stderrBytes > limits.maxOutputBytes) {
-        outputExceeded ??= 'stderr';
-        killGroup();
-      }
-      if (stderrBytes - chunk.length < stderrKeepBytes) stderrChunks.push(chunk);
+      if (stderr.add(chunk)) return;
+      outputExceeded ??= 'stderr';
+      killGroup();
     });
 
     // The program may exit without reading its input or files (EPIPE): that is its business, not an error.
@@ -326,24 +323,26 @@ export function runInSandbox(run: SandboxRun, config: SandboxConfig): Promise<Sa
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      clearInterval(watchdog);
+      watch?.reaped();
       resolve({
         exitCode,
         signal,
-        stdout: Buffer.concat(stdoutChunks).toString('utf8'),
-        stderr: Buffer.concat(stderrChunks).toString('utf8').slice(0, stderrKeepBytes),
+        stdout: stdout.text(),
+        stderr: stderr.text(),
         wallMs: performance.now() - started,
-        timedOut,
+        timedOut: fallbackTimedOut || (watch?.timedOut ?? false),
         outputExceeded,
-        memoryExceededMb,
+        memoryExceededMb: watch?.memoryExceeded ? limits.memoryMb + watchdogSlackMb : null,
+        killedAfterMs: watch?.killedAfterMs ?? null,
       });
     };
     child.on('error', (error) => {
-      stderrChunks.push(Buffer.from(`sandbox failed to start: ${error.message}`));
+      stderr.add(Buffer.from(`sandbox failed to start: ${error.message}`));
       finish(null, null);
     });
     child.on('exit', () => {
       exited = true;
+      watch?.reaped();
     });
     child.on('close', finish);
   });
