@@ -7,6 +7,7 @@
 // 20 ms until it dies; they wait in the pipe until this thread reads again).
 //
 // Also end to end: a program's 1 MiB adversarial output is graded within 2 s of the run's end.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { codeProblem } from '../test-problems.ts';
 import { parseCodeTestsOptions } from './options.ts';
 import { CodeTestsReward } from './reward.ts';
 import { runInSandbox, type SandboxLimits } from './sandbox.ts';
+import { superviseRun, supervisorClock } from './supervisor.ts';
 
 const sandbox = bubblewrap();
 const { bwrapPath, prlimitPath, pythonPath, nodePath } = parseCodeTestsOptions({});
@@ -179,5 +181,49 @@ heartbeat()
     const completion = '```python\nimport sys\nsys.stdout.write("1" + "0" * (4 << 20) + "1")\n```';
     const report = await reward!.evaluate(problem, completion);
     expect(report.tests[0].status).toBe('OLE');
+  });
+});
+
+// The supervisor on its own, on plain detached processes (no sandbox needed).
+describe('the supervisor thread', () => {
+  const start = (code: string) => {
+    const child = spawn(pythonPath, ['-c', code], { detached: true, stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_, signal) => resolve(signal)),
+    );
+    return { child, exited };
+  };
+
+  it('kills a process group at its deadline and records when', async () => {
+    const { child, exited } = start('import time; time.sleep(30)');
+    const watch = superviseRun(child.pid!, { timeoutMs: 300, memoryLimitBytes: 2 ** 40 }, supervisorClock());
+    child.on('exit', () => watch.reaped());
+    expect(await exited).toBe('SIGKILL');
+    expect(watch.timedOut).toBe(true);
+    expect(watch.memoryExceeded).toBe(false);
+    expect(watch.killedAfterMs).toBeGreaterThanOrEqual(299);
+    expect(watch.killedAfterMs).toBeLessThan(1300);
+  });
+
+  it('kills a process group whose resident memory passes the limit', async () => {
+    const { child, exited } = start('import time\nhold = b"x" * (96 << 20)\ntime.sleep(30)');
+    const watch = superviseRun(
+      child.pid!,
+      { timeoutMs: 20_000, memoryLimitBytes: 64 << 20 },
+      supervisorClock(),
+    );
+    child.on('exit', () => watch.reaped());
+    expect(await exited).toBe('SIGKILL');
+    expect(watch.memoryExceeded).toBe(true);
+    expect(watch.timedOut).toBe(false);
+  });
+
+  it('never signals a run once it is marked reaped', async () => {
+    const { child, exited } = start('import time; time.sleep(1.5)');
+    const watch = superviseRun(child.pid!, { timeoutMs: 100, memoryLimitBytes: 2 ** 40 }, supervisorClock());
+    watch.reaped();
+    expect(await exited).toBeNull(); // it ran its 1.5 s and exited by itself
+    expect(watch.timedOut).toBe(false);
+    expect(watch.killedAfterMs).toBeNull();
   });
 });
