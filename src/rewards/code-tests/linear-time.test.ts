@@ -340,6 +340,23 @@ describe('the grader on a 1 MiB adversarial output', () => {
     }
   });
 
+  it('judges a 1 MiB deeply nested JSON result within 2 s (JSON.parse builds every level; no recursion limit is hit)', () => {
+    const half = mib >> 1;
+    const nested = [
+      `${'['.repeat(half)}${']'.repeat(half)}`,
+      `${'{"a":'.repeat(half / 5)}1${'}'.repeat(half / 5)}`,
+    ];
+    for (const stdout of nested) {
+      for (const expected of [[1], [[[[1]]]], { a: { a: 1 } }]) {
+        const test: TestCase = { kind: 'call', fn: 'f', args: [], expected };
+        const options = { mode: 'exact' as const, tolerance, timeoutMs: 1000, maxOutputBytes: 2 * mib };
+        const started = performance.now();
+        expect(judge({ ...base, stdout }, test, options).status).toBe('WA');
+        expect(performance.now() - started).toBeLessThan(2000);
+      }
+    }
+  });
+
   it('printable stays linear on escape-sequence patterns (the grader quotes stderr and stdout through it)', () => {
     // The judge cleans at most 64 KiB of stderr and the first 4 KiB of stdout; this is the function itself.
     for (const unit of ['\u009b0', '\u001b[', '\u001b]']) {
