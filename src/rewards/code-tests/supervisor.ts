@@ -12,7 +12,7 @@
 // fallback timer (timeout + 1 s) in case the worker is not running.
 //
 // The worker is plain JavaScript started with `eval` (it needs no TypeScript loader, so it starts in tens
-// of milliseconds from the sources and from dist/ alike); its /proc walk is process-tree.ts's. The main
+// of milliseconds from the sources and from dist/ alike), and its /proc walk is the only one. The main
 // thread tells it about each run (pid, start time, limits) as soon as bwrap is spawned, and the two share
 // a small SharedArrayBuffer per run: the main thread marks the run reaped, the worker records why and
 // when it killed. Killing by process group is safe only while bwrap has not been reaped (afterwards its
