@@ -24,6 +24,7 @@ import { printable } from './printable.ts';
 import { assertSandbox, probeInterpreter, SandboxUnavailableError } from './probe.ts';
 import { runInSandbox, type SandboxConfig, type SandboxLimits } from './sandbox.ts';
 import { type ProblemTests, parseProblemTests, type TestCase, type Tier } from './schema.ts';
+import { startSupervisor } from './supervisor.ts';
 import { aggregateTiers, allowedTiers, type TierWeights, weightSets } from './tiers.ts';
 
 /**
@@ -61,6 +62,8 @@ export class CodeTestsReward implements Reward {
     const { bwrapPath, prlimitPath, pythonPath, nodePath } = this.options;
     this.sandbox = { bwrapPath, prlimitPath, pythonPath, nodePath };
     assertSandbox(this.sandbox);
+    // The watchdog thread takes tens of milliseconds to start: not on the first run's clock.
+    startSupervisor();
     this.limiter = new Limiter(this.options.concurrency);
     const { weights } = this.options;
     this.weights = typeof weights === 'string' ? weightSets[weights] : weights;
