@@ -54,9 +54,14 @@ function alreadyBuilt() {
  * distribution, OpenBLAS built by hand) the build itself finds out.
  */
 function openblasPackageMissing() {
-  const dpkg = spawnSync('dpkg', ['-s', 'libopenblas-dev'], { stdio: 'ignore' });
-  if (dpkg.error) return false;
-  return dpkg.status !== 0;
+  // dpkg's state, not `dpkg -s`: a removed package can stay known in "config-files" state.
+  // dpkg-query's own field syntax, not a JavaScript template.
+  const statusFormat = '-f=$' + '{db:Status-Status}';
+  const query = spawnSync('dpkg-query', ['-W', statusFormat, 'libopenblas-dev'], {
+    encoding: 'utf8',
+  });
+  if (query.error) return false;
+  return query.stdout !== 'installed';
 }
 
 /** `npm ci` in this repository (not this package installed as another project's dependency). */

@@ -13,7 +13,7 @@ fi
 read -r -a ours <<<"$(bash scripts/system-deps.sh --list)"
 remove=()
 for pkg in "${ours[@]}"; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || continue
+  [ "$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null)" = "installed" ] || continue
   # The packages apt would remove with this one; each must be one of ours.
   others=$(apt-get remove -s "$pkg" 2>/dev/null | awk '/^Remv /{print $2}' | while read -r name; do
     case " ${ours[*]} " in *" $name "*) ;; *) printf '%s ' "$name" ;; esac

@@ -53,13 +53,19 @@ give_up() {
   exit 0
 }
 
-if ! command -v dpkg >/dev/null 2>&1; then
+if ! command -v dpkg-query >/dev/null 2>&1; then
   give_up "curricula: not a Debian/Ubuntu system, so nothing was installed; $purpose: OpenBLAS headers (libopenblas-dev), bubblewrap, chromium (at /usr/bin/chromium), python3 with venv, httpx, h2, anyio, sniffio, protobuf, rich, click, zstandard, distro, numpy (set CURRICULA_SKIP_SYSTEM_DEPS=1 to skip this check)"
 fi
 
+# Installed means dpkg's "installed" state: a package removed without purging stays known to dpkg in
+# "config-files" state (chromium does, for its /etc files), and `dpkg -s` succeeds on it.
+installed() {
+  [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = "installed" ]
+}
+
 missing=()
 for pkg in "${packages[@]}"; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  installed "$pkg" || missing+=("$pkg")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

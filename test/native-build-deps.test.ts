@@ -3,7 +3,7 @@
 // project's dependency, or with CURRICULA_SKIP_SYSTEM_DEPS=1, it installs nothing; either way a build
 // that still lacks OpenBLAS ends with one status line that gives the exact command. The script runs from
 // a copy in a temporary checkout (so that the repository's own native/build is untouched), with fake
-// dpkg and apt-get on PATH that report the package missing and log what they were asked.
+// dpkg-query and apt-get on PATH that report the package missing and log what they were asked.
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -32,7 +32,7 @@ function fakeCheckout(): { root: string; bin: string; aptLog: string } {
     writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);
     chmodSync(join(bin, name), 0o755);
   };
-  script('dpkg', 'exit 1');
+  script('dpkg-query', 'exit 1'); // "no packages found matching libopenblas-dev"
   script('apt-get', `echo "$@" >> ${aptLog}`);
   return { root, bin, aptLog };
 }
@@ -49,19 +49,25 @@ function build(root: string, bin: string, env: Record<string, string>) {
 const hint = 'install it with: sudo apt-get install -y libopenblas-dev && npm run build:native';
 
 describe('native/build.mjs without libopenblas-dev', () => {
-  it.skipIf(!isRoot)('in a source checkout, as root, installs it with apt-get before building', () => {
-    const { root, bin, aptLog } = fakeCheckout();
-    const result = build(root, bin, { INIT_CWD: root });
-    expect(result.status).toBe(0);
-    expect(result.stderr).toMatch(/installing Debian packages the native kernels need: libopenblas-dev/);
-    expect(readFileSync(aptLog, 'utf8').trim().split('\n')).toEqual([
-      'update -qq',
-      'install -y -qq libopenblas-dev',
-    ]);
-    // The fake dpkg still says missing, so the build stops with the command to run.
-    expect(result.stdout.trim()).toBe(`curricula native kernels: not built: libopenblas not found; ${hint}`);
-    expect(readFileSync(join(root, 'native/build/status.txt'), 'utf8')).toMatch(/^not built: libopenblas/);
-  });
+  const asRoot = isRoot ? '' : ' (skipped: not running as root)';
+  it.skipIf(!isRoot)(
+    `in a source checkout, as root, installs it with apt-get before building${asRoot}`,
+    () => {
+      const { root, bin, aptLog } = fakeCheckout();
+      const result = build(root, bin, { INIT_CWD: root });
+      expect(result.status).toBe(0);
+      expect(result.stderr).toMatch(/installing Debian packages the native kernels need: libopenblas-dev/);
+      expect(readFileSync(aptLog, 'utf8').trim().split('\n')).toEqual([
+        'update -qq',
+        'install -y -qq libopenblas-dev',
+      ]);
+      // The fake dpkg-query still says missing, so the build stops with the command to run.
+      expect(result.stdout.trim()).toBe(
+        `curricula native kernels: not built: libopenblas not found; ${hint}`,
+      );
+      expect(readFileSync(join(root, 'native/build/status.txt'), 'utf8')).toMatch(/^not built: libopenblas/);
+    },
+  );
 
   it('installed as another project’s dependency, installs nothing and gives the command', () => {
     const { root, bin, aptLog } = fakeCheckout();

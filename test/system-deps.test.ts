@@ -1,6 +1,6 @@
 // scripts/system-deps.sh (run by `npm test`, and by native/build.mjs at `npm ci` for OpenBLAS): on a machine
 // missing a package it installs it as root; otherwise it prints one line with the exact command and lets the
-// tests skip (exit 0), or fails under CURRICULA_STRICT_DEPS=1. Driven with fake dpkg / id / apt-get on PATH
+// tests skip (exit 0), or fails under CURRICULA_STRICT_DEPS=1. Driven with fake dpkg-query / id / apt-get on PATH
 // (the real ones would change this machine), so the script's own logic is what runs.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,12 @@ function fakeBin(uid: number, missing: string[]): { dir: string; aptLog: string 
     writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`);
     chmodSync(join(dir, name), 0o755);
   };
-  script('dpkg', `case " ${missing.join(' ')} " in *" $2 "*) exit 1 ;; esac; exit 0`);
+  // A missing package is in "config-files" state, as `apt-get remove` leaves chromium: known to dpkg
+  // (`dpkg -s` succeeds on it) but not installed.
+  script(
+    'dpkg-query',
+    `case " ${missing.join(' ')} " in *" $3 "*) printf config-files; exit 0 ;; esac; printf installed`,
+  );
   script('id', `echo ${uid}`);
   script('apt-get', `echo "$@" >> ${aptLog}`);
   return { dir, aptLog };
