@@ -61,6 +61,17 @@ function treeResidentBytes(rootPid) {
   return total;
 }
 
+// A timer can fire up to a millisecond early (libuv keeps time in whole milliseconds): a run is killed
+// for time only once the clock has passed its deadline.
+function expire(run) {
+  const left = run.deadline - now();
+  if (left > 0) {
+    run.timer = setTimeout(() => expire(run), Math.ceil(left));
+    return;
+  }
+  kill(run, 1);
+}
+
 function startTime(pid) {
   try {
     const stat = readFileSync('/proc/' + pid + '/stat', 'utf8');
@@ -119,7 +130,7 @@ parentPort.on('message', (message) => {
     memoryKilled: false,
   };
   if (Atomics.load(run.flags, 0) !== 0) return;
-  run.timer = setTimeout(() => kill(run, 1), Math.max(0, message.deadline - now()));
+  run.timer = setTimeout(() => expire(run), Math.max(0, Math.ceil(message.deadline - now())));
   runs.set(run.id, run);
   poller ??= setInterval(poll, ${watchdogIntervalMs});
 });
