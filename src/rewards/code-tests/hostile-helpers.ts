@@ -48,3 +48,20 @@ export function escapes(cases: readonly HostileCase[], reports: readonly CodeTes
       : [],
   );
 }
+
+/**
+ * The start of a memory-hoarding program: `held` counts what it holds; `done()` keeps it a second (the
+ * watchdog polls every 100 ms), then prints the escape marker if `target` bytes were reached.
+ */
+export function memoryPrelude(target: number, imports = 'os, sys, time'): string {
+  return `import ${imports}
+held = 0
+def done(why=""):
+    if held >= ${target}:
+        time.sleep(1)
+        print("${escapedMarker}")
+    else:
+        print("held", held >> 20, "MiB", why)
+    sys.exit(0)
+`;
+}

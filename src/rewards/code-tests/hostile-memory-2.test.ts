@@ -8,7 +8,7 @@
 // What stops them: seccomp.ts denies vmsplice (and splice, tee) and the setxattr family with EPERM.
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
-import { escapes, type HostileCase, runHostile } from './hostile-helpers.ts';
+import { escapes, type HostileCase, memoryPrelude, runHostile } from './hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
 const sandbox = bubblewrap();
@@ -20,16 +20,7 @@ afterAll(() => reward?.close());
 
 const mib = 1 << 20;
 const target = 256 * mib;
-const prelude = `import ctypes, os, sys, time
-held = 0
-def done(why=""):
-    if held >= ${target}:
-        time.sleep(1)
-        print("escaped")
-    else:
-        print("held", held >> 20, "MiB", why)
-    sys.exit(0)
-`;
+const prelude = memoryPrelude(target, 'ctypes, os, sys, time');
 
 // One 2 MiB transparent huge page (THP is `madvise` on most hosts) in a 4 MiB window, so that RLIMIT_AS
 // (64 MiB) never sees more than 4 MiB at once; one 4 KiB piece of it goes into the pipe with vmsplice, the

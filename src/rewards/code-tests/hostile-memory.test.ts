@@ -11,7 +11,7 @@
 // per-user pipe quota (pipe-user-pages-soft, 64 MiB by default), not by memoryMb.
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
-import { escapes, type HostileCase, runHostile } from './hostile-helpers.ts';
+import { escapes, type HostileCase, memoryPrelude, runHostile } from './hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
 // A generous time limit, so that an attack that works has time to say so instead of ending as a timeout.
@@ -30,16 +30,7 @@ const mib = 1 << 20;
 const target = 256 * mib;
 // `held(n)` records progress; `done()` keeps the memory a second (the watchdog polls every 100 ms), then
 // prints `escaped` if the target was reached.
-const prelude = `import os, sys, time
-held = 0
-def done(why=""):
-    if held >= ${target}:
-        time.sleep(1)
-        print("escaped")
-    else:
-        print("held", held >> 20, "MiB", why)
-    sys.exit(0)
-`;
+const prelude = memoryPrelude(target);
 
 const memoryCases: HostileCase[] = [
   {
