@@ -78,21 +78,27 @@ function isClosingFence(line: string, marker: string): boolean {
  * stay right), so that a link inside code is not taken for one.
  */
 export function withoutCode(text: string): string {
-  const lines = text.split('\n');
+  return blankCodeBlocks(text, (line) => line.replace(/(`+)[\s\S]*?\1/g, (span) => ' '.repeat(span.length)));
+}
+
+/** Lines inside fenced code blocks (and the fences) blanked; every other line passed through `outside`. */
+function blankCodeBlocks(text: string, outside: (line: string) => string): string {
   let marker: string | null = null;
-  const kept = lines.map((line) => {
-    if (marker !== null) {
-      if (isClosingFence(line, marker)) marker = null;
-      return '';
-    }
-    const open = line.match(fence);
-    if (open) {
-      marker = open[1];
-      return '';
-    }
-    return line.replace(/(`+)[\s\S]*?\1/g, (span) => ' '.repeat(span.length));
-  });
-  return kept.join('\n');
+  return text
+    .split('\n')
+    .map((line) => {
+      if (marker !== null) {
+        if (isClosingFence(line, marker)) marker = null;
+        return '';
+      }
+      const open = line.match(fence);
+      if (open) {
+        marker = open[1];
+        return '';
+      }
+      return outside(line);
+    })
+    .join('\n');
 }
 
 /** Inline links and images `[text](target)` and reference definitions `[label]: target`, outside code. */
@@ -145,20 +151,5 @@ export function anchors(text: string): Set<string> {
 
 /** Fenced code blocks blanked, inline code kept (a heading's code span is part of its anchor). */
 function withoutCodeBlocksOnly(text: string): string {
-  const lines = text.split('\n');
-  let marker: string | null = null;
-  return lines
-    .map((line) => {
-      if (marker !== null) {
-        if (isClosingFence(line, marker)) marker = null;
-        return '';
-      }
-      const open = line.match(fence);
-      if (open) {
-        marker = open[1];
-        return '';
-      }
-      return line;
-    })
-    .join('\n');
+  return blankCodeBlocks(text, (line) => line);
 }
