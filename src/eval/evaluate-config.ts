@@ -8,7 +8,7 @@ import { UserError } from '../core/errors.ts';
 import { workerCountSchema } from '../policy/parallel-options.ts';
 import { mixEntrySchema } from '../tasks/problem-mix.ts';
 import { readProblemSet } from '../tasks/problem-set.ts';
-import { boundedCount, sizeLimits } from '../training/size-limits.ts';
+import { boundedCount, sizeLimits } from '../core/size-limits.ts';
 import {
   type EvaluateCheckpointResult,
   evaluateCheckpoint,

@@ -5,7 +5,7 @@ import { RUN_NAME_MAX, RUN_NAME_PATTERN, RUN_NAME_RULE } from '../runs/run-name.
 import { mixEntrySchema } from '../tasks/problem-mix.ts';
 import { modelBlockSchema } from './model-presets.ts';
 import { scheduleSchema } from './schedule.ts';
-import { boundedCount, sizeLimits } from './size-limits.ts';
+import { boundedCount, sizeLimits } from '../core/size-limits.ts';
 
 export const optimizerSchema = scheduleSchema.extend({
   betas: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).default([0.9, 0.99]),

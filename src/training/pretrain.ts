@@ -18,7 +18,7 @@ import { entryTask, heldOutProblems, type MixEntry, ProblemMix, validateMix } fr
 import { resolveModelShape } from './model-presets.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
 import { recordNewSteps, resumedPretrainConfig } from './resume.ts';
-import { checkModelMemory } from './size-limits.ts';
+import { checkModelMemory } from '../core/size-limits.ts';
 import { supervisedStep } from './supervised-step.ts';
 
 export interface PretrainHooks {

@@ -9,7 +9,7 @@ import { mixEntrySchema } from '../../tasks/problem-mix.ts';
 import { modelBlockSchema } from '../model-presets.ts';
 import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
-import { boundedCount, sizeLimits } from '../size-limits.ts';
+import { boundedCount, sizeLimits } from '../../core/size-limits.ts';
 import { poolBlockSchema } from './pool-file.ts';
 import { reliftSchema } from './relift-options.ts';
 import { teacherBlockSchema } from './teacher-config.ts';

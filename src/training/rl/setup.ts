@@ -22,7 +22,7 @@ import { createSelfPlay, validateSelfPlay } from '../../selfplay/setup.ts';
 import { heldOutProblems, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
 import { resolveModelShape } from '../model-presets.ts';
 import { policyBackendOf } from '../policy-backends.ts';
-import { checkModelMemory, checkSamplingMemory, checkStepBudget } from '../size-limits.ts';
+import { checkModelMemory, checkSamplingMemory, checkStepBudget } from '../../core/size-limits.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
 import {

@@ -1,7 +1,7 @@
 // The size limits of issue 26: per-step budgets, the embedded KV-cache memory check (with a given amount of
 // memory), and quoting user input cut to 80 characters.
 import { describe, expect, it } from 'vitest';
-import { quoteInput, shortInput } from '../core/quote-input.ts';
+import { quoteInput, shortInput } from './quote-input.ts';
 import {
   checkModelMemory,
   checkSamplingMemory,

@@ -17,7 +17,7 @@
 // policy.workers has its own bound (MAX_WORKERS in src/policy/parallel-options.ts).
 import { totalmem } from 'node:os';
 import { z } from 'zod';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from './errors.ts';
 
 export const sizeLimits = {
   batchSize: 4096,
