@@ -19,7 +19,8 @@ function walk(dir, out = []) {
   return out;
 }
 
-const importPattern = /(?:^|\n)\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+const importPattern =
+  /(?:^|\n)\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
 
 /** Strips comments so an import in a doc comment is not an edge. */
 function stripComments(text) {
@@ -36,7 +37,7 @@ export function importGraph({ includeTests = false } = {}) {
     const targets = new Set();
     for (const match of text.matchAll(importPattern)) {
       const spec = match[1] ?? match[2] ?? match[3];
-      if (!spec || !spec.startsWith('.')) continue;
+      if (!spec?.startsWith('.')) continue;
       const target = relative(srcDir, resolve(dirname(file), spec));
       if (target.startsWith('..')) continue;
       targets.add(target);

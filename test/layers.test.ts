@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { cycles, folderOf, importGraph } from '../scripts/import-graph.mjs';
 
 /** Bottom up; a folder may import only folders of lower layers (and itself). */
-export const layers: readonly (readonly string[])[] = [
+const layers: readonly (readonly string[])[] = [
   ['core'],
   ['tasks', 'curricula', 'algorithms'],
   ['policy'],
@@ -58,7 +58,7 @@ const knownCycles: readonly string[] = [
 const layerOf = new Map(layers.flatMap((folders, layer) => folders.map((folder) => [folder, layer])));
 
 /** Every import between folders that does not point down, as 'from -> to'. */
-export function upwardImports(graph: Map<string, string[]>): string[] {
+function upwardImports(graph: Map<string, string[]>): string[] {
   const found: string[] = [];
   for (const [from, targets] of graph) {
     for (const to of targets) {
@@ -94,9 +94,11 @@ describe('layers of src/', () => {
   });
 
   it('no import circles (beyond the known ones)', () => {
-    expect(cycles(graph).map((component) => component.join(' ')).sort()).toEqual(
-      [...knownCycles].sort(),
-    );
+    expect(
+      cycles(graph)
+        .map((component) => component.join(' '))
+        .sort(),
+    ).toEqual([...knownCycles].sort());
   });
 
   it('finds an upward import and a circle (the checks can fail)', () => {
