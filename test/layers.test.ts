@@ -34,7 +34,6 @@ const knownUpward: readonly string[] = [
   'backends/tinker/client/test-server.ts -> training/rl/config.ts',
   'policy/elementwise-speed.ts -> bench/policy-bench-configs.ts',
   'policy/fused-speed.ts -> bench/policy-bench-configs.ts',
-  'runs/compare/read-runs.ts -> training/rl/config.ts',
   'selfplay/generator-groups.ts -> training/rl/rollout.ts',
   'teachers/rlt/distill-config.ts -> training/pretrain-config.ts',
   'teachers/rlt/distill-config.ts -> training/rl/config.ts',

@@ -4,6 +4,7 @@
 // with the seed-paired deltas against the baseline group.
 import { type Comparison, compareRuns, spread } from '../runs/compare/compare-runs.ts';
 import { readRuns } from '../runs/compare/read-runs.ts';
+import { withRlDefaults } from '../training/rl/config-defaults.ts';
 import { DashboardError } from './errors.ts';
 
 export interface GroupCurves {
@@ -28,7 +29,7 @@ export interface CompareRequest {
 
 export function compareView(request: CompareRequest): CompareView {
   if (request.dirs.length === 0) throw new DashboardError(400, 'compare: choose at least one run');
-  const { runs, grouping } = readRuns(request.dirs);
+  const { runs, grouping } = readRuns(request.dirs, withRlDefaults);
   const byGroup = new Map<string, typeof runs>();
   for (const run of runs) {
     if (!byGroup.has(run.group)) byGroup.set(run.group, []);

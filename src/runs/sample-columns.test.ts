@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { withRlDefaults } from '../training/rl/config-defaults.ts';
 import { readRuns } from './compare/read-runs.ts';
 import { readRunData } from './report/run-data.ts';
 import { RunStore, type SampleRecord } from './run-store.ts';
@@ -112,7 +113,7 @@ describe('sample columns', () => {
     reader.close();
     // The report's and compare's readers too.
     expect(readRunData(dir).samples.map((sample) => sample.completion)).toEqual(['2', '3']);
-    expect(readRuns([dir]).runs).toHaveLength(1);
+    expect(readRuns([dir], withRlDefaults).runs).toHaveLength(1);
     expect(columns(dir)).toEqual(before);
 
     const writer = RunStore.resume(dir);

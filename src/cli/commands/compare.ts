@@ -40,9 +40,11 @@ export function register(program: Command): void {
     .addOption(new Option('--stdout', 'print the Markdown instead of its path').conflicts('json'))
     .action(async (runDirs: string[], options: CompareCliOptions) => {
       const { writeComparison } = await import('../../runs/compare/write-comparison.ts');
+      const { withRlDefaults } = await import('../../training/rl/config-defaults.ts');
       const out = options.out ?? defaultOut(runDirs);
       const written = await writeComparison(runDirs, {
         out,
+        withDefaults: withRlDefaults,
         by: options.by
           ?.split(',')
           .map((key) => key.trim())

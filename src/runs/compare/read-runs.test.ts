@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { rlConfigSchema } from '../../training/rl/config.ts';
+import { withRlDefaults } from '../../training/rl/config-defaults.ts';
 import { RunStore } from '../run-store.ts';
 import { readRuns } from './read-runs.ts';
 
@@ -33,7 +34,7 @@ it('a config written without a key and one with the key at its default form one 
     makeRun(parent, 'uniform-s2', rlConfigSchema.parse(minimal('uniform-s2', 2, 'uniform'))),
     makeRun(parent, 'sec-s1', rlConfigSchema.parse(minimal('sec-s1', 1, 'sec'))),
   ];
-  const { grouping, runs } = readRuns(dirs);
+  const { grouping, runs } = readRuns(dirs, withRlDefaults);
   expect(grouping.keys).toEqual(['selector.name']);
   expect(runs.map((run) => run.group)).toEqual(['uniform', 'uniform', 'sec']);
 });

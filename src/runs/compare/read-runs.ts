@@ -1,9 +1,9 @@
 // Run directories → the inputs of compareRuns: each run's metric series, seed and group label.
-// Configs are compared with the current schema's defaults filled in: a run written before a config key
-// existed (its config.json lacks `algorithm.relift`) groups with a newer run whose config.json spells the
-// key out at its default, instead of forming a group of its own.
+// Configs are compared with the current schema's defaults filled in (`withDefaults`, given by the caller:
+// the run store knows no config schema): a run written before a config key existed (its config.json lacks
+// `algorithm.relift`) groups with a newer run whose config.json spells the key out at its default, instead
+// of forming a group of its own.
 import { UserError } from '../../core/errors.ts';
-import { rlConfigSchema } from '../../training/rl/config.ts';
 import { type RunData, readRunData } from '../report/run-data.ts';
 import type { ComparedRun } from './compare-runs.ts';
 import { type Grouping, groupRuns } from './group-runs.ts';
@@ -14,7 +14,14 @@ export interface ReadRuns {
   data: RunData[];
 }
 
-export function readRuns(runDirs: readonly string[], by: readonly string[] = []): ReadRuns {
+/** A config with the current schema's defaults filled in; a config it cannot parse comes back as written. */
+export type ConfigDefaults = (config: unknown) => unknown;
+
+export function readRuns(
+  runDirs: readonly string[],
+  withDefaults: ConfigDefaults,
+  by: readonly string[] = [],
+): ReadRuns {
   if (runDirs.length === 0) throw new UserError('compare: give at least one run directory');
   const data = runDirs.map((dir) => readRunData(dir));
   const names = new Set<string>();
@@ -40,10 +47,4 @@ export function readRuns(runDirs: readonly string[], by: readonly string[] = [])
 function seedOf(config: unknown): number | null {
   const seed = (config as { seed?: unknown } | null)?.seed;
   return typeof seed === 'number' ? seed : null;
-}
-
-/** An RL config with every default filled in; any other config (pretrain, or unparsable) as written. */
-function withDefaults(config: unknown): unknown {
-  const parsed = rlConfigSchema.safeParse(config);
-  return parsed.success ? parsed.data : config;
 }

@@ -7,11 +7,13 @@ import { compareDifficulty, parseEvalKey } from '../report/eval-keys.ts';
 import { lineChart } from '../report/plot.ts';
 import { type CompareOptions, type Comparison, compareRuns, meanCurve } from './compare-runs.ts';
 import { formatComparison } from './format-comparison.ts';
-import { readRuns } from './read-runs.ts';
+import { type ConfigDefaults, readRuns } from './read-runs.ts';
 
 export interface WriteComparisonOptions extends CompareOptions {
   /** Config keys to group by (default: the keys whose values differ between the runs). */
   by?: string[];
+  /** Fills a run's config with the current schema's defaults before grouping (read-runs.ts). */
+  withDefaults: ConfigDefaults;
   /** Output directory. */
   out: string;
 }
@@ -29,7 +31,7 @@ export async function writeComparison(
   runDirs: readonly string[],
   options: WriteComparisonOptions,
 ): Promise<WrittenComparison> {
-  const { runs, grouping } = readRuns(runDirs, options.by);
+  const { runs, grouping } = readRuns(runDirs, options.withDefaults, options.by);
   const comparison = compareRuns(runs, options);
   mkdirSync(options.out, { recursive: true });
   // One chart per evaluated level of the headline metric, plus the overall one.
