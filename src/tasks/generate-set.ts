@@ -7,8 +7,11 @@ import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import { Rng } from '../core/rng.ts';
+import { isHeldOut } from './held-out-partition.ts';
 import { tasks } from './index.ts';
 import type { Task } from './task.ts';
+
+export { generateTrainingProblem, isHeldOut, partitionPoint } from './held-out-partition.ts';
 
 export interface GenerateSetOptions {
   /** Task name (registry key) or the task itself. */
@@ -63,18 +66,6 @@ export function generateSet(options: GenerateSetOptions): Problem[] {
   return problems;
 }
 
-/** Position of a prompt in [0, 1) under the held-out hash partition. */
-export function partitionPoint(task: string, prompt: string): number {
-  const hex = createHash('sha256').update(`held-out\u0000${task}\u0000${prompt}`).digest('hex').slice(0, 13);
-  return Number.parseInt(hex, 16) / 2 ** 52;
-}
-
-/** A task may place a problem itself (metadata.partitionPoint in [0, 1); text-corpus: by file position). */
-export function isHeldOut(problem: Problem, heldOutFraction: number): boolean {
-  const own = problem.metadata?.partitionPoint;
-  return (typeof own === 'number' ? own : partitionPoint(problem.task, problem.prompt)) < heldOutFraction;
-}
-
 export interface SplitOptions {
   task: string | Task;
   difficulties: readonly number[];
@@ -107,18 +98,4 @@ export function splitProblemSets(options: SplitOptions): { train: Problem[]; hel
     accept: (problem) => !isHeldOut(problem, fraction),
   });
   return { train, heldOut };
-}
-
-/** One problem for online training that is never in the held-out part (resamples, at most 1000 tries). */
-export function generateTrainingProblem(
-  task: Task,
-  rng: Rng,
-  difficulty: number,
-  heldOutFraction: number,
-): Problem {
-  for (let attempt = 0; attempt < 1000; attempt++) {
-    const problem = task.generate(rng, difficulty);
-    if (!isHeldOut(problem, heldOutFraction)) return problem;
-  }
-  throw new UserError(`${task.name} difficulty ${difficulty}: no training problem outside the held-out part`);
 }

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Verdict } from '../core/problem.ts';
-import { generateTrainingProblem } from './generate-set.ts';
+import { generateTrainingProblem } from './held-out-partition.ts';
 import { checkDifficulty, extractAnswerLine, makeProblem, sortedAlphabet, type Task } from './task.ts';
 
 const name = 'write-problems';
