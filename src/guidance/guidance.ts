@@ -28,41 +28,11 @@ import type { ExpertTermConfig } from '../algorithms/losses/expert-tokens.ts';
 import type { OpdOptions } from '../algorithms/opd.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
+import type { Attempt } from './attempt.ts';
 import type { RetryHook } from './retry-contract.ts';
 import type { TeacherHelpHook } from './teacher-help-contract.ts';
 
-/** One problem as the policy will attempt it: prompt, forced prefix, expert traces and what the loss trains on. */
-export interface Attempt {
-  problem: Problem;
-  /** Text given to the policy (the problem's prompt, possibly with a hint). */
-  prompt: string;
-  /** Forced start of the completion, not sampled and not trained on ('' = none). */
-  prefix: string;
-  /** True when this attempt received help (logged as guidance/guided_frac). */
-  guided: boolean;
-  /** Expert traces that replace sampled members of the group (absent or empty = none). */
-  offPolicy?: readonly ExpertTrace[];
-  /** Appended to `prompt` for the scorer only, never shown to the policy (absent = none). */
-  privilegedContext?: string;
-  /**
-   * The prompt the completions are TRAINED as answers to (absent = `prompt`): a scaffold in `prompt` (or
-   * `memberPrompts`) conditions sampling only and is removed before the loss.
-   */
-  trainPrompt?: string;
-  /**
-   * One prompt per sampled member, in order (absent = `prompt` for every member); its length must equal
-   * the members sampled for the attempt (RuscaRL: a different share of the rubric per rollout).
-   */
-  memberPrompts?: readonly string[];
-}
-
-/** An expert's text that replaces one sampled member of a group. */
-export interface ExpertTrace {
-  /** The expert's text: the start of the completion (after any forced prefix). */
-  text: string;
-  /** true: the trace is the whole completion (EOS appended, nothing sampled); false: the policy continues. */
-  complete: boolean;
-}
+export type { Attempt, ExpertTrace } from './attempt.ts';
 
 /** The guidance (scaffold) contract: turn selected problems into attempts, learn from their outcomes, save and restore state. */
 export interface Guidance {

@@ -5,7 +5,7 @@
 // the original group (at most `maxReplace`), and reports back (`observe`). A retry attempt sets
 // `trainPrompt` to the original prompt: the retried completions are trained as answers to the bare problem.
 import type { RewardResult } from '../core/reward.ts';
-import type { Attempt } from './guidance.ts';
+import type { Attempt } from './attempt.ts';
 
 /** A graded group, as a retrying scaffold sees it. */
 export interface GradedGroup {
