@@ -4,7 +4,7 @@
 // served model (sample-queue.ts), and every policy is closed when the server closes.
 import type { FastifyInstance } from 'fastify';
 import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
-import type { ProtocolContext } from '../protocols.ts';
+import type { ProtocolContext } from '../protocol-context.ts';
 import { registerChat } from './chat.ts';
 import { registerCompletions } from './completions.ts';
 import { registerGenerate } from './generate.ts';

@@ -9,7 +9,7 @@
 // (durability.ts), so a restart between forward_backward and optim_step does not lose the run.
 import type { FastifyInstance } from 'fastify';
 import { protobufContentType } from '../../backends/tinker/wire/index.ts';
-import type { ProtocolContext } from '../protocols.ts';
+import type { ProtocolContext } from '../protocol-context.ts';
 import { createDeps } from './deps.ts';
 import { restoreModels } from './durability.ts';
 import { unsupportedMediaType } from './http-errors.ts';
