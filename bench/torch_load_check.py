@@ -5,7 +5,7 @@ Follows docs/checkpoint-format.md: reads model.safetensors (own 10-line reader, 
 runs the GPT-2-style forward pass (weights stored [in, out], applied as x @ W), and compares
 log p(x[t+1] | x[..t]) with the values in expected.json, written by the TypeScript side:
 
-    npx tsx src/policy/torch-check-data.ts /tmp/ckpt /tmp/expected.json
+    npx tsx src/testing/policy/torch-check-data.ts /tmp/ckpt /tmp/expected.json
     python3 bench/torch_load_check.py /tmp/ckpt /tmp/expected.json
 
 It also tokenizes expected.json's texts by reading the checkpoint's tokenizer.json as a Hugging Face file

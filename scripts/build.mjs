@@ -34,8 +34,9 @@ const dist = path.join(root, 'dist');
 const buildInfo = path.join(dist, 'build-info.json');
 /** Copied verbatim: [from under src/, to under dist/]. */
 const assets = [['dashboard/web', 'dashboard/web']];
-/** A source whose name says it is test support: the build fails rather than ship it. */
-const testSupport = /(\.test(-helper|-worker|-child)?|test-[a-z-]+|-helpers|fault-proxy|cases)\.ts$/;
+/** Test support (src/testing/, or a name that says so): the build fails rather than ship it. */
+const testSupport =
+  /^testing\/|(\.test(-helper|-worker|-child)?|test-[a-z-]+|-helpers|fault-proxy|cases)\.ts$/;
 
 function fail(message) {
   console.error(`build: ${message}`);

@@ -20,9 +20,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/cli/main.ts';
 import { buildDashboard } from '../src/dashboard/server.ts';
-import { writeRun } from '../src/dashboard/test-runs.test-helper.ts';
 import { RunStore } from '../src/runs/run-store.ts';
 import { additionProblem } from '../src/tasks/addition.ts';
+import { writeRun } from '../src/testing/dashboard/test-runs.ts';
 import { readPoolFile } from '../src/training/rl/pool-file.ts';
 import { repoRoot, runCli, tempDir, writeYaml } from './helpers.ts';
 

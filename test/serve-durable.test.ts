@@ -4,7 +4,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TestTinkerClient } from '../src/server/tinker/test-client.ts';
+import { TestTinkerClient } from '../src/testing/server/tinker/test-client.ts';
 import { startServe, tempDir } from './helpers.ts';
 
 /** Starts serve --tinker with `extra`, creates one model, stops the server; its stderr and the model id. */

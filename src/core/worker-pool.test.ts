@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FixtureTask } from './worker-pool.test-worker.ts';
+import type { FixtureTask } from '../testing/core/worker-pool-worker.ts';
 import {
   WorkerCrashError,
   WorkerPool,
@@ -9,7 +9,7 @@ import {
   WorkerTimeoutError,
 } from './worker-pool.ts';
 
-const workerUrl = new URL('./worker-pool.test-worker.ts', import.meta.url);
+const workerUrl = new URL('../testing/core/worker-pool-worker.ts', import.meta.url);
 
 describe('WorkerPool', () => {
   let pool: WorkerPool<FixtureTask, number> | undefined;

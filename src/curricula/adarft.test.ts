@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { adarftOptions, adarftUpdate, createAdarft } from './adarft.ts';
-import { outcome, testProblem } from './test-pool.ts';
 
 const defaults = adarftOptions.parse({});
 

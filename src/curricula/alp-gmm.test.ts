@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { createAlpGmm } from './alp-gmm.ts';
 import { cholesky, fitBestGmm, fitGmm, gaussianLogDensity } from './gmm.ts';
-import { outcome, testProblem } from './test-pool.ts';
 
 describe('gmm', () => {
   it('Cholesky of [[4, 2], [2, 3]] is [[2, 0], [1, √2]]', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { balancedEligible, createBalanced } from './balanced.ts';
-import { outcome, testProblem } from './test-pool.ts';
 
 const band = { low: 0.25, high: 0.75, recheckAfter: 100 };
 

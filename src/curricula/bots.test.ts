@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { botsBetaUpdate, createBots } from './bots.ts';
-import { outcome, testProblem } from './test-pool.ts';
 
 describe('bots', () => {
   it('posterior update: Beta(1,1), 6 of 8 correct, λ = 0.1, ρ = 0 → Beta(7, 3)', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CheckpointError, ConfigError } from '../core/errors.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { createDump, dumpScore } from './dump.ts';
-import { outcome, testProblem } from './test-pool.ts';
 
 describe('dump', () => {
   it('UCB = mean|a| + c·sqrt(2·ln(N+1)/(n_j+1)): window [0.5, −1.5], n_j = 2, N = 6 → 1 + 1.138979', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { testProblem } from '../testing/curricula/test-pool.ts';
 import { createE2h, e2hProbabilities } from './e2h.ts';
 import { hardFirstProbabilities } from './hard-first.ts';
-import { testProblem } from './test-pool.ts';
 
 describe('e2h schedules', () => {
   it('cosine moves from (K−i)/S to (i+1)/S; K = 3 gives [1/2, 1/3, 1/6] → [1/6, 1/3, 1/2]', () => {

@@ -2,12 +2,12 @@
 // posteriors aggregated per level; and a real RL step on demo-cold logs them as curriculum/state/… metrics.
 import { describe, expect, it } from 'vitest';
 import { selectorStateMetrics } from '../core/selector.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 import { buildContext } from '../training/rl/setup.ts';
 import { rlStep } from '../training/rl/step.ts';
 import { createBots } from './bots.ts';
 import { createSec } from './sec.ts';
-import { outcome, testProblem } from './test-pool.ts';
 
 describe('selector inspect()', () => {
   it('sec: Q and the last batch signal (mean |A|) per arm', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CheckpointError } from '../core/errors.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { createLearningProgress, learningProgressDistribution, reweight } from './learning-progress.ts';
-import { outcome, testProblem } from './test-pool.ts';
 
 describe('learning-progress', () => {
   it('reweights f(p) = p(1−θ)/(p + θ(1−2p))', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { createReverse, solutionSteps } from './reverse.ts';
-import { outcome, testProblem } from './test-pool.ts';
 
 describe('reverse', () => {
   const problem = testProblem('q1', {

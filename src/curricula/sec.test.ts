@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { createSec, secUpdate } from './sec.ts';
 import { softmax } from './shared.ts';
-import { outcome, testProblem } from './test-pool.ts';
 
 describe('sec', () => {
   it('applies the EMA update, decaying absent arms as the authors do', () => {

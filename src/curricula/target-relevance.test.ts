@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { createTargetRelevance, updateAchievability } from './target-relevance.ts';
-import { outcome, testProblem } from './test-pool.ts';
 import { cosineToDense, embedText, hashedNgrams } from './text-embedding.ts';
 
 describe('text embedding', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { testProblem } from '../testing/curricula/test-pool.ts';
 import { selectors } from './index.ts';
-import { testProblem } from './test-pool.ts';
 import { createUniform } from './uniform.ts';
 
 describe('uniform', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
-import { outcome, testProblem } from './test-pool.ts';
+import { outcome, testProblem } from '../testing/curricula/test-pool.ts';
 import { createVcrl, vcrlScore } from './vcrl.ts';
 
 describe('vcrl', () => {

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestRuns, HINT, writeRun } from '../testing/dashboard/test-runs.ts';
 import { buildDashboard } from './server.ts';
-import { createTestRuns, HINT, writeRun } from './test-runs.test-helper.ts';
 
 let app: FastifyInstance;
 let url: string;

@@ -13,8 +13,8 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, chromium as needsChromium } from '../../test/requirements.ts';
 import type { RunStore } from '../runs/run-store.ts';
+import { createTestRuns, writeRun } from '../testing/dashboard/test-runs.ts';
 import { buildDashboard } from './server.ts';
-import { createTestRuns, writeRun } from './test-runs.test-helper.ts';
 
 const browserNeeds = needsChromium();
 

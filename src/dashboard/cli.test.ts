@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, runCli } from '../../test/helpers.ts';
-import { createTestRuns } from './test-runs.test-helper.ts';
+import { createTestRuns } from '../testing/dashboard/test-runs.ts';
 
 let child: ChildProcess | null = null;
 afterEach(() => {

@@ -4,9 +4,9 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestRuns } from '../testing/dashboard/test-runs.ts';
 import { isLoopback } from './access-token.ts';
 import { buildDashboard } from './server.ts';
-import { createTestRuns } from './test-runs.test-helper.ts';
 
 const TOKEN = 'a'.repeat(64);
 let open: FastifyInstance;

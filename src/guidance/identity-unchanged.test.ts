@@ -4,10 +4,10 @@
 // the log-probs of a fixed sequence after the last update (a fingerprint of the weights) must equal the
 // values recorded from main before the change. The values depend on the matmul kernels (OpenBLAS and wasm
 // round differently), so there is one recording per kernel set and the test compares with the one that is
-// running: fixtures/identity-baseline-native.json was written by running this file with
-// RECORD_IDENTITY_BASELINE=1 on commit 05b8bee, before any edit of the RL step;
-// fixtures/identity-baseline-wasm.json the same way with CURRICULA_NATIVE=0 on commit 3bdc59d, on which the
-// native recording still held (so both record the same code).
+// running: src/testing/guidance/fixtures/identity-baseline-native.json was written by running this file
+// with RECORD_IDENTITY_BASELINE=1 on commit 05b8bee, before any edit of the RL step;
+// src/testing/guidance/fixtures/identity-baseline-wasm.json the same way with CURRICULA_NATIVE=0 on commit
+// 3bdc59d, on which the native recording still held (so both record the same code).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import { rlStep } from '../training/rl/step.ts';
 /** The recording for the kernels this process runs (read after the policy is built, which loads them). */
 function fixture(): string {
   const kernels = nativeKernelStatus().active ? 'native' : 'wasm';
-  return join(import.meta.dirname, 'fixtures', `identity-baseline-${kernels}.json`);
+  return join(import.meta.dirname, '../testing/guidance/fixtures', `identity-baseline-${kernels}.json`);
 }
 
 interface Fingerprint {

@@ -9,11 +9,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TokenizerError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
 import { tasks } from '../tasks/index.ts';
+import { maxAbsDifference } from '../testing/policy/test-helpers.ts';
 import { loadTokenizer } from '../tokenizers/load-tokenizer.ts';
 import { charSpecialTokens } from './char-tokenizer-json.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { ParallelEmbeddedBackend } from './parallel-backend.ts';
-import { maxAbsDifference } from './test-helpers.ts';
 import { CharTokenizer, suiteTokenizer } from './tokenizer.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'curricula-char-json-'));

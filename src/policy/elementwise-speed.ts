@@ -13,7 +13,6 @@ import { pathToFileURL } from 'node:url';
 import { policyBenchConfigs } from '../bench/policy-bench-configs.ts';
 import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
-import { randomArray } from './kernel-test-helpers.ts';
 import { nativeBinaryCount, nativeReduceCount, setNativeElementwise } from './native-elementwise.ts';
 import { nativeKernelsAvailable } from './native-kernels.ts';
 import { tf } from './runtime.ts';
@@ -50,14 +49,15 @@ function report(label: string, [native, stock]: [number, number]): void {
 }
 
 async function microBenchmarks(rounds: number): Promise<void> {
-  const tensor = (shape: number[], seed: number) =>
-    tf.tensor(
-      randomArray(
-        shape.reduce((p, n) => p * n, 1),
-        seed,
-      ),
+  // Standard-normal values from a seeded Rng (as the kernel tests' randomArray, which is test support).
+  const tensor = (shape: number[], seed: number) => {
+    const rng = new Rng(seed);
+    const size = shape.reduce((p, n) => p * n, 1);
+    return tf.tensor(
+      Float32Array.from({ length: size }, () => rng.normal()),
       shape,
     );
+  };
   const cases: [string, number[], number[], (a: tf.Tensor, b: tf.Tensor) => tf.Tensor][] = [
     ['mul same shape [1024, 128]', [1024, 128], [1024, 128], tf.mul],
     ['add bias [1024, 512] + [512]', [1024, 512], [512], tf.add],

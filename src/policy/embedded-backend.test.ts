@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, UserError } from '../core/errors.ts';
 import type { Datum } from '../core/policy.ts';
+import {
+  maxAbsDifference,
+  referenceLogprobs,
+  stubTokenizer,
+  stubTokenizerFromJSON,
+} from '../testing/policy/test-helpers.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { tf } from './runtime.ts';
-import { maxAbsDifference, referenceLogprobs, stubTokenizer, stubTokenizerFromJSON } from './test-helpers.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'curricula-backend-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { maxAbsDifference, referenceLogits } from '../testing/policy/test-helpers.ts';
 import { gelu, layerNorm } from './layers.ts';
 import { forwardLogits, initialParameterValues, parameterSpecs, TransformerModel } from './model.ts';
 import { type ModelConfig, parameterCount, parseModelConfig } from './model-config.ts';
 import { initRuntime, tf } from './runtime.ts';
-import { maxAbsDifference, referenceLogits } from './test-helpers.ts';
 
 const config: ModelConfig = { vocabSize: 11, dModel: 8, layers: 2, heads: 2, contextLength: 6 };
 

@@ -11,7 +11,7 @@ import {
   randomTensor,
   relativeError,
   tinyModelLogitsAndGradients,
-} from './kernel-test-helpers.ts';
+} from '../testing/policy/kernel-test-helpers.ts';
 import { attend, causalMask, gelu, layerNorm } from './layers.ts';
 import { nativeFusedActive, nativeFusedCounts, setNativeFused } from './native-fused.ts';
 import { nativeAddonPath, setNativeKernels } from './native-kernels.ts';

@@ -12,7 +12,7 @@ import {
   randomTensor,
   relativeError,
   tinyModelLogitsAndGradients,
-} from './kernel-test-helpers.ts';
+} from '../testing/policy/kernel-test-helpers.ts';
 import {
   nativeAddonPath,
   nativeKernelStatus,

@@ -9,17 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../core/errors.ts';
 import type { Datum, SampledSequence, SampleOptions } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
+import { stubTokenizer, stubTokenizerFromJSON } from '../testing/policy/test-helpers.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { ParallelEmbeddedBackend, PolicyWorkerError } from './parallel-backend.ts';
 import { tf } from './runtime.ts';
 import { sampleWithKvCache } from './sampler.ts';
-import { stubTokenizer, stubTokenizerFromJSON } from './test-helpers.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'curricula-parallel-'));
 const config = { vocabSize: 12, dModel: 16, layers: 2, heads: 2, contextLength: 16 };
 const tokenizer = stubTokenizer(12);
 const tokenizerFactory = {
-  module: new URL('./test-helpers.ts', import.meta.url).href,
+  module: new URL('../testing/policy/test-helpers.ts', import.meta.url).href,
   exportName: 'stubTokenizerFromJSON',
 };
 const optim = { learningRate: 3e-3, weightDecay: 0.1, gradClip: 1 };
@@ -340,7 +340,7 @@ describe('ParallelEmbeddedBackend determinism and failures', () => {
   it('a process exits after close(), and on SIGINT or SIGTERM with live workers, leaving no thread', async () => {
     const script = (close: boolean) => `
       import { ParallelEmbeddedBackend } from ${JSON.stringify(new URL('./parallel-backend.ts', import.meta.url).href)};
-      import { stubTokenizer } from ${JSON.stringify(new URL('./test-helpers.ts', import.meta.url).href)};
+      import { stubTokenizer } from ${JSON.stringify(new URL('../testing/policy/test-helpers.ts', import.meta.url).href)};
       import { readdirSync } from 'node:fs';
       const backend = await ParallelEmbeddedBackend.create(${JSON.stringify(config)}, stubTokenizer(12), 1, {
         workers: 2, tokenizerFactory: ${JSON.stringify(tokenizerFactory)}, onWarning: () => {} });

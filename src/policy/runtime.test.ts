@@ -1,10 +1,10 @@
 // The patched wasm kernels against the cpu backend, and the model's forward values and gradients on
 // wasm against cpu (the reference's parity check, §3.1).
 import { afterAll, describe, expect, it } from 'vitest';
-import { randomArray, tinyModelLogitsAndGradients } from './kernel-test-helpers.ts';
+import { randomArray, tinyModelLogitsAndGradients } from '../testing/policy/kernel-test-helpers.ts';
+import { maxAbsDifference } from '../testing/policy/test-helpers.ts';
 import { setNativeKernels } from './native-kernels.ts';
 import { initRuntime, setSlicedBatchMatMul, slicedBatchMatMulCount, tf } from './runtime.ts';
-import { maxAbsDifference } from './test-helpers.ts';
 
 afterAll(async () => {
   setSlicedBatchMatMul(true);

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nativeKernels } from '../../test/requirements.ts';
 import { Rng } from '../core/rng.ts';
-import { relativeError } from './kernel-test-helpers.ts';
+import { relativeError } from '../testing/policy/kernel-test-helpers.ts';
 import { parameterSpecs, TransformerModel } from './model.ts';
 import type { ModelConfig } from './model-config.ts';
 import { nativeAddonPath, setNativeKernels } from './native-kernels.ts';

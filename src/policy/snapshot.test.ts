@@ -3,9 +3,9 @@
 // the disposal of the trained backend leave it alone — and that sharing leaks no tensors.
 import { describe, expect, it } from 'vitest';
 import type { Datum } from '../core/policy.ts';
+import { stubTokenizer } from '../testing/policy/test-helpers.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { tf } from './runtime.ts';
-import { stubTokenizer } from './test-helpers.ts';
 
 const config = { vocabSize: 12, dModel: 16, layers: 2, heads: 2, contextLength: 16 };
 const sequences = [

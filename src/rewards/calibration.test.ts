@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Reward } from '../core/reward.ts';
+import { additionProblem, mathProblem } from '../testing/rewards/test-problems.ts';
 import { parseConfidence, parseRlcrOutput, rlcrReward } from './calibration.ts';
 import { rewards } from './index.ts';
-import { additionProblem, mathProblem } from './test-problems.ts';
 
 const tabc = (answer: string, confidence: string) =>
   `<think>2+3 is 5</think>\n<answer>${answer}</answer>\n<analysis>a one-digit sum</analysis>\n<confidence>${confidence}</confidence>`;

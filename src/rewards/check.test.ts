@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../core/errors.ts';
+import { additionProblem } from '../testing/rewards/test-problems.ts';
 import { checkRewardCases, formatCheckedCase, formatCheckSummary, parseRewardCases } from './check.ts';
-import { additionProblem } from './test-problems.ts';
 
 const lines = (...objects: unknown[]) => objects.map((object) => JSON.stringify(object)).join('\n');
 

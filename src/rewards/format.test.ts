@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
+import { additionProblem } from '../testing/rewards/test-problems.ts';
 import { rewards } from './index.ts';
-import { additionProblem } from './test-problems.ts';
 
 async function score(options: unknown, completion: string) {
   const [result] = await rewards

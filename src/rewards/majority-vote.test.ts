@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../core/errors.ts';
 import type { Reward, RewardResult } from '../core/reward.ts';
+import { additionProblem, mathProblem } from '../testing/rewards/test-problems.ts';
 import { rewards } from './index.ts';
 import { selectFirstPerGroup } from './majority-vote.ts';
-import { additionProblem, mathProblem } from './test-problems.ts';
 
 const opened: Reward[] = [];
 function make(options: unknown = {}): Reward {

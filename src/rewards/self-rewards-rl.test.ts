@@ -3,11 +3,11 @@
 // (`rewards check`) a reward that needs the policy fails with a ConfigError before any scoring.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
+import { additionProblem } from '../testing/rewards/test-problems.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 import { buildContext } from '../training/rl/setup.ts';
 import { rlStep } from '../training/rl/step.ts';
 import { checkRewardCases } from './check.ts';
-import { additionProblem } from './test-problems.ts';
 
 const config = (reward: object) =>
   rlConfigSchema.parse({

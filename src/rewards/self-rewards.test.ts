@@ -10,9 +10,9 @@ import type { Problem } from '../core/problem.ts';
 import type { RewardInput, RewardPolicy } from '../core/reward.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { promptTokens } from '../tasks/format.ts';
+import { additionProblem } from '../testing/rewards/test-problems.ts';
 import { rewards } from './index.ts';
 import { LateBoundPolicy } from './self-policy.ts';
-import { additionProblem } from './test-problems.ts';
 
 let demo: PolicyBackend;
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-// The run lock under contention, between real processes: 20 child processes (lock.test-child.ts) wait on
+// The run lock under contention, between real processes: 20 child processes (src/testing/runs/lock-child.ts) wait on
 // a barrier file and then all open the same run for writing with RunStore.resume, the product's path.
 // Each trial must end with exactly one holder and every other process refused with RunLockedError, both
 // on a fresh run and on runs whose previous holder was killed with SIGKILL while holding the lock.
@@ -11,7 +11,7 @@ import { LOCK_OWNER_FILE } from './lock.ts';
 import { RunStore } from './run-store.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
-const childScript = join(import.meta.dirname, 'lock.test-child.ts');
+const childScript = join(import.meta.dirname, '../testing/runs/lock-child.ts');
 const processes = 20;
 const trials = 50;
 const createTrials = 10;

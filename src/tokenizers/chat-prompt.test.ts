@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Problem } from '../core/problem.ts';
 import { promptTokens } from '../tasks/format.ts';
+import { qwen3ModelDir } from '../testing/tokenizers/test-helpers.ts';
 import { ChatPromptTokenizer } from './chat-prompt.ts';
 import { HfTokenizer } from './hf-tokenizer.ts';
 import { readTokenizer } from './read-tokenizer.ts';
-import { qwen3ModelDir } from './test-helpers.ts';
 
 const problem = { id: 'p1', prompt: 'What is 2+3?' } as Problem;
 

@@ -6,10 +6,10 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../core/errors.ts';
+import { qwen3ModelDir } from '../testing/tokenizers/test-helpers.ts';
 import { ChatTemplateError, chatTokenIds, renderChat, renderChatFor } from './chat-template.ts';
 import type { HfTokenizer } from './hf-tokenizer.ts';
 import { loadTokenizer } from './load-tokenizer.ts';
-import { qwen3ModelDir } from './test-helpers.ts';
 
 const modelDir = qwen3ModelDir();
 const conversation = [

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenizerError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import { promptTokens } from '../tasks/format.ts';
+import { bytesToUnicode, qwen3ModelDir, ReferenceByteLevelBpe } from '../testing/tokenizers/test-helpers.ts';
 import { HfTokenizer } from './hf-tokenizer.ts';
 import { loadTokenizer } from './load-tokenizer.ts';
-import { bytesToUnicode, qwen3ModelDir, ReferenceByteLevelBpe } from './test-helpers.ts';
 
 interface QwenFile {
   added_tokens: { id: number; content: string; special: boolean }[];

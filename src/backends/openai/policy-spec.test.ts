@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CharTokenizer } from '../../policy/tokenizer.ts';
+import { qwen3ModelDir } from '../../testing/tokenizers/test-helpers.ts';
 import { HfTokenizer } from '../../tokenizers/hf-tokenizer.ts';
-import { qwen3ModelDir } from '../../tokenizers/test-helpers.ts';
 import { readTokenizer } from './policy-spec.ts';
 
 describe('readTokenizer (--tokenizer of eval --policy)', () => {

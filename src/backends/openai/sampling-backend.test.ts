@@ -13,7 +13,7 @@ import { Rng } from '../../core/rng.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
 import { buildServer } from '../../server/app.ts';
-import { type FaultProxy, startFaultProxy } from '../../server/testing/fault-proxy.ts';
+import { type FaultProxy, startFaultProxy } from '../../testing/server/fault-proxy.ts';
 import { requireCapabilities } from './capabilities.ts';
 import { type OpenAiBackendOptions, OpenAiSamplingBackend } from './sampling-backend.ts';
 

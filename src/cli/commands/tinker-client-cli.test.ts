@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKey, startTinkerServer } from '../../backends/tinker/client/test-server.ts';
+import { apiKey, startTinkerServer } from '../../testing/backends/tinker/client/test-server.ts';
 
 const bin = join(import.meta.dirname, '../../../bin/curricula.mjs');
 const config = join(import.meta.dirname, '../../../examples/demo-train.yaml');

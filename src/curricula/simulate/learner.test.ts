@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testProblem } from '../test-pool.ts';
+import { testProblem } from '../../testing/curricula/test-pool.ts';
 import { SimulatedLearner } from './learner.ts';
 import { learners } from './learners.ts';
 

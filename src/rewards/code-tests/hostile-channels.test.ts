@@ -10,7 +10,7 @@
 // residency and per-uid counters shared by concurrent sandboxes (docs/rewards/code-tests.md).
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
-import { escapes, type HostileCase, runHostile } from './hostile-helpers.ts';
+import { escapes, type HostileCase, runHostile } from '../../testing/rewards/code-tests/hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
 // The sender holds its signal for `holdSeconds`; the receiver watches for as long, and both start at once.

@@ -15,7 +15,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bubblewrap } from '../../../test/requirements.ts';
-import { completion, type HostileCase, hostileProblem } from './hostile-helpers.ts';
+import {
+  completion,
+  type HostileCase,
+  hostileProblem,
+} from '../../testing/rewards/code-tests/hostile-helpers.ts';
 
 const bin = join(import.meta.dirname, '../../../bin/curricula.mjs');
 const extraDescriptors = [3, 9, 17, 40];

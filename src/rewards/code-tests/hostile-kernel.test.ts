@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
-import { escapes, type HostileCase, runHostile } from './hostile-helpers.ts';
+import { escapes, type HostileCase, runHostile } from '../../testing/rewards/code-tests/hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
 const sandbox = bubblewrap();

@@ -8,7 +8,12 @@
 // What stops them: seccomp.ts denies vmsplice (and splice, tee) and the setxattr family with EPERM.
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
-import { escapes, type HostileCase, memoryPrelude, runHostile } from './hostile-helpers.ts';
+import {
+  escapes,
+  type HostileCase,
+  memoryPrelude,
+  runHostile,
+} from '../../testing/rewards/code-tests/hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
 const sandbox = bubblewrap();

@@ -11,7 +11,12 @@
 // per-user pipe quota (pipe-user-pages-soft, 64 MiB by default), not by memoryMb.
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
-import { escapes, type HostileCase, memoryPrelude, runHostile } from './hostile-helpers.ts';
+import {
+  escapes,
+  type HostileCase,
+  memoryPrelude,
+  runHostile,
+} from '../../testing/rewards/code-tests/hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
 // A generous time limit, so that an attack that works has time to say so instead of ending as a timeout.

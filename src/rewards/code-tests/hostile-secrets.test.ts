@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
-import { escapes, type HostileCase, runHostile } from './hostile-helpers.ts';
+import { escapes, type HostileCase, runHostile } from '../../testing/rewards/code-tests/hostile-helpers.ts';
 import { CodeTestsReward } from './reward.ts';
 
 const secretName = 'CURRICULA_HOSTILE_SECRET';

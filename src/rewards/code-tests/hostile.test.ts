@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
 import type { Problem } from '../../core/problem.ts';
-import { codeProblem } from '../test-problems.ts';
+import { codeProblem } from '../../testing/rewards/test-problems.ts';
 import { CodeTestsReward } from './reward.ts';
 
 const sandbox = bubblewrap();

@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
 import { ConfigError, DataError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
+import { codeProblem } from '../../testing/rewards/test-problems.ts';
 import { rewards } from '../index.ts';
-import { codeProblem } from '../test-problems.ts';
 import { SandboxUnavailableError } from './probe.ts';
 import { CodeTestsReward } from './reward.ts';
 

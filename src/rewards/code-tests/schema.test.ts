@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
-import { codeProblem } from '../test-problems.ts';
+import { codeProblem } from '../../testing/rewards/test-problems.ts';
 import { parseProblemTests } from './schema.ts';
 
 function problem(metadata: Record<string, unknown> | undefined, id = 'code/7'): Problem {

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrap, unlessSkipped } from '../../../test/requirements.ts';
-import { codeProblem } from '../test-problems.ts';
+import { codeProblem } from '../../testing/rewards/test-problems.ts';
 import { parseCodeTestsOptions } from './options.ts';
 import { CodeTestsReward } from './reward.ts';
 import { runInSandbox, type SandboxLimits } from './sandbox.ts';

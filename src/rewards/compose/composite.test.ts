@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UnknownNameError } from '../../core/errors.ts';
+import { additionProblem } from '../../testing/rewards/test-problems.ts';
 import { rewards } from '../index.ts';
-import { additionProblem } from '../test-problems.ts';
 import { createCompositeReward } from './composite.ts';
 import { overlongPenalty } from './overlong.ts';
 import { scheduleWeight } from './schedule.ts';

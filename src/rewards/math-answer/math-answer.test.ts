@@ -4,10 +4,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
+import { type MathCase, mathCases } from '../../testing/rewards/math-answer/cases.ts';
+import { echoCases } from '../../testing/rewards/math-answer/echo-cases.ts';
 import { rewards } from '../index.ts';
 import { benchMix } from './bench.ts';
-import { type MathCase, mathCases } from './cases.ts';
-import { echoCases } from './echo-cases.ts';
 import { extractAnswer } from './extract.ts';
 import {
   closeSharedMathVerifier,

@@ -6,13 +6,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../core/problem.ts';
 import type { Reward } from '../../core/reward.ts';
-import { rewards } from '../index.ts';
 import {
   deliberateDeviations,
   type MathVerifyCase,
   mathVerifyCases,
   mathVerifyHeldOut,
-} from './mathverify-cases.ts';
+} from '../../testing/rewards/math-answer/mathverify-cases.ts';
+import { rewards } from '../index.ts';
 
 const problem = (k: MathVerifyCase, i: number): Problem => ({
   id: `mv-${i}`,

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Command } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
 import { register } from '../../cli/commands/report.ts';
-import { createMinimalRun, createSyntheticRun } from './synthetic-run.test-helper.ts';
+import { createMinimalRun, createSyntheticRun } from '../../testing/runs/report/synthetic-run.ts';
 
 const run = promisify(execFile);
 const cli = join(process.cwd(), 'bin', 'curricula.mjs');

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createSyntheticRun } from '../../testing/runs/report/synthetic-run.ts';
 import { buildReport } from './build-report.ts';
-import { createSyntheticRun } from './synthetic-run.test-helper.ts';
 import { type WrittenReport, writeReport } from './write-report.ts';
 
 // The SVG files and the legend names each must show.

@@ -7,14 +7,14 @@ import { cpSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TinkerPolicyBackend } from '../../backends/tinker/client/backend.ts';
+import type { Datum } from '../../core/policy.ts';
+import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import {
   apiKey,
   checkpoint,
   clientOptions,
   startTinkerServer,
-} from '../../backends/tinker/client/test-server.ts';
-import type { Datum } from '../../core/policy.ts';
-import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+} from '../../testing/backends/tinker/client/test-server.ts';
 import { durableVersions, readDurableVersion } from './durable-store.ts';
 
 type Server = Awaited<ReturnType<typeof startTinkerServer>>;

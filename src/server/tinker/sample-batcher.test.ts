@@ -4,7 +4,7 @@
 // independent in-process sampler, one prompt at a time). A request that cannot be sampled (a prompt
 // longer than the context) fails alone; the others in its batch are answered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './test-server.ts';
+import { startTestServer, type TestServer } from '../../testing/server/tinker/test-server.ts';
 
 let server: TestServer;
 

@@ -2,7 +2,7 @@
 // asample over the rows or memory limit and forward_backward over the token limit are 400s naming the
 // limit, the server serving on; concurrent asample requests are merged only up to the same bounds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { datum, request, startTestServer, type TestServer } from './test-server.ts';
+import { datum, request, startTestServer, type TestServer } from '../../testing/server/tinker/test-server.ts';
 
 let server: TestServer;
 

@@ -16,7 +16,7 @@ import {
   startTestServer,
   type TestServer,
   vector,
-} from './test-server.ts';
+} from '../../testing/server/tinker/test-server.ts';
 
 let server: TestServer;
 let client: TestServer['client'];

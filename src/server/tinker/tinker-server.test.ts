@@ -11,7 +11,7 @@ import {
   sequences,
   startTestServer,
   type TestServer,
-} from './test-server.ts';
+} from '../../testing/server/tinker/test-server.ts';
 
 let server: TestServer;
 let client: TestServer['client'];

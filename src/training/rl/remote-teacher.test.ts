@@ -5,7 +5,7 @@
 // against the student's (the suite tokenizer: no policy.tokenizer given).
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKey, baseModel, startTinkerServer } from '../../backends/tinker/client/test-server.ts';
+import { apiKey, baseModel, startTinkerServer } from '../../testing/backends/tinker/client/test-server.ts';
 import { rlConfigSchema } from './config.ts';
 import { buildContext } from './setup.ts';
 import { rlStep } from './step.ts';

@@ -1,7 +1,7 @@
 // The production update path (updatePolicy in update.ts) on a tiny real model: the gradient it hands the
 // optimiser must equal the finite-difference gradient of the RL loss, where the loss is computed here
 // independently of update.ts and src/algorithms: teacher-forced log-probs of each full sequence (prompt +
-// completion) from the float64 reference forward pass in src/policy/test-helpers.ts, the PPO-clip term
+// completion) from the float64 reference forward pass in src/testing/policy/test-helpers.ts, the PPO-clip term
 // and the k3 KL term written from their formulas, and the aggregation written from its definition.
 // Parameters are perturbed by ±h in float32 (the model's storage) and the difference quotient uses the
 // perturbation actually stored, so the finite difference itself is float64-accurate; the tolerance
@@ -15,7 +15,7 @@ import { Rng } from '../../core/rng.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import type { ModelConfig } from '../../policy/model-config.ts';
-import { referenceLogprobs, stubTokenizer } from '../../policy/test-helpers.ts';
+import { referenceLogprobs, stubTokenizer } from '../../testing/policy/test-helpers.ts';
 import { rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
 import type { SampledGroup } from './rollout.ts';

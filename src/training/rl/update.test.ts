@@ -8,7 +8,7 @@ import { policyLosses } from '../../algorithms/losses/index.ts';
 import type { LossSequence } from '../../algorithms/losses/policy-loss.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import { tf } from '../../policy/runtime.ts';
-import { stubTokenizer } from '../../policy/test-helpers.ts';
+import { stubTokenizer } from '../../testing/policy/test-helpers.ts';
 
 const config = { vocabSize: 8, dModel: 16, layers: 1, heads: 2, contextLength: 16 };
 const contexts = [

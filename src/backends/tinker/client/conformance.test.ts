@@ -3,10 +3,14 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
+import {
+  checkpoint,
+  clientOptions,
+  startTinkerServer,
+} from '../../../testing/backends/tinker/client/test-server.ts';
 import { TinkerPolicyBackend } from './backend.ts';
 import { checkLossConformance } from './conformance.ts';
 import { probeLosses } from './loss-probe.ts';
-import { checkpoint, clientOptions, startTinkerServer } from './test-server.ts';
 
 let app: FastifyInstance;
 let backend: TinkerPolicyBackend;

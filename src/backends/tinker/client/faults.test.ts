@@ -5,9 +5,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Datum } from '../../../core/policy.ts';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
+import { FaultProxy } from '../../../testing/backends/tinker/client/fault-proxy.ts';
+import {
+  checkpoint,
+  clientOptions,
+  startTinkerServer,
+} from '../../../testing/backends/tinker/client/test-server.ts';
 import { TinkerPolicyBackend } from './backend.ts';
-import { FaultProxy } from './fault-proxy.ts';
-import { checkpoint, clientOptions, startTinkerServer } from './test-server.ts';
 
 const data: Datum[] = [
   { tokens: [1, 40, 41, 42, 43, 44, 45], weights: [0, 0.5, -1, 0.25, -0.75, 1] },

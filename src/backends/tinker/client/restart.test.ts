@@ -13,9 +13,7 @@ import { readCheckpoint } from '../../../policy/checkpoint.ts';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
 import { RunStore } from '../../../runs/run-store.ts';
 import { durableVersions, readDurableVersion } from '../../../server/tinker/durable-store.ts';
-import { train } from '../../../training/rl/train.ts';
-import { TinkerPolicyBackend } from './backend.ts';
-import { FaultProxy } from './fault-proxy.ts';
+import { FaultProxy } from '../../../testing/backends/tinker/client/fault-proxy.ts';
 import {
   apiKey,
   baseModel,
@@ -23,7 +21,9 @@ import {
   clientOptions,
   smallRunConfig,
   startTinkerServer,
-} from './test-server.ts';
+} from '../../../testing/backends/tinker/client/test-server.ts';
+import { train } from '../../../training/rl/train.ts';
+import { TinkerPolicyBackend } from './backend.ts';
 
 type Server = Awaited<ReturnType<typeof startTinkerServer>>;
 const cleanups: (() => Promise<void>)[] = [];

@@ -8,9 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Datum } from '../../../core/policy.ts';
 import { Rng } from '../../../core/rng.ts';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
+import {
+  apiKey,
+  checkpoint,
+  clientOptions,
+  startTinkerServer,
+} from '../../../testing/backends/tinker/client/test-server.ts';
 import { TinkerPolicyBackend } from './backend.ts';
 import { TinkerUnreachableError } from './http.ts';
-import { apiKey, checkpoint, clientOptions, startTinkerServer } from './test-server.ts';
 
 let app: FastifyInstance;
 let url: string;

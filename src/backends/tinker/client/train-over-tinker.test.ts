@@ -13,8 +13,13 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../../runs/run-store.ts';
+import {
+  apiKey,
+  baseModel,
+  smallRunConfig,
+  startTinkerServer,
+} from '../../../testing/backends/tinker/client/test-server.ts';
 import { train } from '../../../training/rl/train.ts';
-import { apiKey, baseModel, smallRunConfig, startTinkerServer } from './test-server.ts';
 
 let app: FastifyInstance;
 let url: string;

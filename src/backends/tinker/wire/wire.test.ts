@@ -1,5 +1,5 @@
 // The Tinker wire codec against bytes written by the official Python protobuf runtime with the SDK's own
-// tinker_public_pb2 (fixtures/make-golden.py), plus round trips and malformed input.
+// tinker_public_pb2 (src/testing/backends/tinker/wire/fixtures/make-golden.py), plus round trips and malformed input.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,10 @@ import {
   WireFormatError,
 } from './index.ts';
 
-const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', name)));
+const fixture = (name: string) =>
+  new Uint8Array(
+    readFileSync(join(import.meta.dirname, '../../../testing/backends/tinker/wire/fixtures', name)),
+  );
 
 const ceRequest: ForwardBackwardRequest = {
   modelId: 's1:train:0',

@@ -1,5 +1,5 @@
 // Small hand-made pools for the selector tests.
-import type { Problem } from '../core/problem.ts';
+import type { Problem } from '../../core/problem.ts';
 
 export function testProblem(id: string, fields: Partial<Problem> = {}): Problem {
   return {

@@ -4,7 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunStore } from '../run-store.ts';
+import { RunStore } from '../../../runs/run-store.ts';
 
 export const EVAL_BEFORE = {
   'eval/pass@1/addition/1': 0.25,

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import type { ForwardBackwardRequest, TensorData, WireDatum } from '../../backends/tinker/wire/index.ts';
-import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
-import { buildServer } from '../app.ts';
-import type { RequestLimits } from '../limits.ts';
+import type { ForwardBackwardRequest, TensorData, WireDatum } from '../../../backends/tinker/wire/index.ts';
+import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
+import { buildServer } from '../../../server/app.ts';
+import type { RequestLimits } from '../../../server/limits.ts';
 import { TestTinkerClient } from './test-client.ts';
 
-export const checkpoint = resolve(import.meta.dirname, '../../../examples/checkpoints/demo-cold');
+export const checkpoint = resolve(import.meta.dirname, '../../../../examples/checkpoints/demo-cold');
 export const apiKey = 'tml-test-key';
 
 export interface TestServer {

@@ -3,9 +3,9 @@
 // worked and something else (or crashes) when it did not, and every test of its problem expects `escaped`;
 // so a test that asserts "no test passed" fails precisely when the sandbox lets the attack through.
 import { randomUUID } from 'node:crypto';
-import type { Problem } from '../../core/problem.ts';
+import type { Problem } from '../../../core/problem.ts';
+import type { CodeTestsReport, CodeTestsReward } from '../../../rewards/code-tests/reward.ts';
 import { codeProblem } from '../test-problems.ts';
-import type { CodeTestsReport, CodeTestsReward } from './reward.ts';
 
 export interface HostileCase {
   name: string;

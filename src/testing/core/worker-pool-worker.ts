@@ -1,5 +1,5 @@
 // Test fixture for worker-pool.test.ts: a worker that echoes, sleeps (busy-waits), throws or exits on demand.
-import { serveWorker } from './worker-pool.ts';
+import { serveWorker } from '../../core/worker-pool.ts';
 
 export type FixtureTask =
   | { kind: 'echo'; value: number }

@@ -4,11 +4,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
-import { buildServer } from '../../../server/app.ts';
-import { rlConfigSchema } from '../../../training/rl/config.ts';
+import { EmbeddedBackend } from '../../../../policy/embedded-backend.ts';
+import { buildServer } from '../../../../server/app.ts';
+import { rlConfigSchema } from '../../../../training/rl/config.ts';
 
-export const checkpoint = resolve(import.meta.dirname, '../../../../examples/checkpoints/demo-cold');
+export const checkpoint = resolve(import.meta.dirname, '../../../../../examples/checkpoints/demo-cold');
 export const apiKey = 'tml-client-test-key';
 export const baseModel = 'demo-cold';
 

@@ -1,5 +1,5 @@
 // Small hand-made problems for the reward tests (not generated, so the numbers stay readable).
-import type { Problem } from '../core/problem.ts';
+import type { Problem } from '../../core/problem.ts';
 
 /** An addition problem whose answer is `answer` (graded by the task verifier: exact `A:` line). */
 export function additionProblem(answer = '5', id = 'addition-test'): Problem {

@@ -2,12 +2,12 @@
 // already holds one) and the log-probs the TypeScript model gives a few fixed sequences, so the PyTorch
 // script can load model.safetensors, recompute them and compare.
 //
-// Usage: npx tsx src/policy/torch-check-data.ts <checkpoint-dir> <expected.json>
+// Usage: npx tsx src/testing/policy/torch-check-data.ts <checkpoint-dir> <expected.json>
 import { existsSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { Rng } from '../core/rng.ts';
-import { EmbeddedBackend } from './embedded-backend.ts';
-import { CharTokenizer } from './tokenizer.ts';
+import { Rng } from '../../core/rng.ts';
+import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+import { CharTokenizer } from '../../policy/tokenizer.ts';
 
 export interface TorchCheckData {
   sequences: number[][];
@@ -48,7 +48,7 @@ export async function torchCheckData(dir: string, seed = 1): Promise<TorchCheckD
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [dir, out] = process.argv.slice(2);
   if (!dir || !out) {
-    console.error('usage: npx tsx src/policy/torch-check-data.ts <checkpoint-dir> <expected.json>');
+    console.error('usage: npx tsx src/testing/policy/torch-check-data.ts <checkpoint-dir> <expected.json>');
     process.exit(2);
   }
   writeFileSync(out, `${JSON.stringify(await torchCheckData(dir))}\n`);

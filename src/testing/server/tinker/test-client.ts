@@ -8,7 +8,7 @@ import {
   type ForwardBackwardRequest,
   protobufContentType,
   type SampleResponse,
-} from '../../backends/tinker/wire/index.ts';
+} from '../../../backends/tinker/wire/index.ts';
 
 export class TestTinkerClient {
   constructor(

@@ -1,8 +1,8 @@
 // Test support for src/policy: a tiny serialisable tokenizer stub and an independent plain-JavaScript
 // (float64, loop-by-loop) implementation of the model's forward pass, written from the math in
 // docs/checkpoint-format.md rather than from model.ts, so that the two can check each other.
-import type { Tokenizer } from '../core/policy.ts';
-import type { ModelConfig } from './model-config.ts';
+import type { Tokenizer } from '../../core/policy.ts';
+import type { ModelConfig } from '../../policy/model-config.ts';
 
 /** Ids 0..2 are pad/bos/eos; ids 3.. are the letters 'a', 'b', … */
 export function stubTokenizer(vocabSize: number): Tokenizer & { toJSON(): unknown } {

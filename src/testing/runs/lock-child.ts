@@ -1,20 +1,20 @@
 // Test fixture for lock.test.ts: one of many processes that open runs for writing at the same moment.
 //
-//   node --import tsx lock.test-child.ts <control dir> <child index> <run dir>...
+//   node --import tsx src/testing/runs/lock-child.ts <control dir> <child index> <run dir>...
 //       trial t: wait (spinning) for <control>/go-<t>, RunStore.resume(run dir t), write
 //       <control>/result-<t>-<index> ("held" or "refused <message>"), keep the run open until
 //       <control>/done-<t> exists, close it, go on to trial t + 1.
-//   node --import tsx lock.test-child.ts --hold <control dir> <run dir>...
+//   node --import tsx src/testing/runs/lock-child.ts --hold <control dir> <run dir>...
 //       opens every run for writing, writes <control>/holding, then waits to be killed (a holder that dies
 //       with its locks taken).
-//   node --import tsx lock.test-child.ts --create <control dir> <child index> <run dir>...
+//   node --import tsx src/testing/runs/lock-child.ts --create <control dir> <child index> <run dir>...
 //       as the first form, but RunStore.create(run dir t) of a run that does not exist yet: "held" when
 //       this process created it, "refused <message>" for a UserError, "error <message>" for anything else.
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../core/errors.ts';
-import { RunLockedError } from './lock.ts';
-import { RunStore } from './run-store.ts';
+import { UserError } from '../../core/errors.ts';
+import { RunLockedError } from '../../runs/lock.ts';
+import { RunStore } from '../../runs/run-store.ts';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const sleep = (ms: number) => Atomics.wait(pause, 0, 0, ms);

@@ -10,8 +10,8 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { RunStore, type SampleRecord } from '../runs/run-store.ts';
-import { ADDED_COLUMNS } from '../runs/sample-columns.ts';
+import { RunStore, type SampleRecord } from '../../runs/run-store.ts';
+import { ADDED_COLUMNS } from '../../runs/sample-columns.ts';
 
 export const STEPS = [1, 2, 3, 4];
 

@@ -1,8 +1,8 @@
 // Test support for the kernel tests (runtime, native-kernels, native-elementwise, native-fused, sampler-native):
 // seeded random data, the relative error the comparisons use, and one tiny-model computation whose logits and parameter gradients two kernel paths must agree on.
-import { Rng } from '../core/rng.ts';
-import { forwardLogits, TransformerModel } from './model.ts';
-import { tf } from './runtime.ts';
+import { Rng } from '../../core/rng.ts';
+import { forwardLogits, TransformerModel } from '../../policy/model.ts';
+import { tf } from '../../policy/runtime.ts';
 
 /** `size` standard-normal float32 values from a seeded Rng. */
 export function randomArray(size: number, seed: number): Float32Array {
