@@ -1,8 +1,14 @@
-// A named registry: each extension point (task, reward, selector, scaffold, advantage, loss) has one,
-// filled explicitly in its folder's index.ts. Lookups of unknown names fail with the list of known names.
+// A named registry: each extension point (task, reward, selector, scaffold, advantage, loss, policy
+// backend) has one. Registries are instances: `createDefaultRegistries()` (src/training/registries.ts)
+// builds fresh ones, each filled explicitly by its folder's `create…Registry()`; nothing is filled by an
+// import. A folder's exported default (e.g. `selectors`) is a lazy instance: `fill` runs on first use, so
+// importing the package registers nothing. Lookups of unknown names fail with the list of known names.
 // Each entry remembers where it came from ('built-in' for the folder's own entries, or the place a user's
-// plug-in was registered from, src/api/register.ts), so registering a taken name names both.
+// plug-in was registered from, src/api/register.ts), so registering a taken name names both; and, when it
+// was defined with one of the define* wrappers (src/core/plugin.ts), its plug-in description, which the
+// method index (docs/methods.md) prints.
 import { ConfigError, UnknownNameError } from './errors.ts';
+import type { Plugin, PluginInfo } from './plugin.ts';
 
 /** Where an entry came from: 'built-in', or a user's registration (e.g. a file and line). */
 export type RegistryOrigin = string;
@@ -10,10 +16,29 @@ export type RegistryOrigin = string;
 export class Registry<T> {
   private readonly entries = new Map<string, T>();
   private readonly origins = new Map<string, RegistryOrigin>();
+  private readonly infos = new Map<string, PluginInfo>();
+  private fill: ((registry: Registry<T>) => void) | undefined;
 
-  constructor(readonly kind: string) {}
+  /** `fill` (optional) registers the built-in entries, on first use of the registry. */
+  constructor(
+    readonly kind: string,
+    fill?: (registry: Registry<T>) => void,
+  ) {
+    this.fill = fill;
+  }
 
-  register(name: string, entry: T, origin: RegistryOrigin = 'built-in'): this {
+  /** Runs the pending fill once (before any read or write, so built-ins come first). */
+  private filled(): this {
+    const fill = this.fill;
+    if (fill !== undefined) {
+      this.fill = undefined;
+      fill(this);
+    }
+    return this;
+  }
+
+  register(name: string, entry: T, origin: RegistryOrigin = 'built-in', info?: PluginInfo): this {
+    this.filled();
     const existing = this.origins.get(name);
     if (existing !== undefined) {
       throw new ConfigError(
@@ -22,11 +47,17 @@ export class Registry<T> {
     }
     this.entries.set(name, entry);
     this.origins.set(name, origin);
+    if (info !== undefined) this.infos.set(name, info);
     return this;
   }
 
+  /** Registers a defined plug-in (src/core/plugin.ts): its `create` under its `id`. */
+  add(plugin: Plugin<T>, origin: RegistryOrigin = 'built-in'): this {
+    return this.register(plugin.id, plugin.create, origin, plugin);
+  }
+
   get(name: string): T {
-    const entry = this.entries.get(name);
+    const entry = this.filled().entries.get(name);
     if (entry === undefined) {
       throw new UnknownNameError(`unknown ${this.kind} '${name}'; known: ${this.names().join(', ')}`);
     }
@@ -34,15 +65,20 @@ export class Registry<T> {
   }
 
   has(name: string): boolean {
-    return this.entries.has(name);
+    return this.filled().entries.has(name);
   }
 
   /** Where `name` was registered from; undefined when it is not registered. */
   origin(name: string): RegistryOrigin | undefined {
-    return this.origins.get(name);
+    return this.filled().origins.get(name);
+  }
+
+  /** The plug-in description of `name`; undefined when unknown or registered without one. */
+  info(name: string): PluginInfo | undefined {
+    return this.filled().infos.get(name);
   }
 
   names(): string[] {
-    return [...this.entries.keys()].sort();
+    return [...this.filled().entries.keys()].sort();
   }
 }

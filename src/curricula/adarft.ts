@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import { batchMetrics, expectState, parseOptions, requireDifficulty, requireNonEmptyPool } from './shared.ts';
 
 export const adarftOptions = z.strictObject({
@@ -152,3 +153,15 @@ export function createAdarft(pool: Problem[], options: unknown): TaskSelector {
     }),
   };
 }
+
+export const adarftSelector = defineSelector({
+  id: 'adarft',
+  description: 'adaptive target difficulty: problems nearest a target that moves with the batch reward',
+  paper: {
+    title: 'Efficient Reinforcement Finetuning via Adaptive Curriculum Learning',
+    arxiv: '2504.05520',
+    code: 'uscnlp-lime/verl verl/trainer/ppo/custom_sampler.py (CurriculumSampler)',
+  },
+  optionsSchema: adarftOptions,
+  create: createAdarft,
+});

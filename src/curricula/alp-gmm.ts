@@ -23,6 +23,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import { fitBestGmm, type Gmm, sampleComponent } from './gmm.ts';
 import {
   ArmLists,
@@ -256,3 +257,15 @@ export function createAlpGmm(pool: Problem[], options: unknown): TaskSelector {
     },
   };
 }
+
+export const alpGmmSelector = defineSelector({
+  id: 'alp-gmm',
+  description: 'absolute learning progress over a continuous task space, modelled by a Gaussian mixture',
+  paper: {
+    title: 'Teacher algorithms for curriculum learning of Deep RL in continuously parameterized environments',
+    arxiv: '1910.07224',
+    code: 'flowersteam/teachDeepRL teachDRL/teachers/algos/alp_gmm.py',
+  },
+  optionsSchema: alpGmmOptions,
+  create: createAlpGmm,
+});

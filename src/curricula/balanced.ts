@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import {
   ArmLists,
   type ArmListsState,
@@ -111,3 +112,14 @@ export function createBalanced(pool: Problem[], options: unknown): TaskSelector 
     metrics: () => ({ ...batchMetrics(lastBatch), 'curriculum/kept_share': lastKeptShare }),
   };
 }
+
+export const balancedSelector = defineSelector({
+  id: 'balanced',
+  description: 'online difficulty filtering: skip problems whose recent pass rate lies outside a band',
+  paper: {
+    title: 'Online Difficulty Filtering for Reasoning Oriented Reinforcement Learning',
+    arxiv: '2504.03380',
+  },
+  optionsSchema: balancedOptions,
+  create: createBalanced,
+});

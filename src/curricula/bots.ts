@@ -31,6 +31,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import {
   batchMetrics,
   expectState,
@@ -273,3 +274,16 @@ export function createBots(pool: Problem[], options: unknown): TaskSelector & Pa
     },
   };
 }
+
+export const botsSelector = defineSelector({
+  id: 'bots',
+  description:
+    'Bayesian online task selection: per-problem Beta posteriors over the pass rate, Thompson sampling toward a target',
+  paper: {
+    title: 'BOTS: A Unified Framework for Bayesian Online Task Selection in LLM Reinforcement Finetuning',
+    arxiv: '2510.26374',
+    code: 'agentscope-ai/Trinity-RFT trinity/buffer/selector/',
+  },
+  optionsSchema: botsOptions,
+  create: createBots,
+});

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import {
   armDifficultyHint,
   armKey,
@@ -116,3 +117,15 @@ export function createDump(pool: Problem[], options: unknown): TaskSelector {
     },
   };
 }
+
+export const dumpSelector = defineSelector({
+  id: 'dump',
+  description: 'distribution-level UCB over data sources, on a sliding window of |advantage|',
+  paper: {
+    title: 'DUMP: Automated Distribution-Level Curriculum Learning for RL-based LLM Post-training',
+    arxiv: '2504.09710',
+    code: 'ZhentingWang/DUMP verl/utils/curriculum_learning.py',
+  },
+  optionsSchema: dumpOptions,
+  create: createDump,
+});

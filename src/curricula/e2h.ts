@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import { difficultyLevels } from './levels.ts';
 import {
   ArmLists,
@@ -120,3 +121,16 @@ export function createE2h(pool: Problem[], options: unknown, context?: SelectorC
     e2hProbabilities(config.schedule, step, config.totalSteps, levelCount, config),
   );
 }
+
+export const e2hSelector = defineSelector({
+  id: 'e2h',
+  description:
+    'easy-to-hard fixed schedules (classic, balanced, cosine, gaussian) over difficulty levels and training steps',
+  paper: {
+    title: 'Curriculum Reinforcement Learning from Easy to Hard Tasks Improves LLM Reasoning',
+    arxiv: '2506.06632',
+    code: 'divelab/E2H-Reasoning src/trainer.py (TaskSampler)',
+  },
+  optionsSchema: e2hOptions,
+  create: createE2h,
+});

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import { createLevelScheduleSelector } from './e2h.ts';
 import { parseOptions, type SelectorContext, withRunDefaults } from './shared.ts';
 
@@ -39,3 +40,16 @@ export function createHardFirst(pool: Problem[], options: unknown, context?: Sel
     hardFirstProbabilities(step, config.totalSteps, levelCount, config.cumulative),
   );
 }
+
+export const hardFirstSelector = defineSelector({
+  id: 'hard-first',
+  description:
+    'a fixed hard-to-easy schedule: the hardest level first, widening toward easier levels as training proceeds',
+  paper: {
+    title: 'TAROT (Park et al.)',
+    arxiv: '2602.15449',
+    code: 'deep-diver/TAROT (var_asce_rev schedule)',
+  },
+  optionsSchema: hardFirstOptions,
+  create: createHardFirst,
+});

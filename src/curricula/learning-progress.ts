@@ -24,6 +24,7 @@ import { CheckpointError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import {
   ArmLists,
   type ArmListsState,
@@ -181,3 +182,15 @@ export function createLearningProgress(pool: Problem[], options: unknown): TaskS
     metrics: () => armMetrics(arms.names, distribution()),
   };
 }
+
+export const learningProgressSelector = defineSelector({
+  id: 'learning-progress',
+  description: 'sample where the pass rate is changing (Syllabus-style learning progress over arms)',
+  paper: {
+    title: 'Multi-task curriculum learning in a complex, visual, hard-exploration domain: Minecraft',
+    arxiv: '2106.14876',
+    code: 'RyanNavillus/Syllabus syllabus/curricula/learning_progress.py',
+  },
+  optionsSchema: learningProgressOptions,
+  create: createLearningProgress,
+});

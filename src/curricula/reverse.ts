@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import {
   ArmLists,
   type ArmListsState,
@@ -138,3 +139,16 @@ export function createReverse(pool: Problem[], options: unknown): TaskSelector {
     },
   };
 }
+
+export const reverseSelector = defineSelector({
+  id: 'reverse',
+  description:
+    'reverse curriculum over worked solutions: start late in the solution and slide back toward the bare question',
+  paper: {
+    title: 'Training Large Language Models for Reasoning through Reverse Curriculum Reinforcement Learning',
+    arxiv: '2402.05808',
+    code: 'WooooDyy/LLM-Reverse-Curriculum-RL R3_math/main.py',
+  },
+  optionsSchema: reverseOptions,
+  create: createReverse,
+});

@@ -22,6 +22,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import {
   ArmLists,
   type ArmListsState,
@@ -158,3 +159,16 @@ export function createSec(pool: Problem[], options: unknown): TaskSelector {
     },
   };
 }
+
+export const secSelector = defineSelector({
+  id: 'sec',
+  description:
+    'Self-Evolving Curriculum: a non-stationary bandit over problem categories, rewarded by mean |advantage|',
+  paper: {
+    title: 'Self-Evolving Curriculum for LLM Reasoning',
+    arxiv: '2505.14970',
+    code: 'zhengyaogu/verl_latest verl/utils/auto_curriculum/priority.py',
+  },
+  optionsSchema: secOptions,
+  create: createSec,
+});

@@ -29,6 +29,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import {
   batchMetrics,
   expectState,
@@ -220,3 +221,15 @@ export function createTargetRelevance(pool: Problem[], options: unknown): TaskSe
     },
   };
 }
+
+export const targetRelevanceSelector = defineSelector({
+  id: 'target-relevance',
+  description:
+    'test-time curriculum: the training problems most similar to a target set that the policy can plausibly solve',
+  paper: {
+    title: 'Learning on the Job: test-time curricula for targeted RL (TTC-RL)',
+    code: 'jonhue/ttc TTRL/verl/verl/utils/dataset/dynamic_rl_dataset.py',
+  },
+  optionsSchema: targetRelevanceOptions,
+  create: createTargetRelevance,
+});

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import {
   ArmLists,
   type ArmListsState,
@@ -50,3 +51,10 @@ export function createUniform(pool: Problem[], options: unknown): TaskSelector {
     metrics: () => batchMetrics(lastBatch),
   };
 }
+
+export const uniformSelector = defineSelector({
+  id: 'uniform',
+  description: 'every problem equally likely: shuffled passes over the pool, or draws with replacement',
+  optionsSchema: uniformOptions,
+  create: createUniform,
+});

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import type { GroupOutcome, TaskSelector } from '../core/selector.ts';
+import { defineSelector } from './define.ts';
 import {
   ArmLists,
   type ArmListsState,
@@ -110,3 +111,15 @@ export function createVcrl(pool: Problem[], options: unknown): TaskSelector {
     metrics: () => ({ ...batchMetrics(lastBatch), 'curriculum/bank_size': bank.size }),
   };
 }
+
+export const vcrlSelector = defineSelector({
+  id: 'vcrl',
+  description:
+    'variance-based curriculum: replay problems whose group rewards vary most from a priority memory bank',
+  paper: {
+    title: 'VCRL: Variance-based Curriculum Reinforcement Learning for Large Language Models',
+    arxiv: '2509.19803',
+  },
+  optionsSchema: vcrlOptions,
+  create: createVcrl,
+});

@@ -76,6 +76,7 @@ import { Rng, type RngState } from '../core/rng.ts';
 import type { GroupOutcome } from '../core/selector.ts';
 import { collectCandidates } from './ampo-candidates.ts';
 import { chooseMembers, rankCandidates, triggered } from './ampo-selection.ts';
+import { defineGuidance } from './define.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
 import type { TeacherReplacement } from './teacher-help-contract.ts';
@@ -293,3 +294,16 @@ function ledgerView(
   ledger.record(step, planned);
   return view;
 }
+
+export const ampoGuidance = defineGuidance({
+  id: 'ampo',
+  description:
+    'adaptive multi-teacher guidance on demand: teacher solutions replace members of groups that failed',
+  paper: {
+    title: 'More Than One Teacher: Adaptive Multi-Guidance Policy Optimization for Diverse Exploration',
+    arxiv: '2510.02227',
+    code: 'SII-Enigma/AMPO ampo/verl/verl/adaptive_mix_src/mix_dapo_trainer.py',
+  },
+  optionsSchema: optionsSchema,
+  create: createAmpoGuidance,
+});

@@ -32,6 +32,7 @@ import { parseConfig } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
+import { defineGuidance } from './define.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
 import { guardAgainstAnswer } from './leakage.ts';
@@ -153,3 +154,16 @@ export function createHintsGuidance(rawOptions: unknown, context?: GuidanceConte
     }),
   };
 }
+
+export const hintsGuidance = defineGuidance({
+  id: 'hints',
+  description:
+    'partial-solution hints in the prompt for problems estimated hard, shortened as the policy improves',
+  paper: {
+    title: 'QuestA: Expanding Reasoning Capacity in LLMs via Question Augmentation',
+    arxiv: '2507.13266',
+    code: 'foreverlasting1202/QuestA AReaL/datasets/add_prefix.py',
+  },
+  optionsSchema: optionsSchema,
+  create: createHintsGuidance,
+});

@@ -3,6 +3,7 @@
 // unguided pass rate and how many zero-success problems it later solved on its own (guidance/unlocked).
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
+import { defineGuidance } from './define.ts';
 import type { Guidance } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema } from './guidance-ledger.ts';
 
@@ -33,3 +34,11 @@ export function createIdentityGuidance(options: unknown): Guidance {
     metrics: () => ledger.metrics(),
   };
 }
+
+export const identityGuidance = defineGuidance({
+  id: 'identity',
+  description:
+    'no guidance: every attempt is the bare problem (the baseline every scaffold is compared against)',
+  optionsSchema: optionsSchema,
+  create: createIdentityGuidance,
+});

@@ -34,6 +34,7 @@ import { parseOptions } from '../algorithms/options.ts';
 import { parseConfig } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
+import { defineGuidance } from './define.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
 import { requireWorkedSolutions } from './worked-solution.ts';
@@ -108,3 +109,16 @@ export function createOffPolicyPrefixGuidance(rawOptions: unknown, context?: Gui
     metrics: () => ({ ...ledger.metrics(), 'guidance/prefix_fraction': lastP }),
   };
 }
+
+export const offPolicyPrefixGuidance = defineGuidance({
+  id: 'off-policy-prefix',
+  description:
+    'expert traces inside a group (LUFFY, Prefix-RFT): members replaced by the worked solution or a prefix of it',
+  paper: {
+    title: 'Learning to Reason under Off-Policy Guidance',
+    arxiv: '2504.14945',
+    code: 'ElliottYan/LUFFY mix_src/mix_trainer.py, mix_core_alg.py',
+  },
+  optionsSchema: optionsSchema,
+  create: createOffPolicyPrefixGuidance,
+});

@@ -35,6 +35,7 @@ import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import type { Problem } from '../core/problem.ts';
 import type { GroupOutcome } from '../core/selector.ts';
+import { defineGuidance } from './define.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
 import { guardAgainstAnswer } from './leakage.ts';
@@ -149,3 +150,12 @@ export function createOraclePrefixGuidance(rawOptions: unknown, context?: Guidan
     },
   };
 }
+
+export const oraclePrefixGuidance = defineGuidance({
+  id: 'oracle-prefix',
+  description:
+    'privileged on-policy exploration: a forced prefix of the worked solution for problems with zero unguided successes',
+  paper: { title: 'POPE: privileged on-policy exploration (Qu et al.)', arxiv: '2601.18779' },
+  optionsSchema: optionsSchema,
+  create: createOraclePrefixGuidance,
+});

@@ -36,6 +36,7 @@ import { z } from 'zod';
 import { opdOptionsSchema } from '../algorithms/opd.ts';
 import { parseConfig } from '../core/config.ts';
 import type { Problem } from '../core/problem.ts';
+import { defineGuidance } from './define.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
 import { guardAgainstAnswer } from './leakage.ts';
@@ -110,3 +111,16 @@ export function createPrivilegedHintGuidance(rawOptions: unknown, context?: Guid
     }),
   };
 }
+
+export const privilegedHintGuidance = defineGuidance({
+  id: 'privileged-hint',
+  description:
+    "the hint conditions only the scorer: a teacher given the hint scores the student's own tokens (OPD term)",
+  paper: {
+    title: 'Self-Distillation Enables Continual Learning',
+    arxiv: '2601.19897',
+    code: 'thinking-machines-lab/tinker-cookbook distillation/sdft.py',
+  },
+  optionsSchema: optionsSchema,
+  create: createPrivilegedHintGuidance,
+});

@@ -47,6 +47,7 @@ import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { GroupOutcome } from '../core/selector.ts';
+import { defineGuidance } from './define.ts';
 import type { Attempt, Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema } from './guidance-ledger.ts';
 import type { GradedGroup, RetryRequest } from './retry-contract.ts';
@@ -227,3 +228,16 @@ export function createRetryGuidance(rawOptions: unknown, context?: GuidanceConte
     },
   };
 }
+
+export const retryGuidance = defineGuidance({
+  id: 'retry',
+  description:
+    'reflect-then-retry: a failed first attempt gets feedback and a second attempt in the same group',
+  paper: {
+    title: 'Experiential Reinforcement Learning',
+    arxiv: '2602.13949',
+    code: 'shiweijiezero/R3L (R^3L, reflect-then-retry RL)',
+  },
+  optionsSchema: optionsSchema,
+  create: createRetryGuidance,
+});

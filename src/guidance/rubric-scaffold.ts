@@ -37,6 +37,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import { Rng } from '../core/rng.ts';
 import type { GroupOutcome } from '../core/selector.ts';
+import { defineGuidance } from './define.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
 import { problemRubric, requireRubrics } from './rubrics.ts';
@@ -230,3 +231,15 @@ export function createRubricScaffoldGuidance(rawOptions: unknown, context?: Guid
     },
   };
 }
+
+export const rubricScaffoldGuidance = defineGuidance({
+  id: 'rubric-scaffold',
+  description: "rubric-scaffolded RL: each rollout of a group sees a decaying share of the problem's rubric",
+  paper: {
+    title: 'RuscaRL: rubric-scaffolded reinforcement learning',
+    arxiv: '2508.16949',
+    code: 'IANNXANG/RuscaRL',
+  },
+  optionsSchema: optionsSchema,
+  create: createRubricScaffoldGuidance,
+});
