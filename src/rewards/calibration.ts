@@ -29,7 +29,8 @@ import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import type { Reward, RewardInput, RewardResult } from '../core/reward.ts';
 import { answerPrefix, extractAnswerLine } from '../tasks/task.ts';
-import { rewards } from './registry.ts';
+import { requireLookup } from './compose/composite.ts';
+import { defineReward, type RewardFactoryContext } from './registry.ts';
 import { tagSequenceProblem } from './tags.ts';
 
 /** The authors' `tabc` format regex (Python re.match + \Z ≡ JavaScript ^…$ without the m flag). */
@@ -122,9 +123,11 @@ const optionsSchema = z.strictObject({
 
 export type CalibrationOptions = z.input<typeof optionsSchema>;
 
-export function createCalibrationReward(options: unknown): Reward {
-  const parsed = parseConfig(optionsSchema, options ?? {}, "reward 'calibration' options");
-  const inner = rewards.get(parsed.reward)(parsed.rewardOptions ?? {});
+export function createCalibrationReward(options: unknown, context?: RewardFactoryContext): Reward {
+  const source = "reward 'calibration' options";
+  const parsed = parseConfig(optionsSchema, options ?? {}, source);
+  const lookup = requireLookup(context?.rewards, source);
+  const inner = lookup.get(parsed.reward)(parsed.rewardOptions ?? {}, { rewards: lookup });
   const answerLine = parsed.answerLine ?? parsed.reward === 'verifier';
   const asInput = (answer: string): string =>
     answerLine && extractAnswerLine(answer) === null ? `${answerPrefix}${answer.trim()}` : answer;
@@ -171,3 +174,16 @@ export function createCalibrationReward(options: unknown): Reward {
   if (inner.close) reward.close = () => inner.close?.() ?? Promise.resolve();
   return reward;
 }
+
+export const calibrationReward = defineReward({
+  id: 'calibration',
+  description:
+    'RLCR: rewarded for being right and for the stated confidence matching correctness (Brier term)',
+  paper: {
+    title: 'Beyond Binary Rewards: Training LMs to Reason About Their Uncertainty',
+    arxiv: '2507.16806',
+    code: 'damanimehul/RLCR reward_fns.py',
+  },
+  optionsSchema: optionsSchema,
+  create: createCalibrationReward,
+});

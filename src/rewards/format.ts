@@ -21,6 +21,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Reward, RewardResult } from '../core/reward.ts';
 import { answerPrefix, extractAnswerLine } from '../tasks/task.ts';
 import { parseRlcrOutput } from './calibration.ts';
+import { defineReward } from './registry.ts';
 import { tagSequenceProblem } from './tags.ts';
 
 const optionsSchema = z.strictObject({
@@ -105,3 +106,15 @@ export function createFormatReward(options: unknown): Reward {
     },
   };
 }
+
+export const formatReward = defineReward({
+  id: 'format',
+  description:
+    'does the completion have the expected structure (<think>…</think><answer>…</answer>, or an answer line)',
+  paper: {
+    title: 'DeepSeek-R1: Incentivizing Reasoning Capability in LLMs via Reinforcement Learning',
+    arxiv: '2501.12948',
+  },
+  optionsSchema: optionsSchema,
+  create: createFormatReward,
+});

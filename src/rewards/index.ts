@@ -1,37 +1,57 @@
-// Fills the reward registry. One register call per reward; config names resolve through `rewards`.
-import { createCalibrationReward } from './calibration.ts';
-import { createCodeTestsReward } from './code-tests/reward.ts';
-import { createCompositeReward } from './compose/composite.ts';
-import { createOverlongReward } from './compose/overlong.ts';
-import { createFormatReward } from './format.ts';
-import { createInformationGainReward } from './information-gain.ts';
-import { createMajorityVoteReward } from './majority-vote.ts';
-import { createMathAnswerReward } from './math-answer/reward.ts';
-import { createNextSegmentReward } from './next-segment.ts';
-import { createNextTokenReward } from './next-token.ts';
-import { createRefusalAwareReward } from './refusal-aware.ts';
-import { rewards } from './registry.ts';
-import { createSelfConfidenceReward } from './self-confidence.ts';
-import { createSelfConsistencyReward } from './self-consistency.ts';
-import { createSynthesizedReferenceReward } from './synthesized-reference.ts';
-import { createTaskVerifierReward } from './task-verifier.ts';
+// The built-in rewards, one plug-in each (./registry.ts: defineReward), and the reward registry built from
+// them. `createRewardRegistry()` builds a fresh, filled instance; `rewards` is the default one, filled on
+// first use (importing this file registers nothing). Config names resolve through a registry.
+import { calibrationReward } from './calibration.ts';
+import { codeTestsReward } from './code-tests/reward.ts';
+import { compositeReward } from './compose/composite.ts';
+import { overlongReward } from './compose/overlong.ts';
+import { formatReward } from './format.ts';
+import { informationGainReward } from './information-gain.ts';
+import { majorityVoteReward } from './majority-vote.ts';
+import { mathAnswerReward } from './math-answer/reward.ts';
+import { nextSegmentReward } from './next-segment.ts';
+import { nextTokenReward } from './next-token.ts';
+import { refusalAwareReward } from './refusal-aware.ts';
+import { type RewardPlugin, RewardRegistry } from './registry.ts';
+import { selfConfidenceReward } from './self-confidence.ts';
+import { selfConsistencyReward } from './self-consistency.ts';
+import { synthesizedReferenceReward } from './synthesized-reference.ts';
+import { taskVerifierReward } from './task-verifier.ts';
 
-rewards.register('math-answer', createMathAnswerReward);
-rewards.register('code-tests', createCodeTestsReward);
-rewards.register('verifier', createTaskVerifierReward);
-rewards.register('format', createFormatReward);
-rewards.register('calibration', createCalibrationReward);
-rewards.register('majority-vote', createMajorityVoteReward);
-rewards.register('composite', createCompositeReward);
-// Code-only deps (a token counter) are not the factory's context: the config path passes options only.
-rewards.register('overlong', (options) => createOverlongReward(options));
-rewards.register('self-confidence', createSelfConfidenceReward);
-rewards.register('self-consistency', createSelfConsistencyReward);
-rewards.register('synthesized-reference', createSynthesizedReferenceReward);
-rewards.register('refusal-aware', createRefusalAwareReward);
-rewards.register('next-token', createNextTokenReward);
-rewards.register('next-segment', createNextSegmentReward);
-rewards.register('information-gain', createInformationGainReward);
+/** The built-in rewards. */
+export const builtinRewards: readonly RewardPlugin[] = [
+  mathAnswerReward,
+  codeTestsReward,
+  taskVerifierReward,
+  formatReward,
+  calibrationReward,
+  majorityVoteReward,
+  compositeReward,
+  overlongReward,
+  selfConfidenceReward,
+  selfConsistencyReward,
+  synthesizedReferenceReward,
+  refusalAwareReward,
+  nextTokenReward,
+  nextSegmentReward,
+  informationGainReward,
+];
 
-export type { RewardFactory } from './registry.ts';
-export { rewards };
+/** A fresh reward registry holding the built-ins. */
+export function createRewardRegistry(): RewardRegistry {
+  return new RewardRegistry('reward', (registry) => {
+    for (const plugin of builtinRewards) registry.add(plugin);
+  });
+}
+
+/** The default reward registry (the loop's and src/api/register.ts's), filled on first use. */
+export const rewards: RewardRegistry = createRewardRegistry();
+
+export {
+  defineReward,
+  type RewardFactory,
+  type RewardFactoryContext,
+  type RewardLookup,
+  type RewardPlugin,
+  RewardRegistry,
+} from './registry.ts';

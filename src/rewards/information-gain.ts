@@ -29,6 +29,7 @@ import type { Problem } from '../core/problem.ts';
 import type { Reward, RewardContext, RewardInput, RewardResult } from '../core/reward.ts';
 import { promptTokens } from '../tasks/format.ts';
 import { answerPrefix } from '../tasks/task.ts';
+import { defineReward } from './registry.ts';
 import { requirePolicy } from './self-policy.ts';
 
 const optionsSchema = z.strictObject({
@@ -122,3 +123,12 @@ export function createInformationGainReward(options: unknown, context?: RewardCo
     },
   };
 }
+
+export const informationGainReward = defineReward({
+  id: 'information-gain',
+  description:
+    'RLP: how much a thought raises the log-likelihood of the text that follows, over a no-think baseline',
+  paper: { title: 'RLP: Reinforcement as a Pretraining Objective', arxiv: '2510.01265' },
+  optionsSchema: optionsSchema,
+  create: createInformationGainReward,
+});

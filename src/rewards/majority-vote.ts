@@ -34,6 +34,7 @@ import { answerPrefix } from '../tasks/task.ts';
 import { majorityVote } from './answer-vote.ts';
 import { extractAnswer } from './math-answer/extract.ts';
 import { MathVerifier, mathAnswerKey, parseMathAnswerOptions } from './math-answer/reward.ts';
+import { defineReward } from './registry.ts';
 
 const optionsSchema = z.strictObject({
   /** How answers are extracted and compared: math-answer, the task verifier, or per problem ('auto'). */
@@ -203,3 +204,15 @@ export function createMajorityVoteReward(options: unknown): Reward {
   };
   return reward;
 }
+
+export const majorityVoteReward = defineReward({
+  id: 'majority-vote',
+  description: "TTRL: the group's majority answer is the pseudo-label; 1 when a completion agrees with it",
+  paper: {
+    title: 'TTRL: Test-Time Reinforcement Learning',
+    arxiv: '2504.16084',
+    code: 'PRIME-RL/TTRL verl/verl/trainer/ppo/ttrl_utils.py',
+  },
+  optionsSchema: optionsSchema,
+  create: createMajorityVoteReward,
+});

@@ -15,6 +15,7 @@ import { parseConfig } from '../core/config.ts';
 import type { Reward, RewardContext, RewardResult } from '../core/reward.ts';
 import { extractAnswerLine } from '../tasks/task.ts';
 import { createSegmentJudge, judgeOptionsSchema } from './next-segment-judge.ts';
+import { defineReward } from './registry.ts';
 
 const optionsSchema = z.strictObject({
   /** Compare letters with their case (default) or case-folded. */
@@ -71,3 +72,11 @@ export function createNextSegmentReward(options: unknown, context?: RewardContex
     },
   };
 }
+
+export const nextSegmentReward = defineReward({
+  id: 'next-segment',
+  description: 'RLPT: 1 when the predicted next segment of the text matches it (normalised exact match)',
+  paper: { title: 'Reinforcement Learning on Pre-Training Data', arxiv: '2509.19249' },
+  optionsSchema: optionsSchema,
+  create: createNextSegmentReward,
+});

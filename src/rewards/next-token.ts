@@ -18,6 +18,7 @@ import { parseConfig } from '../core/config.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Reward, RewardResult } from '../core/reward.ts';
 import { extractAnswerLine } from '../tasks/task.ts';
+import { defineReward } from './registry.ts';
 
 const optionsSchema = z.strictObject({
   /** 'prefix': RPT's prefix match at a word boundary; 'exact': only the single next word. */
@@ -67,3 +68,12 @@ export function createNextTokenReward(options: unknown): Reward {
     },
   };
 }
+
+export const nextTokenReward = defineReward({
+  id: 'next-token',
+  description:
+    'RPT: 1 when the predicted continuation is a prefix of the true one ending on a token boundary',
+  paper: { title: 'Reinforcement Pre-Training', arxiv: '2506.08007' },
+  optionsSchema: optionsSchema,
+  create: createNextTokenReward,
+});

@@ -25,6 +25,7 @@ import { parseConfig } from '../core/config.ts';
 import type { Reward, RewardInput, RewardResult } from '../core/reward.ts';
 import { tasks } from '../tasks/index.ts';
 import { isRefusal, isUnanswerable } from '../tasks/unanswerable-countdown.ts';
+import { defineReward } from './registry.ts';
 
 const optionsSchema = z.strictObject({
   /** Reward for refusing an unanswerable problem. */
@@ -78,3 +79,12 @@ export function createRefusalAwareReward(options: unknown): Reward {
     },
   };
 }
+
+export const refusalAwareReward = defineReward({
+  id: 'refusal-aware',
+  description:
+    'pays the right answer or an explicit refusal of an unanswerable problem; penalises made-up answers',
+  paper: { title: 'The Hallucination Tax of Reinforcement Finetuning', arxiv: '2505.13988' },
+  optionsSchema: optionsSchema,
+  create: createRefusalAwareReward,
+});

@@ -33,6 +33,7 @@ import { UserError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Reward, RewardContext, RewardInput, RewardPolicy, RewardResult } from '../core/reward.ts';
 import { promptTokens } from '../tasks/format.ts';
+import { defineReward } from './registry.ts';
 import { answerKey, goldComponents, requirePolicy } from './self-policy.ts';
 
 const optionsSchema = z.strictObject({
@@ -155,3 +156,14 @@ export function createSelfConfidenceReward(options: unknown, context?: RewardCon
     },
   };
 }
+
+export const selfConfidenceReward = defineReward({
+  id: 'self-confidence',
+  description: "RLSC: the model's own confidence in its sample is the reward; no gold answer is read",
+  paper: {
+    title: 'Confidence Is All You Need: Few-Shot RL Fine-Tuning of Language Models',
+    arxiv: '2506.06395',
+  },
+  optionsSchema: optionsSchema,
+  create: createSelfConfidenceReward,
+});

@@ -28,6 +28,7 @@ import type { SampledSequence } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Reward, RewardContext, RewardInput, RewardResult } from '../core/reward.ts';
 import { promptTokens } from '../tasks/format.ts';
+import { defineReward } from './registry.ts';
 import { answerKey, goldComponents, requirePolicy, seedOf } from './self-policy.ts';
 
 const optionsSchema = z.strictObject({
@@ -132,3 +133,16 @@ export function createSelfConsistencyReward(options: unknown, context?: RewardCo
     return result;
   }
 }
+
+export const selfConsistencyReward = defineReward({
+  id: 'self-consistency',
+  description:
+    'SCS: truncate and resample each completion; the fewer distinct final answers, the higher the reward',
+  paper: {
+    title: 'Enhancing the Outcome Reward-based RL Training of MLLMs with Self-Consistency Sampling',
+    arxiv: '2511.10648',
+    code: 'GenuineWWD/SCS',
+  },
+  optionsSchema: optionsSchema,
+  create: createSelfConsistencyReward,
+});

@@ -26,6 +26,7 @@ import { UserError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Reward, RewardContext, RewardInput, RewardPolicy, RewardResult } from '../core/reward.ts';
 import { tasks } from '../tasks/index.ts';
+import { defineReward } from './registry.ts';
 import { answerKey, goldComponents, requirePolicy, seedOf } from './self-policy.ts';
 
 /** Short on purpose: the embedded models have a 128-token context (a chat model can take a longer one). */
@@ -157,3 +158,14 @@ export function createSynthesizedReferenceReward(options: unknown, context?: Rew
     },
   };
 }
+
+export const synthesizedReferenceReward = defineReward({
+  id: 'synthesized-reference',
+  description: "CaT: the policy synthesizes a reference from the group's rollouts; each is graded against it",
+  paper: {
+    title: 'Compute as Teacher: Turning Inference Compute Into Reference-Free Supervision',
+    arxiv: '2509.14234',
+  },
+  optionsSchema: optionsSchema,
+  create: createSynthesizedReferenceReward,
+});

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import type { Reward, RewardResult } from '../core/reward.ts';
 import { tasks } from '../tasks/index.ts';
+import { defineReward } from './registry.ts';
 
 const optionsSchema = z.strictObject({
   /** Reward for a correct answer. */
@@ -26,3 +27,10 @@ export function createTaskVerifierReward(options: unknown): Reward {
     },
   };
 }
+
+export const taskVerifierReward = defineReward({
+  id: 'verifier',
+  description: "1 when the problem's own task verifier accepts the extracted answer, else 0",
+  optionsSchema: optionsSchema,
+  create: createTaskVerifierReward,
+});

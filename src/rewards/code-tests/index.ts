@@ -1,7 +1,6 @@
 // The code-tests reward: run a candidate program against stdin/stdout and function-call tests in a
 // bubblewrap sandbox, scored with TAROT's tiered partial credit (arXiv 2602.15449) and LiveCodeBench's
 // comparison rules. See docs/rewards/code-tests.md. This file only re-exports the public API.
-export { type BenchOptions, type BenchResult, benchCodeTests } from './bench.ts';
 export { type CompareMode, canonicalDecimal, compareJson, compareOutput } from './compare.ts';
 export { type ExtractedProgram, extractProgram } from './extract.ts';
 export type { TestStatus, Verdict } from './judge.ts';

@@ -15,11 +15,12 @@
 // from a fenced block).
 import type { Problem } from '../../core/problem.ts';
 import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
+import { defineReward } from '../registry.ts';
 import { type ExtractedProgram, extractProgram } from './extract.ts';
 import { prepareRun } from './harness.ts';
 import { judge, type TestStatus, type Verdict } from './judge.ts';
 import { Limiter } from './limiter.ts';
-import { type CodeTestsOptions, parseCodeTestsOptions } from './options.ts';
+import { type CodeTestsOptions, codeTestsOptionsSchema, parseCodeTestsOptions } from './options.ts';
 import { printable } from './printable.ts';
 import { assertSandbox, probeInterpreter, SandboxUnavailableError } from './probe.ts';
 import { runInSandbox, type SandboxConfig, type SandboxLimits } from './sandbox.ts';
@@ -231,7 +232,15 @@ export class CodeTestsReward implements Reward {
   }
 }
 
-/** Registry factory: `rewards.register('code-tests', createCodeTestsReward)`. */
+/** Builds the code-tests reward from its options (the registry entry, codeTestsReward below). */
 export function createCodeTestsReward(options: unknown): Reward {
   return new CodeTestsReward(options);
 }
+
+export const codeTestsReward = defineReward({
+  id: 'code-tests',
+  description: "runs the extracted program against the problem's tests in sandboxes; tiered partial credit",
+  paper: { title: 'TAROT (Park et al.)', arxiv: '2602.15449', code: 'deep-diver/TAROT custom_rewards' },
+  optionsSchema: codeTestsOptionsSchema,
+  create: createCodeTestsReward,
+});

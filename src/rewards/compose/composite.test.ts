@@ -167,7 +167,7 @@ describe('composite: DAPO overlong penalty', () => {
     const words = (text: string) => text.split(' ').length;
     const reward = createCompositeReward(
       { parts: [{ name: 'verifier' }], lengthPenalty: { maxLength: 4, cache: 2, unit: 'tokens' } },
-      { countTokens: words },
+      { countTokens: words, rewards },
     );
     const [result] = await reward.score([{ problem, completion: 'one two three\nA:5' }]);
     expect(result.reward).toBeCloseTo(1 - 0.5, 12); // 3 tokens: (2 − 3)/2 = −0.5

@@ -20,8 +20,8 @@
 import { z } from 'zod';
 import { parseConfig } from '../../core/config.ts';
 import { ConfigError } from '../../core/errors.ts';
-import type { Reward, RewardContext, RewardInput, RewardResult } from '../../core/reward.ts';
-import { rewards } from '../registry.ts';
+import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
+import { defineReward, type RewardFactoryContext, type RewardLookup } from '../registry.ts';
 import { overlongOptionsSchema, overlongPenalty, resolveOverlong, type TokenCounter } from './overlong.ts';
 import { checkSchedule, type SchedulePoint, scheduleWeight } from './schedule.ts';
 
@@ -58,9 +58,19 @@ interface Part {
 }
 
 /** `policy` (RewardContext) is passed on to every part, so self-rewards can be composed. */
-export interface CompositeDeps extends RewardContext {
+export interface CompositeDeps extends RewardFactoryContext {
   /** Token counter for `lengthPenalty.unit: 'tokens'`. */
   countTokens?: TokenCounter;
+}
+
+/** The registry the parts are looked up in (a RewardRegistry passes itself). */
+export function requireLookup(lookup: RewardLookup | undefined, source: string): RewardLookup {
+  if (lookup === undefined) {
+    throw new ConfigError(
+      `${source}: no reward registry to look the parts up in; call it through a registry (rewards.get('composite')) or pass { rewards }`,
+    );
+  }
+  return lookup;
 }
 
 export function createCompositeReward(options: unknown, deps: CompositeDeps = {}): Reward {
@@ -83,10 +93,11 @@ export function createCompositeReward(options: unknown, deps: CompositeDeps = {}
     parsed.lengthPenalty === undefined
       ? null
       : resolveOverlong(parsed.lengthPenalty, `${source}: lengthPenalty`, deps.countTokens);
+  const lookup: RewardLookup = requireLookup(deps.rewards, source);
   // Built only once every option is valid, so a bad option leaves no worker pool behind.
   const parts: Part[] = specs.map(({ spec, label, schedule }) => ({
     label,
-    reward: rewards.get(spec.name)(spec.options ?? {}, { policy: deps.policy }),
+    reward: lookup.get(spec.name)(spec.options ?? {}, { policy: deps.policy, rewards: lookup }),
     gate: spec.gate,
     weightAt: (step) => (schedule === undefined ? spec.weight : scheduleWeight(schedule, step)),
   }));
@@ -156,3 +167,10 @@ export function createCompositeReward(options: unknown, deps: CompositeDeps = {}
     },
   };
 }
+
+export const compositeReward = defineReward({
+  id: 'composite',
+  description: "combines registered rewards: weighted or scheduled parts, gates, and DAPO's length penalty",
+  optionsSchema: optionsSchema,
+  create: createCompositeReward,
+});

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { parseConfig } from '../../core/config.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { Reward, RewardResult } from '../../core/reward.ts';
+import { defineReward } from '../registry.ts';
 
 export const overlongOptionsSchema = z.strictObject({
   /** L_max: the maximum length (characters, or tokens with a token counter). */
@@ -88,3 +89,11 @@ export function createOverlongReward(options: unknown, deps: { countTokens?: Tok
     },
   };
 }
+
+export const overlongReward = defineReward({
+  id: 'overlong',
+  description: "DAPO's soft overlong punishment on its own: 0 up to L_max − L_cache, then linear down to −1",
+  paper: { title: 'DAPO: An Open-Source LLM Reinforcement Learning System at Scale', arxiv: '2503.14476' },
+  optionsSchema: overlongOptionsSchema,
+  create: (options) => createOverlongReward(options),
+});

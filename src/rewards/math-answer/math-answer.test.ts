@@ -2,12 +2,12 @@
 // math_equal categories plus their known traps), then the worker-pool path: batch scoring, gold-unparseable
 // reporting, the echo rule, timeouts with pathological inputs, registry options and the exported helpers.
 import { afterAll, describe, expect, it } from 'vitest';
+import { benchMix } from '../../bench/math-answer-bench.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import { type MathCase, mathCases } from '../../testing/rewards/math-answer/cases.ts';
 import { echoCases } from '../../testing/rewards/math-answer/echo-cases.ts';
 import { rewards } from '../index.ts';
-import { benchMix } from './bench.ts';
 import { extractAnswer } from './extract.ts';
 import {
   closeSharedMathVerifier,

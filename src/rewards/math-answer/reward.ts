@@ -14,6 +14,7 @@ import type { Verdict } from '../../core/problem.ts';
 import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
 import { siblingModule } from '../../core/sibling-module.ts';
 import { WorkerPool, WorkerTimeoutError } from '../../core/worker-pool.ts';
+import { defineReward } from '../registry.ts';
 import { extractAnswer } from './extract.ts';
 import { normalizeAnswer } from './normalize.ts';
 import type { VerifyTask, WorkerVerdict } from './verify.ts';
@@ -215,3 +216,15 @@ export async function closeSharedMathVerifier(): Promise<void> {
   await shared?.close();
   shared = null;
 }
+
+export const mathAnswerReward = defineReward({
+  id: 'math-answer',
+  description:
+    "1 when the final answer is mathematically equivalent to the problem's answer (a Math-Verify-class verifier)",
+  paper: {
+    title: "Math-Verify (Hugging Face), with rules from Qwen2.5-Math's math_equal",
+    code: 'huggingface/Math-Verify v0.8.0',
+  },
+  optionsSchema: mathAnswerOptionsSchema,
+  create: createMathAnswerReward,
+});
