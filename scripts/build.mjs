@@ -34,9 +34,9 @@ const dist = path.join(root, 'dist');
 const buildInfo = path.join(dist, 'build-info.json');
 /** Copied verbatim: [from under src/, to under dist/]. */
 const assets = [['dashboard/web', 'dashboard/web']];
-/** Test support (src/testing/, or a name that says so): the build fails rather than ship it. */
+/** Test support or a hand-run bench script (src/testing/, src/bench/scripts/, or a name that says so). */
 const testSupport =
-  /^testing\/|(\.test(-helper|-worker|-child)?|test-[a-z-]+|-helpers|fault-proxy|cases)\.ts$/;
+  /^(testing|bench\/scripts)\/|(\.test(-helper|-worker|-child)?|test-[a-z-]+|-helpers|fault-proxy|cases)\.ts$/;
 
 function fail(message) {
   console.error(`build: ${message}`);

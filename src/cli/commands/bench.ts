@@ -152,12 +152,12 @@ function registerRewardsBench(bench: Command): void {
       }
       const result: Record<string, unknown> = {};
       if (options.only !== 'code-tests') {
-        const { benchMathAnswer } = await import('../../rewards/math-answer/bench.ts');
+        const { benchMathAnswer } = await import('../../bench/math-answer-bench.ts');
         console.error('math-answer: timing verifications…');
         result['math-answer'] = await benchMathAnswer({ items: options.items });
       }
       if (options.only !== 'math-answer') {
-        const { benchCodeTests } = await import('../../rewards/code-tests/bench.ts');
+        const { benchCodeTests } = await import('../../bench/code-tests-bench.ts');
         console.error('code-tests: timing sandboxed runs…');
         result['code-tests'] = await benchCodeTests({ completions: options.completions });
       }
@@ -197,7 +197,7 @@ function registerSelectorsBench(bench: Command): void {
     .option('--names <list>', 'comma-separated selector names (default: all)')
     .option('--json', 'print only the result as JSON on stdout')
     .action(async (options) => {
-      const { benchmarkSelectors } = await import('../../curricula/bench.ts');
+      const { benchmarkSelectors } = await import('../../bench/selector-bench.ts');
       const results = benchmarkSelectors({
         poolSize: options.poolSize,
         steps: options.steps,

@@ -6,9 +6,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import type { Problem } from '../../core/problem.ts';
-import { CodeTestsReward } from './reward.ts';
-import { runInSandbox, type SandboxLimits } from './sandbox.ts';
+import type { Problem } from '../core/problem.ts';
+import { CodeTestsReward } from '../rewards/code-tests/reward.ts';
+import { runInSandbox, type SandboxLimits } from '../rewards/code-tests/sandbox.ts';
 
 export interface BenchOptions {
   /** Sequential runs for the overhead measurement. */

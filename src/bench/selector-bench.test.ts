@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { benchmarkSelectors } from './bench.ts';
+import { benchmarkSelectors } from './selector-bench.ts';
 
 describe('benchmarkSelectors', () => {
   it('times select + observe per step for each selector on a small pool', () => {

@@ -4,16 +4,16 @@
 // perfectly, so this is the ceiling of `bench train --workers 1,2` on the machine it runs on (shared
 // caches, memory bandwidth, a host's frequency and neighbours), independent of the worker backend. Run:
 //
-//   node --import tsx src/bench/core-contention.ts [checkpointDir] [steps]
+//   node --import tsx src/bench/scripts/core-contention.ts [checkpointDir] [steps]
 //
 // It prints JSON: ms per step alone and together (medians over the steps of each process), the slowdown,
 // the implied speed-up ceiling and the load average before and after.
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { EmbeddedBackend } from '../policy/embedded-backend.ts';
-import { demoBatch } from '../policy/parallel-speed.ts';
-import { median } from './median.ts';
+import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+import { median } from '../median.ts';
+import { demoBatch } from './parallel-speed.ts';
 
 /** Child: `steps` timed steps after 2 untimed ones; prints the per-step ms as JSON. */
 async function child(dir: string, steps: number): Promise<void> {

@@ -3,16 +3,16 @@
 // `bench policy` sampling workload: base config, 8 prompts × 8 samples = batch 64, 8-token prompts,
 // decoding to the context length). Prints tokens/s per run and the medians; `--profile` prints the
 // per-kernel times of one native run (tf.profile).
-//   npx tsx bench/sampler-ab.ts [--runs 5] [--profile] [--only native|matmul-only|wasm]
+//   npx tsx src/bench/scripts/sampler-ab.ts [--runs 5] [--profile] [--only native|matmul-only|wasm]
 
-import { policyBenchConfigs } from '../src/bench/policy-bench-configs.ts';
-import { Rng } from '../src/core/rng.ts';
-import { EmbeddedBackend } from '../src/policy/embedded-backend.ts';
-import { setNativeKernels } from '../src/policy/native-kernels.ts';
-import { tf } from '../src/policy/runtime.ts';
-import { sampleWithKvCache } from '../src/policy/sampler.ts';
-import { setNativeSamplerKernels } from '../src/policy/sampler-native.ts';
-import { CharTokenizer } from '../src/policy/tokenizer.ts';
+import { Rng } from '../../core/rng.ts';
+import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+import { setNativeKernels } from '../../policy/native-kernels.ts';
+import { tf } from '../../policy/runtime.ts';
+import { sampleWithKvCache } from '../../policy/sampler.ts';
+import { setNativeSamplerKernels } from '../../policy/sampler-native.ts';
+import { CharTokenizer } from '../../policy/tokenizer.ts';
+import { policyBenchConfigs } from '../policy-bench-configs.ts';
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1] ?? 5) || 5;

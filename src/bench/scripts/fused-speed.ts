@@ -3,18 +3,18 @@
 // (d128, 4 layers), fused kernels on and off alternately in one process (the native matmuls stay on),
 // medians. Run:
 //
-//   node --import tsx src/policy/fused-speed.ts [rounds]
+//   node --import tsx src/bench/scripts/fused-speed.ts [rounds]
 //
 // It prints wall and CPU milliseconds (process.cpuUsage: the step runs on one thread) for the
 // forward-backward half, the optimizer and the whole step, with the load average: on a shared machine the
 // wall times say little and the CPU times are the figures to compare.
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { policyBenchConfigs } from '../bench/policy-bench-configs.ts';
-import { Rng } from '../core/rng.ts';
-import { EmbeddedBackend } from './embedded-backend.ts';
-import { nativeFusedActive, setNativeFused } from './native-fused.ts';
-import { CharTokenizer } from './tokenizer.ts';
+import { Rng } from '../../core/rng.ts';
+import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+import { nativeFusedActive, setNativeFused } from '../../policy/native-fused.ts';
+import { CharTokenizer } from '../../policy/tokenizer.ts';
+import { policyBenchConfigs } from '../policy-bench-configs.ts';
 
 interface StepTimes {
   wall: { forwardBackward: number; optimizer: number; step: number };

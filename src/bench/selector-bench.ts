@@ -5,7 +5,7 @@
 import type { Problem } from '../core/problem.ts';
 import { Rng } from '../core/rng.ts';
 import type { GroupOutcome } from '../core/selector.ts';
-import { selectors } from './index.ts';
+import { selectors } from '../curricula/index.ts';
 
 export interface SelectorBenchOptions {
   /** Problems in the pool (default 100 000). */

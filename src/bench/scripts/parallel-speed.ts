@@ -2,7 +2,7 @@
 // of 20-70 tokens (16 problems × 8 samples) with the demo's base model (d128, 4 layers, T128), one worker
 // (in process) against two, alternating, medians. Run:
 //
-//   node --import tsx src/policy/parallel-speed.ts [checkpointDir] [rounds]
+//   node --import tsx src/bench/scripts/parallel-speed.ts [checkpointDir] [rounds]
 //
 // It prints two things, because on a shared machine the first can say nothing: (1) wall seconds per
 // step for N = 1 and N = 2 with the load average; (2) the CPU seconds (process.cpuUsage, one thread busy)
@@ -12,11 +12,11 @@
 // so while other sessions keep both cores busy a second worker thread adds no CPU at all.
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import type { Datum } from '../core/policy.ts';
-import { Rng } from '../core/rng.ts';
-import { EmbeddedBackend } from './embedded-backend.ts';
-import { ParallelEmbeddedBackend } from './parallel-backend.ts';
-import { splitByCost } from './parallel-split.ts';
+import type { Datum } from '../../core/policy.ts';
+import { Rng } from '../../core/rng.ts';
+import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+import { ParallelEmbeddedBackend } from '../../policy/parallel-backend.ts';
+import { splitByCost } from '../../policy/parallel-split.ts';
 
 /** 128 sequences of 20-70 tokens with small mixed-sign weights past a 12-token "prompt". */
 export function demoBatch(seed = 1): Datum[] {

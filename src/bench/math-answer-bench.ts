@@ -8,9 +8,9 @@
 // elsewhere) calls benchMathAnswer().
 // Graders: measures our Math-Verify v0.8.0-style verifier; no comparison run against Math-Verify itself
 // (Python/SymPy is not available here).
-import { Rng } from '../../core/rng.ts';
-import { MathVerifier } from './reward.ts';
-import type { VerifyTask } from './verify.ts';
+import { Rng } from '../core/rng.ts';
+import { MathVerifier } from '../rewards/math-answer/reward.ts';
+import type { VerifyTask } from '../rewards/math-answer/verify.ts';
 
 export interface MathBenchOptions {
   /** Number of verifications in the throughput run. */

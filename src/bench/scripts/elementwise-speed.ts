@@ -5,19 +5,23 @@
 // (forwardBackward + Adam on 8 × 128 tokens, as `bench policy`), (3) KV-cached sampling at batch 64 from
 // 8-token prompts to the full context. Run:
 //
-//   node --import tsx src/policy/elementwise-speed.ts [rounds]
+//   node --import tsx src/bench/scripts/elementwise-speed.ts [rounds]
 //
 // On a shared machine, compare only the two columns of one run; the load average is printed.
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { policyBenchConfigs } from '../bench/policy-bench-configs.ts';
-import { Rng } from '../core/rng.ts';
-import { EmbeddedBackend } from './embedded-backend.ts';
-import { nativeBinaryCount, nativeReduceCount, setNativeElementwise } from './native-elementwise.ts';
-import { nativeKernelsAvailable } from './native-kernels.ts';
-import { tf } from './runtime.ts';
-import { sampleWithKvCache } from './sampler.ts';
-import { CharTokenizer } from './tokenizer.ts';
+import { Rng } from '../../core/rng.ts';
+import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
+import {
+  nativeBinaryCount,
+  nativeReduceCount,
+  setNativeElementwise,
+} from '../../policy/native-elementwise.ts';
+import { nativeKernelsAvailable } from '../../policy/native-kernels.ts';
+import { tf } from '../../policy/runtime.ts';
+import { sampleWithKvCache } from '../../policy/sampler.ts';
+import { CharTokenizer } from '../../policy/tokenizer.ts';
+import { policyBenchConfigs } from '../policy-bench-configs.ts';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -122,7 +126,7 @@ async function modelBenchmarks(rounds: number): Promise<void> {
 
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 5);
-  const { initRuntime } = await import('./runtime.ts');
+  const { initRuntime } = await import('../../policy/runtime.ts');
   await initRuntime('wasm');
   if (!nativeKernelsAvailable()) throw new Error('the native addon is not loaded');
   console.log(
