@@ -1,6 +1,6 @@
 // The package figures of the README ("Use as a library"): packed and unpacked size (`npm pack --dry-run`),
 // the time to install the tarball into a fresh project (`npm install <tgz> --prefer-offline --no-audit
-// --no-fund --ignore-scripts`, npm's cache warm, as src/package/install.test.ts does), and the start-up
+// --no-fund --ignore-scripts`, npm's cache warm, as test/package/install.test.ts does), and the start-up
 // of `curricula --help` run through tsx from the sources against the compiled dist/ (alternating, so both
 // see the same load). Medians, with the load average before and after. Run after `npm run build`:
 //

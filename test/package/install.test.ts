@@ -189,7 +189,7 @@ describe('the packed package', () => {
       expect(present.has(file), file).toBe(true);
     }
     const unwanted = files.filter((file) =>
-      /\.test(-helper|-worker|-child)?\.(ts|js)$|test-helpers|test-server|^(test|bench|experiments|scripts|runs)\/|^native\/build\/|tsbuildinfo|build-info\.json|\.scratch|^docs\/api\//.test(
+      /^(src|dist)\/(testing|bench\/scripts)\/|\.test(-helper|-worker|-child)?\.(ts|js)$|test-helpers|test-server|^(test|bench|experiments|scripts|runs)\/|^native\/build\/|tsbuildinfo|build-info\.json|\.scratch|^docs\/api\//.test(
         file,
       ),
     );
