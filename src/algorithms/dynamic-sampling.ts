@@ -13,14 +13,10 @@
 // told how many groups are still missing and may over-sample as it likes. Equality is exact (std > 0 in
 // DAPO), so rewards from a continuous score are all informative unless identical.
 import { ConfigError } from '../core/errors.ts';
-
-export interface SampledGroup {
-  /** Scalar reward of each sample of one prompt. */
-  rewards: readonly number[];
-}
+import type { RewardedGroup } from '../core/groups.ts';
 
 /** false when every reward of the group is equal; a group of one sample counts as informative (as in DAPO). */
-export function isInformative(group: SampledGroup): boolean {
+export function isInformative(group: RewardedGroup): boolean {
   if (group.rewards.length <= 1) return true;
   return group.rewards.some((reward) => reward !== group.rewards[0]);
 }
@@ -32,7 +28,7 @@ export interface GroupFilterResult<G> {
   filteredFraction: number;
 }
 
-export function filterInformativeGroups<G extends SampledGroup>(
+export function filterInformativeGroups<G extends RewardedGroup>(
   groups: readonly G[],
   keep: (group: G) => boolean = isInformative,
 ): GroupFilterResult<G> {
@@ -62,7 +58,7 @@ export interface FillBatchResult<G> {
  * rule; the VCRL filter passes its own) are kept or `maxRounds` sampler calls (the first one included,
  * like DAPO's max_num_gen_batches) have been made; then returns what it has.
  */
-export async function fillBatch<G extends SampledGroup>(
+export async function fillBatch<G extends RewardedGroup>(
   target: number,
   sampleMore: (needed: number) => Promise<G[]>,
   maxRounds: number,

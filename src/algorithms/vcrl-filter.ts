@@ -20,7 +20,7 @@
 // exactly the groups DAPO's dynamic sampling keeps (measured: bit-identical ladder runs,
 // experiments/ladder-curricula); κ in (0.4375, 0.75] also drops 1-of-8 and 7-of-8 groups.
 import { z } from 'zod';
-import type { SampledGroup } from './dynamic-sampling.ts';
+import type { RewardedGroup } from '../core/groups.ts';
 
 export const vcrlFilterSchema = z
   .strictObject({
@@ -48,6 +48,6 @@ export function normalizedGroupVariance(rewards: readonly number[]): number {
 }
 
 /** The keep rule for fillBatch: p ≥ κ. A relative tolerance absorbs rounding of p at exactly κ. */
-export function vcrlKeep(threshold: number): (group: SampledGroup) => boolean {
+export function vcrlKeep(threshold: number): (group: RewardedGroup) => boolean {
   return (group) => normalizedGroupVariance(group.rewards) >= threshold - 1e-12;
 }

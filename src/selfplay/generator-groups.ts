@@ -5,10 +5,11 @@
 // share one update step instead of alternating phases — a deviation). The groups are trained, not
 // observed: the selector, guidance and sample log see only the solver's groups.
 import type { Problem } from '../core/problem.ts';
-import type { SampledGroup } from '../training/rl/rollout.ts';
+import type { SampledGroup } from '../core/groups.ts';
+import type { Attempt } from '../guidance/attempt.ts';
 import type { GeneratorGroup } from './round.ts';
 
-export function generatorGroups(groups: readonly GeneratorGroup[], step: number): SampledGroup[] {
+export function generatorGroups(groups: readonly GeneratorGroup[], step: number): SampledGroup<Attempt>[] {
   return groups.map((group, index) => {
     const problem: Problem = {
       id: `selfplay-generator-${step}-${index}`,

@@ -3,13 +3,14 @@
 // `algorithm` (DAPO dynamic sampling: src/algorithms/dynamic-sampling.ts; VCRL's variance filter:
 // src/algorithms/vcrl-filter.ts). When several are enabled a group must pass all of them, and the step may
 // use the largest of their round budgets. rlStep hands the result to fillBatch.
-import { isInformative, type SampledGroup } from '../../algorithms/dynamic-sampling.ts';
+import { isInformative } from '../../algorithms/dynamic-sampling.ts';
+import type { RewardedGroup } from '../../core/groups.ts';
 import { vcrlKeep } from '../../algorithms/vcrl-filter.ts';
 import type { RlConfig } from './config.ts';
 
 export interface BatchFilter {
   /** true when the group joins the training batch. */
-  keep(group: SampledGroup): boolean;
+  keep(group: RewardedGroup): boolean;
   /** Extra sampling rounds per step (beyond the first) before training on a partial batch. */
   maxRounds: number;
 }

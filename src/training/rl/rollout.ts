@@ -3,7 +3,7 @@
 // reward/errors, every reason kept in the run store); the step goes on.
 // A scaffold removed before the loss (Attempt.trainPrompt, memberPrompts): the group's context is built
 // from the training prompt, each member keeps the context it was sampled from (`sampledFrom`).
-import type { SampledSequence } from '../../core/policy.ts';
+import type { SampledGroup as CoreSampledGroup, GroupRollout } from '../../core/groups.ts';
 import type { RewardInput, RewardResult } from '../../core/reward.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
 import { promptTokens } from '../../tasks/format.ts';
@@ -11,43 +11,10 @@ import type { RlContext } from './context.ts';
 import { hasExpertTraces } from './expert-traces.ts';
 import { sampleRows } from './sample-rows.ts';
 
-/** One member of a group: sampled, or an expert trace (its first `expertTokens` tokens not sampled). */
-export interface GroupRollout extends SampledSequence {
-  /** Leading tokens copied from an expert trace (expert-traces.ts); absent = all sampled. */
-  expertTokens?: number;
-  /**
-   * The context this member was sampled from, when it differs from the group's (training) context: a
-   * scaffold removed before the loss (Attempt.trainPrompt / memberPrompts). Its log-probs are the
-   * sampler's under THIS context; update.ts recomputes them under the group's context.
-   */
-  sampledFrom?: number[];
-  /** The prompt text of `sampledFrom` (for the run store's guidance record). */
-  sampledPrompt?: string;
-  /** True for a retry's member that replaced a failed one (retry-round.ts). */
-  retried?: boolean;
-}
+export type { GroupRollout } from '../../core/groups.ts';
 
-export interface SampledGroup {
-  attempt: Attempt;
-  /**
-   * [BOS] + prompt + forced prefix: the context the completions are trained on. The policy conditioned on
-   * it too, except members with `sampledFrom` (Attempt.trainPrompt: the scaffold is removed before the loss).
-   */
-  context: number[];
-  /**
-   * The G members: sampled continuations, then the attempt's expert traces (expert-traces.ts) in order.
-   * Tokens and log-probs exclude the forced prefix.
-   */
-  rollouts: GroupRollout[];
-  /** Full completions as graded: forced prefix + sampled text. */
-  completions: string[];
-  rewards: number[];
-  results: RewardResult[];
-  /** The advantage the loss used per member, null = not trained (set after the advantage phase). */
-  advantages?: (number | null)[];
-  /** 'token-mean': per-token advantages, averaged into `advantages`. */
-  advantageKind?: 'sequence' | 'token-mean';
-}
+/** A group of the loop: its attempt is guidance's Attempt (core/groups.ts holds the shape). */
+export type SampledGroup = CoreSampledGroup<Attempt>;
 
 /**
  * Samples each attempt's group: `sizes[i]` completions for attempt i (default rollout.groupSize each),

@@ -1,0 +1,51 @@
+// The group types of an RL step, shared by the loop (training/rl), the batch filters (algorithms/) and
+// self-play's generator groups (selfplay/): G completions of one attempt, graded. Kept here, at the bottom
+// of the house, so every layer that handles groups imports them down. `A` is the attempt that produced the
+// group (guidance/attempt.ts's Attempt in the loop); core knows only that it names a problem.
+import type { Problem } from './problem.ts';
+import type { SampledSequence } from './policy.ts';
+import type { RewardResult } from './reward.ts';
+
+/** What a batch filter reads of a group (DAPO dynamic sampling, VCRL): the scalar reward of each sample. */
+export interface RewardedGroup {
+  readonly rewards: readonly number[];
+}
+
+/** One member of a group: sampled, or an expert trace (its first `expertTokens` tokens not sampled). */
+export interface GroupRollout extends SampledSequence {
+  /** Leading tokens copied from an expert trace (training/rl/expert-traces.ts); absent = all sampled. */
+  expertTokens?: number;
+  /**
+   * The context this member was sampled from, when it differs from the group's (training) context: a
+   * scaffold removed before the loss (Attempt.trainPrompt / memberPrompts). Its log-probs are the
+   * sampler's under THIS context; update.ts recomputes them under the group's context.
+   */
+  sampledFrom?: number[];
+  /** The prompt text of `sampledFrom` (for the run store's guidance record). */
+  sampledPrompt?: string;
+  /** True for a retry's member that replaced a failed one (retry-round.ts). */
+  retried?: boolean;
+}
+
+/** G completions of one attempt and their grades. */
+export interface SampledGroup<A extends { problem: Problem } = { problem: Problem }> extends RewardedGroup {
+  attempt: A;
+  /**
+   * [BOS] + prompt + forced prefix: the context the completions are trained on. The policy conditioned on
+   * it too, except members with `sampledFrom` (Attempt.trainPrompt: the scaffold is removed before the loss).
+   */
+  context: number[];
+  /**
+   * The G members: sampled continuations, then the attempt's expert traces (expert-traces.ts) in order.
+   * Tokens and log-probs exclude the forced prefix.
+   */
+  rollouts: GroupRollout[];
+  /** Full completions as graded: forced prefix + sampled text. */
+  completions: string[];
+  rewards: number[];
+  results: RewardResult[];
+  /** The advantage the loss used per member, null = not trained (set after the advantage phase). */
+  advantages?: (number | null)[];
+  /** 'token-mean': per-token advantages, averaged into `advantages`. */
+  advantageKind?: 'sequence' | 'token-mean';
+}
