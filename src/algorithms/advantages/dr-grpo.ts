@@ -10,7 +10,7 @@
 // `loss_agg_mode=seq-mean-token-sum-norm`, whose loss has no 1/B (B times ours; see
 // ../losses/aggregation.ts). With token-mean aggregation this is GRPO without std only.
 import { z } from 'zod';
-import { defineAdvantageEstimator, includeAll, type RewardGroup } from './estimator.ts';
+import { defineAdvantage, includeAll, type RewardGroup } from './estimator.ts';
 import { mean } from './statistics.ts';
 
 export const drGrpoOptionsSchema = z.strictObject({});
@@ -23,11 +23,15 @@ export function drGrpoAdvantages(groups: readonly RewardGroup[]): number[][] {
   });
 }
 
-export const drGrpo = defineAdvantageEstimator({
-  name: 'dr-grpo',
+export const drGrpo = defineAdvantage({
+  id: 'dr-grpo',
   description:
     'group-mean-centred reward, no std division (pair with seq-mean-token-sum-norm loss aggregation)',
-  paper: 'Understanding R1-Zero-Like Training: A Critical Perspective (Liu et al. 2025), arXiv 2503.20783',
+  paper: {
+    title: 'Understanding R1-Zero-Like Training: A Critical Perspective',
+    arxiv: '2503.20783',
+    code: 'sail-sg/understand-r1-zero',
+  },
   minGroupSize: 2,
   optionsSchema: drGrpoOptionsSchema,
   compute: (groups) => ({ advantages: drGrpoAdvantages(groups), included: includeAll(groups) }),

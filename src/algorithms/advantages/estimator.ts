@@ -6,6 +6,7 @@
 // Every entry has the same call signature, so the trainer never branches on a name.
 import type { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
+import { type PaperRef, pluginInfo } from '../../core/plugin.ts';
 import { parseOptions } from '../options.ts';
 
 /** The rewards (and optionally completion lengths) of the samples drawn for one prompt. */
@@ -30,11 +31,15 @@ export interface AdvantageEstimate {
 
 /** The advantage-estimator contract: groups of scalar rewards → one advantage per sample (pure function). */
 export interface AdvantageEstimator<Options = any> {
+  /** The plug-in fields (src/core/plugin.ts): kind 'advantage', the config name, description, paper. */
+  readonly kind: 'advantage';
+  readonly id: string;
+  /** @deprecated the same as `id` (the older define shape). */
   readonly name: string;
   /** One line: what it computes. */
   readonly description: string;
-  /** Paper title and arXiv id. */
-  readonly paper: string;
+  /** The paper: title, arXiv id, the authors' code. */
+  readonly paper?: PaperRef;
   /** Smallest number of samples per prompt the estimator is defined for. */
   readonly minGroupSize: number;
   readonly optionsSchema: z.ZodType<Options>;
@@ -46,20 +51,29 @@ export interface AdvantageEstimator<Options = any> {
   estimate(groups: readonly RewardGroup[], options?: unknown): AdvantageEstimate;
 }
 
-interface Definition<Options> {
-  name: string;
+/** `defineAdvantage`'s argument: the plug-in fields and the pure compute function. */
+export interface AdvantageDefinition<Options> {
+  id?: string;
+  /** @deprecated use `id`. */
+  name?: string;
   description: string;
-  paper: string;
+  /** A PaperRef, or a one-line citation (the older shape). */
+  paper?: PaperRef | string;
   minGroupSize: number;
   optionsSchema: z.ZodType<Options>;
   compute: (groups: readonly RewardGroup[], options: Options) => AdvantageEstimate;
 }
 
-/** Builds an AdvantageEstimator from a compute function and an options schema (validation and group-size checks included). */
-export function defineAdvantageEstimator<Options>(
-  definition: Definition<Options>,
+/**
+ * Builds an AdvantageEstimator from a compute function and an options schema (validation and group-size
+ * checks included): the advantage kind of the plug-in shape (src/core/plugin.ts).
+ */
+export function defineAdvantage<Options>(
+  definition: AdvantageDefinition<Options>,
 ): AdvantageEstimator<Options> {
-  const { name, minGroupSize, optionsSchema, compute } = definition;
+  const { minGroupSize, optionsSchema, compute } = definition;
+  const info = pluginInfo('advantage', { ...definition, id: definition.id ?? definition.name ?? '' });
+  const name = info.id;
   const validate = (groupSize: number): void => {
     if (!Number.isInteger(groupSize) || groupSize < minGroupSize) {
       throw new ConfigError(
@@ -72,9 +86,11 @@ export function defineAdvantageEstimator<Options>(
   const resolveOptions = (raw?: unknown): Options =>
     parseOptions(optionsSchema, raw, `advantage estimator '${name}'`) as Options;
   return {
+    kind: 'advantage',
+    id: name,
     name,
-    description: definition.description,
-    paper: definition.paper,
+    description: info.description,
+    ...(info.paper === undefined ? {} : { paper: info.paper }),
     minGroupSize,
     optionsSchema,
     resolveOptions,
@@ -92,6 +108,9 @@ export function defineAdvantageEstimator<Options>(
     },
   };
 }
+
+/** The older name of defineAdvantage (which also takes `name` for `id`). @deprecated use defineAdvantage. */
+export const defineAdvantageEstimator = defineAdvantage;
 
 /** Every sample included. */
 export function includeAll(groups: readonly RewardGroup[]): boolean[][] {

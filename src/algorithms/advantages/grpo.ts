@@ -14,7 +14,7 @@
 // Deviation from verl: verl gives a group of one sample A = r (mean 0, std 1); we reject G < 2 with a
 // ConfigError, because the GRPO baseline is undefined there.
 import { z } from 'zod';
-import { defineAdvantageEstimator, includeAll, type RewardGroup } from './estimator.ts';
+import { defineAdvantage, includeAll, type RewardGroup } from './estimator.ts';
 import { mean, standardDeviation } from './statistics.ts';
 
 export const grpoOptionsSchema = z.strictObject({
@@ -33,10 +33,13 @@ export function grpoAdvantages(groups: readonly RewardGroup[], options: GrpoOpti
   });
 }
 
-export const grpo = defineAdvantageEstimator({
-  name: 'grpo',
+export const grpo = defineAdvantage({
+  id: 'grpo',
   description: 'group-normalised reward: (r − group mean) / (group std + ε)',
-  paper: 'DeepSeekMath (Shao et al. 2024), arXiv 2402.03300',
+  paper: {
+    title: 'DeepSeekMath: Pushing the Limits of Mathematical Reasoning in Open Language Models',
+    arxiv: '2402.03300',
+  },
   minGroupSize: 2,
   optionsSchema: grpoOptionsSchema,
   compute: (groups, options) => ({

@@ -17,7 +17,7 @@
 import { z } from 'zod';
 import {
   type AdvantageEstimate,
-  defineAdvantageEstimator,
+  defineAdvantage,
   type RewardGroup,
   rejectedSampleModes,
 } from './estimator.ts';
@@ -45,11 +45,14 @@ export function raftAdvantages(groups: readonly RewardGroup[], options: RaftOpti
   };
 }
 
-export const raft = defineAdvantageEstimator({
-  name: 'raft',
+export const raft = defineAdvantage({
+  id: 'raft',
   description: 'reward-ranked fine-tuning: advantage 1 on the positive (or best) samples, 0 on the rest',
-  paper:
-    'RAFT (Dong et al. 2023), arXiv 2304.06767; A Minimalist Approach to LLM Reasoning, arXiv 2504.11343',
+  paper: {
+    title: 'RAFT: Reward rAnked FineTuning for Generative Foundation Model Alignment',
+    arxiv: '2304.06767',
+    code: 'RLHFlow/Minimal-RL (A Minimalist Approach to LLM Reasoning, arXiv 2504.11343)',
+  },
   minGroupSize: 1,
   optionsSchema: raftOptionsSchema,
   compute: raftAdvantages,

@@ -25,7 +25,7 @@
 // raises an error when the batch holds one response token (Bessel divisor 0); we take σ = 0 there, and a
 // batch of empty completions gets advantage 0.
 import { z } from 'zod';
-import { defineAdvantageEstimator, includeAll, type RewardGroup } from './estimator.ts';
+import { defineAdvantage, includeAll, type RewardGroup } from './estimator.ts';
 import { mean } from './statistics.ts';
 
 export const reinforcePlusPlusOptionsSchema = z.strictObject({
@@ -75,11 +75,15 @@ export function reinforcePlusPlusAdvantages(
   return centred.map((values) => values.map((value) => (value - mu) * scale));
 }
 
-export const reinforcePlusPlus = defineAdvantageEstimator({
-  name: 'reinforce-pp',
+export const reinforcePlusPlus = defineAdvantage({
+  id: 'reinforce-pp',
   description:
     'REINFORCE++: rewards whitened over all response tokens of the batch (optional group baseline)',
-  paper: 'REINFORCE++ (Hu 2025), arXiv 2501.03262',
+  paper: {
+    title: 'REINFORCE++: A Simple and Efficient Approach for Aligning Large Language Models',
+    arxiv: '2501.03262',
+    code: 'OpenRLHF/OpenRLHF',
+  },
   minGroupSize: 1,
   optionsSchema: reinforcePlusPlusOptionsSchema,
   compute: (groups, options) => ({

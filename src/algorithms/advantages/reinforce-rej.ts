@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import {
   type AdvantageEstimate,
-  defineAdvantageEstimator,
+  defineAdvantage,
   type RewardGroup,
   rejectedSampleModes,
 } from './estimator.ts';
@@ -44,10 +44,14 @@ export function reinforceRejAdvantages(
   return { advantages, included };
 }
 
-export const reinforceRej = defineAdvantageEstimator({
-  name: 'reinforce-rej',
+export const reinforceRej = defineAdvantage({
+  id: 'reinforce-rej',
   description: 'reject all-correct and all-wrong prompts (advantage 0); mean-centred reward for the rest',
-  paper: 'A Minimalist Approach to LLM Reasoning (Xiong et al. 2025), arXiv 2504.11343',
+  paper: {
+    title: 'A Minimalist Approach to LLM Reasoning: from Rejection Sampling to Reinforce',
+    arxiv: '2504.11343',
+    code: 'RLHFlow/Minimal-RL',
+  },
   minGroupSize: 2,
   optionsSchema: reinforceRejOptionsSchema,
   compute: reinforceRejAdvantages,

@@ -6,7 +6,7 @@
 // G/(G−1) form. The baseline excludes the sample itself, so the policy gradient stays unbiased.
 // Deviation: verl gives a group of one sample A = r; we reject G < 2 with a ConfigError.
 import { z } from 'zod';
-import { defineAdvantageEstimator, includeAll, type RewardGroup } from './estimator.ts';
+import { defineAdvantage, includeAll, type RewardGroup } from './estimator.ts';
 import { mean } from './statistics.ts';
 
 export const rlooOptionsSchema = z.strictObject({});
@@ -20,10 +20,13 @@ export function rlooAdvantages(groups: readonly RewardGroup[]): number[][] {
   });
 }
 
-export const rloo = defineAdvantageEstimator({
-  name: 'rloo',
+export const rloo = defineAdvantage({
+  id: 'rloo',
   description: 'leave-one-out baseline: r_i − mean of the other samples of the prompt',
-  paper: 'Back to Basics: Revisiting REINFORCE Style Optimization (Ahmadian et al. 2024), arXiv 2402.14740',
+  paper: {
+    title: 'Back to Basics: Revisiting REINFORCE Style Optimization for Learning from Human Feedback in LLMs',
+    arxiv: '2402.14740',
+  },
   minGroupSize: 2,
   optionsSchema: rlooOptionsSchema,
   compute: (groups) => ({ advantages: rlooAdvantages(groups), included: includeAll(groups) }),

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import {
   aggregationOptionsShape,
   computeTokenLoss,
-  definePolicyLoss,
+  defineLoss,
   type LossSequence,
   type PolicyLossResult,
   type TokenInput,
@@ -43,11 +43,14 @@ export function cispoLoss(sequences: readonly LossSequence[], options: CispoOpti
   return computeTokenLoss(sequences, options, cispoToken, true);
 }
 
-export const cispo = definePolicyLoss({
-  name: 'cispo',
+export const cispo = defineLoss({
+  id: 'cispo',
   description:
     'REINFORCE weighted by a clipped, stop-gradient importance ratio (every token keeps a gradient)',
-  paper: 'MiniMax-M1 (MiniMax 2025), arXiv 2506.13585',
+  paper: {
+    title: 'MiniMax-M1: Scaling Test-Time Compute Efficiently with Lightning Attention',
+    arxiv: '2506.13585',
+  },
   optionsSchema: cispoOptionsSchema,
   tokenLoss: cispoToken,
   requireOldLogprobs: true,

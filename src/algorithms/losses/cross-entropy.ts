@@ -7,7 +7,7 @@ import { z } from 'zod';
 import {
   aggregationOptionsShape,
   computeTokenLoss,
-  definePolicyLoss,
+  defineLoss,
   type LossSequence,
   type PolicyLossResult,
   type TokenInput,
@@ -28,10 +28,9 @@ export function crossEntropyLoss(
   return computeTokenLoss(sequences, options, crossEntropyToken, false);
 }
 
-export const crossEntropy = definePolicyLoss({
-  name: 'cross-entropy',
+export const crossEntropy = defineLoss({
+  id: 'cross-entropy',
   description: 'supervised negative log-likelihood of the target tokens (SFT) as weights',
-  paper: 'maximum likelihood; no paper-specific choices',
   optionsSchema: crossEntropyOptionsSchema,
   tokenLoss: crossEntropyToken,
   requireOldLogprobs: false,

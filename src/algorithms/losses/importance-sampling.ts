@@ -8,7 +8,7 @@ import { z } from 'zod';
 import {
   aggregationOptionsShape,
   computeTokenLoss,
-  definePolicyLoss,
+  defineLoss,
   type LossSequence,
   type PolicyLossResult,
   type TokenInput,
@@ -30,10 +30,14 @@ export function importanceSamplingLoss(
   return computeTokenLoss(sequences, options, importanceSamplingToken, false);
 }
 
-export const importanceSampling = definePolicyLoss({
-  name: 'importance-sampling',
+export const importanceSampling = defineLoss({
+  id: 'importance-sampling',
   description: 'REINFORCE with an unclipped importance ratio π_θ/π_old (plain REINFORCE on-policy)',
-  paper: 'Williams 1992 (REINFORCE); Tinker importance_sampling loss',
+  paper: {
+    title:
+      'Simple statistical gradient-following algorithms for connectionist reinforcement learning (Williams 1992)',
+    code: 'thinking-machines-lab/tinker importance_sampling loss',
+  },
   optionsSchema: importanceSamplingOptionsSchema,
   tokenLoss: importanceSamplingToken,
   requireOldLogprobs: false,

@@ -1,4 +1,7 @@
 // The policy-loss registry: config names resolve here; an unknown name lists the known ones.
+// Each entry is a plug-in of kind 'loss' (defineLoss, ./policy-loss.ts). `createLossRegistry()` builds a
+// fresh, filled instance; `policyLosses` is the default one, filled on first use.
+import type { PluginInfo } from '../../core/plugin.ts';
 import { Registry } from '../../core/registry.ts';
 import { cispo } from './cispo.ts';
 import { crossEntropy } from './cross-entropy.ts';
@@ -15,15 +18,35 @@ export {
   shapedExpertToken,
   withExpertTokens,
 } from './expert-tokens.ts';
-export { addWeights, type LossSequence, type PolicyLoss, type PolicyLossResult } from './policy-loss.ts';
+export {
+  addWeights,
+  defineLoss,
+  type LossDefinition,
+  type LossSequence,
+  type PolicyLoss,
+  type PolicyLossResult,
+} from './policy-loss.ts';
 
-export function createLossRegistry(): Registry<PolicyLoss> {
-  return new Registry<PolicyLoss>('loss')
-    .register(ppoClip.name, ppoClip)
-    .register(importanceSampling.name, importanceSampling)
-    .register(cispo.name, cispo)
-    .register(crossEntropy.name, crossEntropy)
-    .register(policyShaping.name, policyShaping);
+/** The built-in losses. */
+export const builtinLosses: readonly PolicyLoss[] = [
+  ppoClip,
+  importanceSampling,
+  cispo,
+  crossEntropy,
+  policyShaping,
+];
+
+/** The plug-in fields of a loss (one built by defineLoss, or by hand: kind and id filled in). */
+export function lossInfo(loss: PolicyLoss): PluginInfo {
+  return { ...loss, kind: 'loss', id: loss.id ?? loss.name };
 }
 
+/** A fresh policy-loss registry holding the built-ins. */
+export function createLossRegistry(): Registry<PolicyLoss> {
+  return new Registry<PolicyLoss>('loss', (registry) => {
+    for (const loss of builtinLosses) registry.register(loss.name, loss, 'built-in', lossInfo(loss));
+  });
+}
+
+/** The default registry (the loop's and src/api/register.ts's), filled on first use. */
 export const policyLosses = createLossRegistry();

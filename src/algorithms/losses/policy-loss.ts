@@ -9,6 +9,7 @@
 // or per sequence, as TRL's vLLM importance-sampling correction) multiplies each token's term, value and
 // derivative alike. Tokens marked offPolicy (expert traces) were not drawn by the sampler and keep weight 1.
 import { z } from 'zod';
+import { type PaperRef, pluginInfo } from '../../core/plugin.ts';
 import { type RolloutCorrection, rolloutCorrectionSchema, rolloutCorrectionWeights } from '../mismatch.ts';
 import { parseOptions } from '../options.ts';
 import { type AggregationMode, aggregationCoefficients, aggregationModes } from './aggregation.ts';
@@ -42,9 +43,13 @@ export interface PolicyLossResult {
 
 /** The policy-loss contract: sequences → scalar loss, per-token weights ∂L/∂logp and metrics (pure function). */
 export interface PolicyLoss<Options = any> {
+  /** The plug-in fields (src/core/plugin.ts): kind 'loss', the config name, description, paper. */
+  readonly kind?: 'loss';
+  readonly id?: string;
+  /** The config name (the same as `id` for losses built by defineLoss). */
   readonly name: string;
   readonly description: string;
-  readonly paper: string;
+  readonly paper?: PaperRef;
   readonly optionsSchema: z.ZodType<Options>;
   /** Resolves user options (undefined = all defaults) into the full options object; ConfigError on bad keys. */
   resolveOptions(raw?: unknown): Options;
@@ -237,25 +242,35 @@ function checkShapes(sequence: LossSequence, index: number, requireOldLogprobs: 
   }
 }
 
-interface Definition<Options extends AggregationOptions> {
-  name: string;
+/** `defineLoss`'s argument: the plug-in fields and the per-token term. */
+export interface LossDefinition<Options extends AggregationOptions> {
+  id?: string;
+  /** @deprecated use `id`. */
+  name?: string;
   description: string;
-  paper: string;
+  /** A PaperRef, or a one-line citation (the older shape). */
+  paper?: PaperRef | string;
   optionsSchema: z.ZodType<Options>;
   tokenLoss: TokenLoss<Options>;
   requireOldLogprobs: boolean;
 }
 
-/** Builds a PolicyLoss from a per-token term and an options schema (aggregation and rollout correction included). */
-export function definePolicyLoss<Options extends AggregationOptions>(
-  definition: Definition<Options>,
+/**
+ * Builds a PolicyLoss from a per-token term and an options schema (aggregation and rollout correction
+ * included): the loss kind of the plug-in shape (src/core/plugin.ts).
+ */
+export function defineLoss<Options extends AggregationOptions>(
+  definition: LossDefinition<Options>,
 ): PolicyLoss<Options> {
+  const info = pluginInfo('loss', { ...definition, id: definition.id ?? definition.name ?? '' });
   const resolveOptions = (raw?: unknown): Options =>
-    parseOptions(definition.optionsSchema, raw, `loss '${definition.name}'`) as Options;
+    parseOptions(definition.optionsSchema, raw, `loss '${info.id}'`) as Options;
   return {
-    name: definition.name,
-    description: definition.description,
-    paper: definition.paper,
+    kind: 'loss',
+    id: info.id,
+    name: info.id,
+    description: info.description,
+    ...(info.paper === undefined ? {} : { paper: info.paper }),
     optionsSchema: definition.optionsSchema,
     tokenLoss: definition.tokenLoss,
     requireOldLogprobs: definition.requireOldLogprobs,
@@ -278,3 +293,6 @@ export function addWeights(a: readonly (readonly number[])[], b: readonly (reado
     return row.map((value, t) => value + b[i][t]);
   });
 }
+
+/** The older name of defineLoss (which also takes `name` for `id`). @deprecated use defineLoss. */
+export const definePolicyLoss = defineLoss;

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import {
   aggregationOptionsShape,
   computeTokenLoss,
-  definePolicyLoss,
+  defineLoss,
   type LossSequence,
   type PolicyLossResult,
   type TokenInput,
@@ -44,10 +44,14 @@ export function policyShapingLoss(
   return computeTokenLoss(sequences, options, policyShapingToken, false);
 }
 
-export const policyShaping = definePolicyLoss({
-  name: 'policy-shaping',
+export const policyShaping = defineLoss({
+  id: 'policy-shaping',
   description: 'LUFFY: on-policy IS term plus p/(p+γ)-shaped term on off-policy (expert) tokens',
-  paper: 'Learning to Reason under Off-Policy Guidance (LUFFY, Yan et al. 2025), arXiv 2504.14945',
+  paper: {
+    title: 'Learning to Reason under Off-Policy Guidance',
+    arxiv: '2504.14945',
+    code: 'ElliottYan/LUFFY mix_src/mix_core_alg.py',
+  },
   optionsSchema: policyShapingOptionsSchema,
   tokenLoss: policyShapingToken,
   requireOldLogprobs: false,

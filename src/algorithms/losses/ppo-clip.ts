@@ -17,7 +17,7 @@ import { z } from 'zod';
 import {
   aggregationOptionsShape,
   computeTokenLoss,
-  definePolicyLoss,
+  defineLoss,
   type LossSequence,
   type PolicyLossResult,
   type TokenInput,
@@ -60,10 +60,14 @@ export function ppoClipLoss(sequences: readonly LossSequence[], options: PpoClip
   return computeTokenLoss(sequences, options, ppoClipToken, true);
 }
 
-export const ppoClip = definePolicyLoss({
-  name: 'ppo-clip',
+export const ppoClip = defineLoss({
+  id: 'ppo-clip',
   description: 'clipped surrogate with asymmetric (clip-higher) bounds and optional dual clip',
-  paper: 'PPO arXiv 1707.06347; DAPO clip-higher arXiv 2503.14476; dual clip arXiv 1912.09729',
+  paper: {
+    title:
+      'Proximal Policy Optimization Algorithms (clip-higher: DAPO, arXiv 2503.14476; dual clip: arXiv 1912.09729)',
+    arxiv: '1707.06347',
+  },
   optionsSchema: ppoClipOptionsSchema,
   tokenLoss: ppoClipToken,
   requireOldLogprobs: true,
