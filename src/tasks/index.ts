@@ -1,27 +1,53 @@
 // The task registry: every synthetic task, by name. Config files and problem sets name tasks through it.
+// `createTaskRegistry()` builds a fresh, filled instance; `tasks` is the default one, filled on first use
+// (importing this file registers nothing).
 import { Registry } from '../core/registry.ts';
 import { addition } from './addition.ts';
 import { countdown } from './countdown.ts';
+import { defineTask, type TaskPlugin } from './define.ts';
 import { modularChain } from './modular-chain.ts';
 import { stringCompose } from './string-compose.ts';
 import type { Task } from './task.ts';
-import { textCorpus } from './text-corpus.ts';
+import { textCorpus, textCorpusOptionsSchema } from './text-corpus.ts';
 import { unanswerableAddition } from './unanswerable-addition.ts';
 import { unanswerableCountdown } from './unanswerable-countdown.ts';
-import { createWriteProblemsTask } from './write-problems.ts';
+import { createWriteProblemsTask, writeProblemsOptionsSchema } from './write-problems.ts';
 
-export const tasks = new Registry<Task>('task')
-  .register(addition.name, addition)
-  .register(stringCompose.name, stringCompose)
-  .register(countdown.name, countdown)
-  .register(modularChain.name, modularChain)
-  .register(unanswerableCountdown.name, unanswerableCountdown)
-  .register(unanswerableAddition.name, unanswerableAddition)
-  .register(textCorpus.name, textCorpus);
-// Registered last: the default write-problems task writes addition problems, looked up here.
-tasks.register(
-  'write-problems',
-  createWriteProblemsTask({}, (name) => tasks.get(name)),
-);
+const hallucinationTax = { title: 'The Hallucination Tax of Reinforcement Finetuning', arxiv: '2505.13988' };
 
+/** The built-in tasks that stand alone (write-problems, which wraps another task, is added after them). */
+export const builtinTasks: readonly TaskPlugin[] = [
+  defineTask(addition),
+  defineTask(stringCompose),
+  defineTask(countdown, {
+    paper: {
+      title: "TinyZero's Countdown task",
+      code: 'Jiayi-Pan/TinyZero examples/data_preprocess/countdown.py',
+    },
+  }),
+  defineTask(modularChain),
+  defineTask(unanswerableCountdown, { paper: hallucinationTax }),
+  defineTask(unanswerableAddition, { paper: hallucinationTax }),
+  defineTask(textCorpus, {
+    paper: { title: 'Reinforcement Pre-Training (next-token unit)', arxiv: '2506.08007' },
+    optionsSchema: textCorpusOptionsSchema,
+  }),
+];
+
+function fillTasks(registry: Registry<Task>): void {
+  for (const plugin of builtinTasks) registry.add(plugin);
+  // The default write-problems task writes addition problems, looked up in this same registry.
+  const writeProblems = createWriteProblemsTask({}, (name) => registry.get(name));
+  registry.add(defineTask(writeProblems, { optionsSchema: writeProblemsOptionsSchema }));
+}
+
+/** A fresh task registry holding the built-ins. */
+export function createTaskRegistry(): Registry<Task> {
+  return new Registry<Task>('task', fillTasks);
+}
+
+/** The default task registry (the loop's and src/api/register.ts's), filled on first use. */
+export const tasks: Registry<Task> = createTaskRegistry();
+
+export { defineTask, type TaskExtras, type TaskPlugin } from './define.ts';
 export type { DifficultyRange, ParameterRange, Task } from './task.ts';
