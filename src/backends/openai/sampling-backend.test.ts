@@ -13,7 +13,7 @@ import { Rng } from '../../core/rng.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
 import { buildServer } from '../../server/app.ts';
-import { type FaultProxy, startFaultProxy } from '../../testing/server/fault-proxy.ts';
+import { type FaultProxy, startFaultProxy } from '../../testing/fault-proxy.ts';
 import { requireCapabilities } from './capabilities.ts';
 import { type OpenAiBackendOptions, OpenAiSamplingBackend } from './sampling-backend.ts';
 
@@ -178,7 +178,7 @@ describe('OpenAiSamplingBackend', () => {
     proxy.script.push(
       { kind: 'status', status: 500 },
       { kind: 'status', status: 429, retryAfterSeconds: 2 },
-      { kind: 'drop' },
+      { kind: 'drop-before' },
       { kind: 'drop-mid-body' },
       { kind: 'delay', ms: 50 },
       { kind: 'delay', ms: 1_500 },

@@ -1,16 +1,16 @@
 // Fault injection between TinkerPolicyBackend and the real `curricula serve --tinker` (a proxy on
-// loopback, fault-proxy.ts): 500s, 429 with Retry-After, connections dropped before the request reaches
-// the server and after it took effect, and a server restart. The run completes with 0 duplicated and
-// 0 lost optimizer steps (the server counts them: get_info.optimizer_steps) and the in-process weights.
+// loopback, src/testing/fault-proxy.ts): 500s, 429 with Retry-After, connections dropped before the
+// request reaches the server and after it took effect, and a server restart. The run completes with 0
+// duplicated and 0 lost optimizer steps (the server counts them: get_info.optimizer_steps) and the in-process weights.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Datum } from '../../../core/policy.ts';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
-import { FaultProxy } from '../../../testing/backends/tinker/client/fault-proxy.ts';
 import {
   checkpoint,
   clientOptions,
   startTinkerServer,
 } from '../../../testing/backends/tinker/client/test-server.ts';
+import { type Fault, FaultProxy } from '../../../testing/fault-proxy.ts';
 import { TinkerPolicyBackend } from './backend.ts';
 
 const data: Datum[] = [
@@ -46,16 +46,19 @@ async function serverOptimizerSteps(backend: TinkerPolicyBackend): Promise<numbe
 describe('Tinker client under injected faults', () => {
   it('500s, 429s and dropped connections: no duplicated or lost optimizer steps, same weights', async () => {
     const { proxy, backend } = await setup();
+    const status500: Fault = { kind: 'status', status: 500, retryAfterMs: 20 };
+    const status429: Fault = { kind: 'status', status: 429, retryAfterMs: 20 };
+    const dropAfter: Fault = { kind: 'drop-after' };
     proxy.rules = [
-      { path: '/forward_backward', occurrence: 1, fault: 'status-500' },
-      { path: '/forward_backward', occurrence: 2, fault: 'drop-after' },
-      { path: '/optim_step', occurrence: 1, fault: 'drop-after' },
-      { path: '/optim_step', occurrence: 3, fault: 'drop-before' },
-      { path: '/optim_step', occurrence: 4, fault: 'drop-after' },
-      { path: '/retrieve_future', occurrence: 3, fault: 'drop-after' },
-      { path: '/retrieve_future', occurrence: 6, fault: 'status-500' },
-      { path: '/save_weights_for_sampler', occurrence: 1, fault: 'status-429' },
-      { path: '/asample', occurrence: 1, fault: 'drop-after' },
+      { path: '/forward_backward', occurrence: 1, fault: status500 },
+      { path: '/forward_backward', occurrence: 2, fault: dropAfter },
+      { path: '/optim_step', occurrence: 1, fault: dropAfter },
+      { path: '/optim_step', occurrence: 3, fault: { kind: 'drop-before' } },
+      { path: '/optim_step', occurrence: 4, fault: dropAfter },
+      { path: '/retrieve_future', occurrence: 3, fault: dropAfter },
+      { path: '/retrieve_future', occurrence: 6, fault: status500 },
+      { path: '/save_weights_for_sampler', occurrence: 1, fault: status429 },
+      { path: '/asample', occurrence: 1, fault: dropAfter },
     ];
     const reference = await EmbeddedBackend.load(checkpoint);
     try {

@@ -13,7 +13,6 @@ import { readCheckpoint } from '../../../policy/checkpoint.ts';
 import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
 import { RunStore } from '../../../runs/run-store.ts';
 import { durableVersions, readDurableVersion } from '../../../server/tinker/durable-store.ts';
-import { FaultProxy } from '../../../testing/backends/tinker/client/fault-proxy.ts';
 import {
   apiKey,
   baseModel,
@@ -22,6 +21,7 @@ import {
   smallRunConfig,
   startTinkerServer,
 } from '../../../testing/backends/tinker/client/test-server.ts';
+import { FaultProxy } from '../../../testing/fault-proxy.ts';
 import { train } from '../../../training/rl/train.ts';
 import { TinkerPolicyBackend } from './backend.ts';
 
@@ -191,7 +191,7 @@ describe('a Tinker server restart between forward_backward and optim_step', () =
   it('a retried optim_step that completed before the restart gets its stored result, never a second step', async () => {
     const server = await restartableServer();
     const backend = await connect(server.url);
-    server.proxy.rules = [{ path: '/optim_step', occurrence: 1, fault: 'drop-after' }];
+    server.proxy.rules = [{ path: '/optim_step', occurrence: 1, fault: { kind: 'drop-after' } }];
     let optimPosts = 0;
     server.proxy.beforeForward = async (path) => {
       if (!path.endsWith('/optim_step') || ++optimPosts !== 2) return;
