@@ -2,10 +2,16 @@
 // policy (and, with a KL term, the frozen reference) for a run. 'embedded' (the default when the block or
 // the field is absent) is exactly the in-process/worker-thread path that existed before this registry;
 // 'tinker' drives a Tinker-compatible training service over HTTP (src/backends/tinker/client,
-// docs/tinker-client.md).
+// docs/tinker-client.md). Each is a plug-in of kind 'policy-backend' (src/core/plugin.ts).
+//
+// Addresses: one resolver, `resolvePolicyAddress`, maps every way of naming a policy to its backend:
+// a bare id (`embedded`, `tinker`: the config's `policy.backend`), or `scheme:address` — `tinker://HOST:PORT`
+// and `http(s)://…` (the Tinker service a `--policy` of `curricula train` names), `openai:URL[#model]`
+// (a sampling-only server, `curricula eval --policy`; src/backends/openai/policy-spec.ts connects it).
 import { isTinkerCheckpoint, readTinkerRecord } from '../backends/tinker/client/checkpoint-record.ts';
 import { TinkerPolicyBackend } from '../backends/tinker/client/index.ts';
 import { ConfigError } from '../core/errors.ts';
+import { type PaperRef, type PluginInfo, pluginInfo } from '../core/plugin.ts';
 import type { PolicyBackend, Tokenizer } from '../core/policy.ts';
 import { Registry } from '../core/registry.ts';
 import { readCheckpoint } from '../policy/checkpoint.ts';
@@ -34,6 +40,21 @@ export interface PolicyBackendFactory {
   /** Throws a ConfigError for settings this backend cannot run (checked before a run is created). */
   validate(request: Pick<PolicyBackendRequest, 'policy'>): void;
   build(request: PolicyBackendRequest): Promise<PolicyBackend>;
+}
+
+/** A policy backend in the plug-in shape: its plug-in fields, `validate` and `build`. */
+export type PolicyBackendPlugin = PolicyBackendFactory & PluginInfo & { readonly kind: 'policy-backend' };
+
+/** Defines a policy backend (`create` is the backend factory: its validate and build). */
+export function definePolicyBackend(spec: {
+  id: string;
+  description: string;
+  paper?: PaperRef;
+  optionsSchema?: PluginInfo['optionsSchema'];
+  create: PolicyBackendFactory;
+}): PolicyBackendPlugin {
+  const info = pluginInfo('policy-backend', spec);
+  return Object.freeze({ ...info, kind: 'policy-backend' as const, ...spec.create });
 }
 
 const embedded: PolicyBackendFactory = {
@@ -91,11 +112,61 @@ const tinker: PolicyBackendFactory = {
   },
 };
 
-export const policyBackends = new Registry<PolicyBackendFactory>('policy backend')
-  .register('embedded', embedded)
-  .register('tinker', tinker);
+export const embeddedBackend = definePolicyBackend({
+  id: 'embedded',
+  description: 'the in-process tfjs transformer (worker-thread replicas with policy.workers); the default',
+  create: embedded,
+});
+
+export const tinkerBackend = definePolicyBackend({
+  id: 'tinker',
+  description: 'a Tinker-compatible training service over HTTP (policy.tinker: url, baseModel, …)',
+  create: tinker,
+});
+
+/** The built-in policy backends. */
+export const builtinPolicyBackends: readonly PolicyBackendPlugin[] = [embeddedBackend, tinkerBackend];
+
+/** A fresh policy-backend registry holding the built-ins. */
+export function createPolicyBackendRegistry(): Registry<PolicyBackendFactory> {
+  return new Registry<PolicyBackendFactory>('policy backend', (registry) => {
+    for (const backend of builtinPolicyBackends) registry.register(backend.id, backend, 'built-in', backend);
+  });
+}
+
+/** The default registry, filled on first use. */
+export const policyBackends: Registry<PolicyBackendFactory> = createPolicyBackendRegistry();
 
 /** The factory named by a policy block (absent = embedded). */
-export function policyBackendOf(policy: PolicyBlock | undefined): PolicyBackendFactory {
-  return policyBackends.get(policy?.backend ?? 'embedded');
+export function policyBackendOf(
+  policy: PolicyBlock | undefined,
+  registry: Registry<PolicyBackendFactory> = policyBackends,
+): PolicyBackendFactory {
+  return registry.get(resolvePolicyAddress(policy?.backend ?? 'embedded').backend);
+}
+
+/** What a policy address names: the backend, and the address inside that backend's scheme (if any). */
+export interface PolicyAddress {
+  /** The backend id: 'embedded', 'tinker', or a sampling-only scheme ('openai'). */
+  backend: string;
+  /** The rest: a URL for tinker and openai; undefined for a bare id. */
+  address?: string;
+}
+
+/** Schemes that are spellings of another backend: a Tinker service is reached over http(s) too. */
+const schemeAliases: Readonly<Record<string, string>> = { http: 'tinker', https: 'tinker' };
+
+/**
+ * The one resolver of policy names: a bare id (`embedded`, `tinker`), `tinker://HOST:PORT` and
+ * `http(s)://…` (→ tinker, address = the whole URL), `openai:URL[#model]` (→ openai, address = URL#model),
+ * or any `<scheme>:<address>` (→ that scheme). Does not check that the backend exists: the registry
+ * lookup that follows names the known ones.
+ */
+export function resolvePolicyAddress(spec: string): PolicyAddress {
+  const colon = spec.indexOf(':');
+  if (colon <= 0) return { backend: spec };
+  const scheme = spec.slice(0, colon);
+  const rest = spec.slice(colon + 1);
+  if (rest.startsWith('//')) return { backend: schemeAliases[scheme] ?? scheme, address: spec };
+  return { backend: schemeAliases[scheme] ?? scheme, address: rest };
 }
