@@ -40,11 +40,11 @@ const matmulScript = `
 /** 2 policy workers (each loads the addon) and a forward pass through them. */
 const workersScript = `
   import { ParallelEmbeddedBackend } from './src/policy/parallel-backend.ts';
-  import { stubTokenizer } from './src/policy/test-helpers.ts';
+  import { stubTokenizer } from './src/testing/policy/test-helpers.ts';
   const backend = await ParallelEmbeddedBackend.create(
     { vocabSize: 12, dModel: 16, layers: 2, heads: 2, contextLength: 16 }, stubTokenizer(12), 1, {
       workers: 2, onWarning: () => {},
-      tokenizerFactory: { module: new URL('./src/policy/test-helpers.ts', 'file://${root}/').href, exportName: 'stubTokenizerFromJSON' } });
+      tokenizerFactory: { module: new URL('./src/testing/policy/test-helpers.ts', 'file://${root}/').href, exportName: 'stubTokenizerFromJSON' } });
   const logprobs = await backend.forward([[1, 3, 4], [1, 5, 6]]);
   await backend.close();
   console.log(JSON.stringify({ sequences: logprobs.length }));`;

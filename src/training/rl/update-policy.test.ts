@@ -1,8 +1,8 @@
 // The production update path (updatePolicy in update.ts) on a tiny real model: the gradient it hands the
 // optimiser must equal the finite-difference gradient of the RL loss, where the loss is computed here
 // independently of update.ts and src/algorithms: teacher-forced log-probs of each full sequence (prompt +
-// completion) from the float64 reference forward pass in src/testing/policy/test-helpers.ts, the PPO-clip term
-// and the k3 KL term written from their formulas, and the aggregation written from its definition.
+// completion) from the float64 reference forward pass in src/testing/policy/test-helpers.ts, the PPO-clip
+// term and the k3 KL term written from their formulas, and the aggregation written from its definition.
 // Parameters are perturbed by ±h in float32 (the model's storage) and the difference quotient uses the
 // perturbation actually stored, so the finite difference itself is float64-accurate; the tolerance
 // (0.1% + 1e-6) is far below what a one-position shift of the per-token weights produces.

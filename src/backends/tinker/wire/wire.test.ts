@@ -1,5 +1,6 @@
 // The Tinker wire codec against bytes written by the official Python protobuf runtime with the SDK's own
-// tinker_public_pb2 (src/testing/backends/tinker/wire/fixtures/make-golden.py), plus round trips and malformed input.
+// tinker_public_pb2 (src/testing/backends/tinker/wire/fixtures/make-golden.py), plus round trips and
+// malformed input.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
