@@ -60,7 +60,7 @@ describe('curricula --help', () => {
       ['eval', 'report', 'compare', 'dashboard', 'reward'],
       ['serve', 'tinker-check'],
       ['bench', 'simulate'],
-      ['schema'],
+      ['schema', 'docs'],
     ]);
     expect(groups.get('Start here:')).toEqual([
       '  npm start (or npx curricula demo)        the demo, a few minutes',

@@ -7,6 +7,7 @@ import { register as registerCompare } from './compare.ts';
 import { register as registerDashboard } from './dashboard.ts';
 import { register as registerDemo } from './demo.ts';
 import { register as registerDistill } from './distill.ts';
+import { register as registerDocs } from './docs.ts';
 import { register as registerEval } from './eval.ts';
 import { register as registerPretrain } from './pretrain.ts';
 import { register as registerReport } from './report.ts';
@@ -35,5 +36,5 @@ export const commandGroups: CommandGroup[] = [
   },
   { heading: 'Serve and connect:', commands: [registerServe, registerTinkerCheck] },
   { heading: 'Benchmark and simulate:', commands: [registerBench, registerSimulate] },
-  { heading: 'Config:', commands: [registerSchema] },
+  { heading: 'Config:', commands: [registerSchema, registerDocs] },
 ];

@@ -1,0 +1,20 @@
+// The generated documentation files and their text: docs/methods.md (every method, from the plug-in
+// definitions) and docs/config-reference.md (the train config's keys). `curricula docs` writes them;
+// ./generated-docs.test.ts regenerates them in memory and fails when a committed copy differs.
+import { createDefaultRegistries } from '../../training/registries.ts';
+import { configReference } from './config-reference.ts';
+import { methodIndex } from './method-index.ts';
+
+/** One generated file: its path under docs/ and its text. */
+export interface GeneratedDoc {
+  file: string;
+  text: string;
+}
+
+/** The generated docs of the repository at `root` (from fresh default registries). */
+export function generatedDocs(root: string): GeneratedDoc[] {
+  return [
+    { file: 'methods.md', text: methodIndex(createDefaultRegistries(), root) },
+    { file: 'config-reference.md', text: configReference(root) },
+  ];
+}
