@@ -65,11 +65,13 @@ const countdown: RubricFunction = (problem) => {
   ];
 };
 
-export const rubrics = new Registry<RubricFunction>('rubric')
-  .register('addition', addition)
-  .register('modular-chain', modularChain)
-  .register('string-compose', stringCompose)
-  .register('countdown', countdown);
+export const rubrics = new Registry<RubricFunction>('rubric', (registry) =>
+  registry
+    .register('addition', addition)
+    .register('modular-chain', modularChain)
+    .register('string-compose', stringCompose)
+    .register('countdown', countdown),
+);
 
 export interface ProblemRubric {
   /** The criteria that passed the leakage guard, in order. */

@@ -52,19 +52,21 @@ export function shapedExpertToken(token: TokenInput, options: { gamma: number })
   return { value: (-a * p) / (p + g), derivative: (-a * g * p) / (p + g) ** 2 };
 }
 
-export const expertTerms = new Registry<ExpertTerm>('expert token term')
-  .register('policy-shaping', {
-    name: 'policy-shaping',
-    description: 'LUFFY: −A·p/(p+γ), no importance ratio, no clip',
-    optionsSchema: shapingSchema,
-    term: shapedExpertToken,
-  })
-  .register('sft', {
-    name: 'sft',
-    description: 'negative log-likelihood of the expert token (advantage ignored)',
-    optionsSchema: z.strictObject({}),
-    term: (token) => ({ value: -token.logprob, derivative: -1 }),
-  });
+export const expertTerms = new Registry<ExpertTerm>('expert token term', (registry) =>
+  registry
+    .register('policy-shaping', {
+      name: 'policy-shaping',
+      description: 'LUFFY: −A·p/(p+γ), no importance ratio, no clip',
+      optionsSchema: shapingSchema,
+      term: shapedExpertToken,
+    })
+    .register('sft', {
+      name: 'sft',
+      description: 'negative log-likelihood of the expert token (advantage ignored)',
+      optionsSchema: z.strictObject({}),
+      term: (token) => ({ value: -token.logprob, derivative: -1 }),
+    }),
+);
 
 /** The config block naming an expert term: `{ name, options }`. */
 export const expertTermConfigSchema = z

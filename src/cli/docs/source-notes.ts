@@ -85,7 +85,7 @@ export function optionNote(key: string, files: readonly string[]): OptionNote {
       const comment = commentAbove(lines, index);
       const expression = lines[index].match(/\.default\((.*)\),?\s*$/)?.[1];
       const defaultExpression =
-        expression !== undefined && expression.includes('(') && !literal.test(expression)
+        expression?.includes('(') && !literal.test(expression)
           ? expression
           : undefined;
       if (comment !== '' || defaultExpression !== undefined) {

@@ -21,32 +21,34 @@ const baseCategories: CategorySpec[] = [
   { name: 'noise', kind: 'noise', initialSkill: 0, learningRate: 0, noiseRate: 0.5 },
 ];
 
-export const learners = new Registry<LearnerSpec>('learner')
-  .register('irt', {
-    name: 'irt',
-    description: 'σ(skill − difficulty); easy, learnable, prerequisite-gated and noise categories',
-    categories: baseCategories,
-    levels: 10,
-    guess: 0,
-    slip: 0,
-  })
-  .register('irt-guess-slip', {
-    name: 'irt-guess-slip',
-    description: 'as irt with floors: guess 0.1 (lucky answers), slip 0.05 (careless errors)',
-    categories: baseCategories,
-    levels: 10,
-    guess: 0.1,
-    slip: 0.05,
-  })
-  .register('noisy', {
-    name: 'noisy',
-    description: 'as irt plus two more noise categories (3 of 6 categories unlearnable)',
-    categories: [
-      ...baseCategories,
-      { name: 'riddles', kind: 'noise', initialSkill: 0, learningRate: 0, noiseRate: 0.5 },
-      { name: 'trivia', kind: 'noise', initialSkill: 0, learningRate: 0, noiseRate: 0.3 },
-    ],
-    levels: 10,
-    guess: 0,
-    slip: 0,
-  });
+export const learners = new Registry<LearnerSpec>('learner', (registry) =>
+  registry
+    .register('irt', {
+      name: 'irt',
+      description: 'σ(skill − difficulty); easy, learnable, prerequisite-gated and noise categories',
+      categories: baseCategories,
+      levels: 10,
+      guess: 0,
+      slip: 0,
+    })
+    .register('irt-guess-slip', {
+      name: 'irt-guess-slip',
+      description: 'as irt with floors: guess 0.1 (lucky answers), slip 0.05 (careless errors)',
+      categories: baseCategories,
+      levels: 10,
+      guess: 0.1,
+      slip: 0.05,
+    })
+    .register('noisy', {
+      name: 'noisy',
+      description: 'as irt plus two more noise categories (3 of 6 categories unlearnable)',
+      categories: [
+        ...baseCategories,
+        { name: 'riddles', kind: 'noise', initialSkill: 0, learningRate: 0, noiseRate: 0.5 },
+        { name: 'trivia', kind: 'noise', initialSkill: 0, learningRate: 0, noiseRate: 0.3 },
+      ],
+      levels: 10,
+      guess: 0,
+      slip: 0,
+    }),
+);
