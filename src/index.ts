@@ -33,10 +33,12 @@ export {
   simulate,
 } from './api/evaluate.ts';
 export {
+  type AnyPlugin,
   type RegisterOptions,
   registerAdvantage,
   registerGuidance,
   registerLoss,
+  registerPlugin,
   registerReward,
   registerSelector,
   registerTask,

@@ -3,16 +3,23 @@
 // scaffold, advantage estimator or loss exactly as it names a built-in one. A name that is taken fails
 // with a ConfigError naming both entries: 'built-in', or where the first was registered from (file and
 // line of the caller). Registration is per process: register before calling `train`.
+// `registerPlugin` takes any plug-in made by a define* wrapper (src/core/plugin.ts: defineTask,
+// defineReward, defineSelector, defineGuidance, defineAdvantage, defineLoss, definePolicyBackend), so
+// its description, paper and options schema travel with it (docs/methods.md lists registered plug-ins).
+// The registries are the default instances (src/training/registries.ts), created on first use.
 import type { AdvantageEstimator } from '../algorithms/advantages/index.ts';
 import { advantageEstimators } from '../algorithms/advantages/index.ts';
 import { type PolicyLoss, policyLosses } from '../algorithms/losses/index.ts';
 import { ConfigError } from '../core/errors.ts';
+import type { Plugin, PluginInfo } from '../core/plugin.ts';
 import type { Reward } from '../core/reward.ts';
 import { type SelectorFactory, selectors } from '../curricula/index.ts';
 import { type GuidanceFactory, guidances } from '../guidance/index.ts';
 import { type RewardFactory, rewards } from '../rewards/index.ts';
 import { tasks } from '../tasks/index.ts';
 import type { Task } from '../tasks/task.ts';
+import type { PolicyBackendFactory } from '../training/policy-backends.ts';
+import { defaultRegistries } from '../training/registries.ts';
 
 /** Where a registration came from, for the duplicate-name message. */
 export interface RegisterOptions {
@@ -109,4 +116,56 @@ export function registerAdvantage(
 export function registerLoss(name: string, loss: PolicyLoss, options?: RegisterOptions): void {
   checkName('loss', name);
   policyLosses.register(name, loss, originOf(options));
+}
+
+/** A plug-in made by one of the define* wrappers (or an object with the same fields). */
+export type AnyPlugin =
+  | Plugin<Task>
+  | Plugin<RewardFactory>
+  | Plugin<SelectorFactory>
+  | Plugin<GuidanceFactory>
+  | AdvantageEstimator
+  | (PolicyLoss & PluginInfo)
+  | (PolicyBackendFactory & PluginInfo);
+
+/**
+ * Registers a defined plug-in of any kind under its `id` (plug-in fields kept, for the method index):
+ * e.g. `registerPlugin(defineSelector({ id: 'mine', description, optionsSchema, create }))`.
+ */
+export function registerPlugin(plugin: AnyPlugin, options?: RegisterOptions): void {
+  const registries = defaultRegistries();
+  const origin = originOf(options);
+  checkName(plugin.kind, plugin.id);
+  switch (plugin.kind) {
+    case 'task': {
+      const { create: task } = plugin as Plugin<Task>;
+      if (task?.name !== plugin.id) {
+        throw new ConfigError(`task '${plugin.id}': its task's name is ${JSON.stringify(task?.name)}`);
+      }
+      registries.tasks.add(plugin as Plugin<Task>, origin);
+      return;
+    }
+    case 'reward':
+      registries.rewards.add(plugin as Plugin<RewardFactory>, origin);
+      return;
+    case 'selector':
+      registries.selectors.add(plugin as Plugin<SelectorFactory>, origin);
+      return;
+    case 'guidance':
+      registries.guidances.add(plugin as Plugin<GuidanceFactory>, origin);
+      return;
+    case 'advantage':
+      registries.advantages.register(plugin.id, plugin as AdvantageEstimator, origin, plugin);
+      return;
+    case 'loss':
+      registries.losses.register(plugin.id, plugin as PolicyLoss, origin, plugin);
+      return;
+    case 'policy-backend':
+      registries.policyBackends.register(plugin.id, plugin as PolicyBackendFactory, origin, plugin);
+      return;
+    default:
+      throw new ConfigError(
+        `cannot register a plug-in of kind '${plugin.kind}' (not an extension point yet)`,
+      );
+  }
 }
