@@ -4,8 +4,8 @@
 // ledger travel with the checkpoint. Real steps: student ladder-cold on 6-digit addition (its edge: some
 // groups fail), teacher demo-cold plus the oracle (workers 1).
 import { describe, expect, it } from 'vitest';
+import { savedExtra, stopAndResume } from '../testing/training/rl/resume-check.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { savedExtra, stopAndResume } from '../training/rl/resume-check.ts';
 
 const config = (runsDir: string) =>
   rlConfigSchema.parse({

@@ -15,6 +15,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Datum, PolicyBackend } from '../core/policy.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { promptTokens } from '../tasks/format.ts';
+import { teachersOf } from '../training/components/teachers.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 import type { RlContext } from '../training/rl/context.ts';
 import { buildContext, validateRlConfig } from '../training/rl/setup.ts';
@@ -83,7 +84,7 @@ async function withContext(
     await run(ctx);
   } finally {
     await ctx.policy.close?.();
-    await ctx.teachers?.close();
+    await teachersOf(ctx)?.teachers?.close();
   }
 }
 
@@ -170,7 +171,7 @@ describe('ampo in a real RL step', () => {
       options,
       { pool: [demoTeacher] },
       async (ctx) => {
-        const teachers = ctx.teachers!;
+        const teachers = teachersOf(ctx)!.teachers!;
         const sample = teachers.sample.bind(teachers);
         const written: string[][] = [];
         teachers.sample = async (prompts, sampleOptions, callOptions) => {
@@ -236,7 +237,7 @@ describe('ampo in a real RL step', () => {
   it('a teacher that throws costs only its own solutions; the step and the other candidates go on', async () => {
     const pool = [demoTeacher, { name: 'broken', checkpoint: 'examples/checkpoints/demo-cold' }];
     await withContext({ oracle: true }, { pool }, async (ctx) => {
-      const broken = ctx.teachers!.backend('broken');
+      const broken = teachersOf(ctx)!.teachers!.backend('broken');
       broken.sample = async () => {
         throw new Error('teacher process died');
       };
@@ -258,13 +259,13 @@ describe('ampo in a real RL step', () => {
     const pool = [demoTeacher, { name: 'slow', checkpoint: 'examples/checkpoints/demo-cold' }];
     const ctx = await buildContext(config({ oracle: true }, { pool, timeoutMs: 2000 }));
     try {
-      ctx.teachers!.backend('slow').sample = () => new Promise(() => {});
+      teachersOf(ctx)!.teachers!.backend('slow').sample = () => new Promise(() => {});
       const report = await rlStep(ctx, 1, 1e-4);
       expect(report.metrics['ampo/teacher_failures']).toBe(report.metrics['ampo/triggered']);
       expect(report.metrics['ampo/selected/slow']).toBeUndefined();
     } finally {
       await ctx.policy.close?.();
-      await ctx.teachers?.close();
+      await teachersOf(ctx)?.teachers?.close();
     }
   }, 30_000);
 });
@@ -306,7 +307,7 @@ describe('examples/ladder-ampo.yaml', () => {
       expect(report.metrics['ampo/teacher_failures']).toBe(0);
     } finally {
       await ctx.policy.close?.();
-      await ctx.teachers?.close();
+      await teachersOf(ctx)?.teachers?.close();
     }
   }, 30_000);
 });

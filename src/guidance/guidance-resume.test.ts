@@ -4,8 +4,8 @@
 // embedded ladder-cold checkpoint (workers 1) at 6 digits: every step-1 group fails, the search runs, and
 // two problems are unlocked by step 3 and mixed with unguided attempts in step 4 (seed 2).
 import { describe, expect, it } from 'vitest';
+import { savedExtra, stopAndResume } from '../testing/training/rl/resume-check.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { savedExtra, stopAndResume } from '../training/rl/resume-check.ts';
 
 const config = (runsDir: string) =>
   rlConfigSchema.parse({

@@ -4,8 +4,8 @@
 // lost the scaffold's state, would log other numbers from step 3 on. Real steps on ladder-cold
 // (workers 1).
 import { describe, expect, it } from 'vitest';
+import { stopAndResume } from '../testing/training/rl/resume-check.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { stopAndResume } from '../training/rl/resume-check.ts';
 
 const config = (runsDir: string) =>
   rlConfigSchema.parse({

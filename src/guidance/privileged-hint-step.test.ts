@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Datum, PolicyBackend } from '../core/policy.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { promptTokens } from '../tasks/format.ts';
+import { teachersOf } from '../training/components/teachers.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 import { buildContext } from '../training/rl/setup.ts';
 import { rlStep } from '../training/rl/step.ts';
@@ -92,7 +93,7 @@ describe('privileged-hint step', () => {
       expect(Number.isFinite(report.metrics['teacher/kl'])).toBe(true);
     } finally {
       await ctx.policy.close?.();
-      await ctx.teachers?.close();
+      await teachersOf(ctx)?.teachers?.close();
     }
   }, 60_000);
 
@@ -104,19 +105,19 @@ describe('privileged-hint step', () => {
       await trained.policy.save(dir);
     } finally {
       await trained.policy.close?.();
-      await trained.teachers?.close();
+      await teachersOf(trained)?.teachers?.close();
     }
     const resumed = await buildContext(config(), dir);
     try {
       const sequence = [1, ...resumed.policy.tokenizer.encode('1234567+7654321\n1+1+0=02', 'test')];
-      const [fromTeacher] = await resumed.teachers!.score([sequence], { teacher: 'initial' });
+      const [fromTeacher] = await teachersOf(resumed)!.teachers!.score([sequence], { teacher: 'initial' });
       const [fromInit] = await init.forward([sequence]);
       const [fromPolicy] = await resumed.policy.forward([sequence]);
       expect(fromTeacher).toEqual(fromInit);
       expect(fromPolicy).not.toEqual(fromInit);
     } finally {
       await resumed.policy.close?.();
-      await resumed.teachers?.close();
+      await teachersOf(resumed)?.teachers?.close();
     }
   }, 60_000);
 });

@@ -3,8 +3,8 @@
 // rubric-scaffold's own random stream (criteria choice) and retry's counters travel with the checkpoint.
 // Real steps on examples/checkpoints/demo-cold (workers 1).
 import { describe, expect, it } from 'vitest';
+import { savedExtra, stopAndResume as stopAndResumeRun } from '../testing/training/rl/resume-check.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { savedExtra, stopAndResume as stopAndResumeRun } from '../training/rl/resume-check.ts';
 
 const config = (runsDir: string, guidance: object) =>
   rlConfigSchema.parse({

@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { deterministicMetrics } from '../testing/training/rl/resume-check.ts';
+import { selfPlayOf } from '../training/components/self-play.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { deterministicMetrics } from '../training/rl/resume-check.ts';
 import { buildContext } from '../training/rl/setup.ts';
 import { train } from '../training/rl/train.ts';
 import { selfPlayRound } from './round.ts';
@@ -34,7 +35,7 @@ describe('a frozen self-play generator from a checkpoint', () => {
   it('writes the proposals instead of the student', async () => {
     const ctx = await buildContext(config(tmpdir(), { generator: ladderCold }));
     try {
-      const generator = ctx.selfPlay?.generator;
+      const generator = selfPlayOf(ctx)?.generator;
       expect(generator).toBeTruthy();
       expect(generator).not.toBe(ctx.policy);
       const calls = { generator: 0, policy: 0 };
@@ -50,7 +51,7 @@ describe('a frozen self-play generator from a checkpoint', () => {
       };
       spy(generator!, 'generator');
       spy(ctx.policy, 'policy');
-      const round = await selfPlayRound(ctx.selfPlay!, ctx.policy, new Rng(1), 0, {
+      const round = await selfPlayRound(selfPlayOf(ctx)!, ctx.policy, new Rng(1), 0, {
         temperature: 1,
         maxTokens: 48,
       });
@@ -59,7 +60,7 @@ describe('a frozen self-play generator from a checkpoint', () => {
       expect(round.metrics['selfplay/proposed']).toBe(4);
     } finally {
       await ctx.policy.close?.();
-      await ctx.selfPlay?.generator?.close?.();
+      await selfPlayOf(ctx)?.generator?.close?.();
     }
   }, 60_000);
 

@@ -7,6 +7,7 @@ import { Rng } from '../core/rng.ts';
 import { addition, additionProblem } from '../tasks/addition.ts';
 import { isHeldOut } from '../tasks/generate-set.ts';
 import { heldOutFraction, heldOutProblems } from '../tasks/problem-mix.ts';
+import { selfPlayOf } from '../training/components/self-play.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 import type { RlContext } from '../training/rl/context.ts';
 import { buildContext } from '../training/rl/setup.ts';
@@ -81,7 +82,7 @@ describe('selfPlayRound', () => {
       valid[2],
       '',
     ];
-    const selfPlay = ctx.selfPlay!;
+    const selfPlay = selfPlayOf(ctx)!;
     const { metrics, groups } = await selfPlayRound(
       selfPlay,
       ctx.policy,
@@ -119,7 +120,7 @@ describe('selfPlayRound', () => {
   }, 60_000);
 
   it('a band the student cannot meet admits nothing and pays the generator nothing', async () => {
-    const selfPlay = { ...ctx.selfPlay!, pool: new GeneratedPool(8) };
+    const selfPlay = { ...selfPlayOf(ctx)!, pool: new GeneratedPool(8) };
     selfPlay.config = { ...selfPlay.config, admit: { samples: 4, minPass: 2, maxPass: 2 } };
     const { metrics } = await selfPlayRound(
       selfPlay,

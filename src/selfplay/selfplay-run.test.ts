@@ -7,8 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { deterministicMetrics, savedExtra, stopAndResume } from '../testing/training/rl/resume-check.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
-import { deterministicMetrics, savedExtra, stopAndResume } from '../training/rl/resume-check.ts';
 import { train } from '../training/rl/train.ts';
 import { rejectReasons } from './admission.ts';
 

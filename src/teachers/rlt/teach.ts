@@ -20,6 +20,7 @@
 // are tiny char-level transformers, not 7B; log-probs at temperature 1 (student-reward.ts).
 import type { Guidance } from '../../guidance/guidance.ts';
 import { policyBackendOf } from '../../training/policy-backends.ts';
+import { closeComponents } from '../../training/rl/component-lifecycle.ts';
 import type { RlConfig } from '../../training/rl/config.ts';
 import type { RlContext } from '../../training/rl/context.ts';
 import { buildContext } from '../../training/rl/setup.ts';
@@ -87,6 +88,7 @@ export async function buildTeachContext(config: RlConfig, modelPath?: string): P
   } catch (error) {
     await ctx.policy.close?.();
     await ctx.reference?.close?.();
+    await closeComponents(ctx.components);
     throw error;
   }
 }

@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Datum, PolicyBackend, SampledSequence } from '../../core/policy.ts';
 import type { Reward, RewardInput } from '../../core/reward.ts';
+import { stubRlContext } from '../../testing/training/rl/test-context.ts';
 import { batchFilter } from './batch-filter.ts';
 import { rlConfigSchema } from './config.ts';
 import { rlStep } from './step.ts';
-import { stubRlContext } from './test-context.ts';
 
 const patterns = [
   ['right', 'wrong', 'wrong', 'wrong'],

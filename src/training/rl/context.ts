@@ -1,5 +1,5 @@
-// Everything one RL step needs, resolved from the config once at start-up.
-
+// Everything one RL step needs, resolved from the config once at start-up. The optional features are run
+// components (component.ts; built by src/training/components/); this file imports none of them.
 import type { AdvantageEstimator } from '../../algorithms/advantages/estimator.ts';
 import type { PolicyLoss } from '../../algorithms/losses/policy-loss.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
@@ -7,13 +7,9 @@ import type { Reward } from '../../core/reward.ts';
 import type { Rng } from '../../core/rng.ts';
 import type { TaskSelector } from '../../core/selector.ts';
 import type { Guidance } from '../../guidance/guidance.ts';
-import type { SelfPlay } from '../../selfplay/round.ts';
-import type { Teachers } from '../../teachers/teacher-pool.ts';
+import type { RunComponent, StepHooks, StepScopeOf } from './component.ts';
 import type { RlConfig } from './config.ts';
-import type { Distillation } from './distillation.ts';
 import type { PoolFileRecord } from './pool-file.ts';
-import type { Relift } from './relift.ts';
-import type { RolloutBudget } from './rollout-budget.ts';
 
 export interface RlContext {
   config: RlConfig;
@@ -23,11 +19,7 @@ export interface RlContext {
   selector: TaskSelector;
   /** Problems in the selector's pool (after de-duplication; can be below config.poolSize). */
   poolSize: number;
-  /** Samples per problem when rollout.budget is enabled; null = groupSize for every problem. */
-  budget: RolloutBudget | null;
   guidance: Guidance;
-  /** ReLIFT's SFT phase after each RL update (relift.ts); absent or null when algorithm.relift is off. */
-  relift?: Relift | null;
   reward: Reward;
   advantage: AdvantageEstimator;
   advantageOptions: unknown;
@@ -39,10 +31,11 @@ export interface RlContext {
   advice?: string[];
   /** The pool file and its sha256, when the pool came from `pool.file` (recorded; checked on resume). */
   poolFile?: PoolFileRecord;
-  /** The run's teachers (teacher.pool, a privileged scorer's self-teacher); absent or null = none. */
-  teachers?: Teachers | null;
-  /** The distillation phase's settings (teacher.opd or privileged-hint); absent or null = no phase. */
-  distillation?: Distillation | null;
-  /** Self-play's generated pool and settings (src/selfplay); absent or null when selfPlay is off. */
-  selfPlay?: SelfPlay | null;
+  /** The run's components, in registration order (src/training/components/index.ts); [] = none. */
+  components: readonly RlComponent[];
 }
+
+/** An RL run component: the hook contract of component.ts over this context. */
+export type RlComponent = RunComponent<RlContext>;
+export type StepScope = StepScopeOf<RlContext>;
+export type RlStepHooks = StepHooks<RlContext>;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Datum, PolicyBackend } from '../../core/policy.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import { TeacherPool } from '../../teachers/teacher-pool.ts';
+import { teachersOf } from '../components/teachers.ts';
 import { rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
 import type { SampledGroup } from './rollout.ts';
@@ -75,7 +76,7 @@ async function withContext(
     await run(ctx);
   } finally {
     await ctx.policy.close?.();
-    await ctx.teachers?.close();
+    await teachersOf(ctx)?.teachers?.close();
   }
 }
 
@@ -143,8 +144,13 @@ describe('on-policy distillation step', () => {
             return demo.forward(sequences);
           },
         };
-        ctx.teachers = new TeacherPool([['flaky', flaky]], 10_000);
-        ctx.distillation = { ...ctx.distillation!, teachers: ctx.teachers, teacher: 'flaky' };
+        const component = teachersOf(ctx)!;
+        component.teachers = new TeacherPool([['flaky', flaky]], 10_000);
+        component.distillation = {
+          ...component.distillation!,
+          teachers: component.teachers,
+          teacher: 'flaky',
+        };
         const calls = recordData(ctx.policy);
         const report = await rlStep(ctx, 1, 1e-4);
         expect(report.metrics['teacher/failures']).toBe(2);

@@ -21,7 +21,6 @@ import { type OpdOptions, opdAdvantages } from '../../algorithms/opd.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
 import { promptTokens } from '../../tasks/format.ts';
 import { TeacherCallError, type Teachers } from '../../teachers/teacher-pool.ts';
-import type { RlContext } from './context.ts';
 import type { SampledGroup } from './rollout.ts';
 
 export interface Distillation {
@@ -47,11 +46,10 @@ interface Job {
 }
 
 export async function distillationPhase(
-  ctx: RlContext,
+  distillation: Distillation,
   groups: readonly SampledGroup[],
   estimate: AdvantageEstimate,
 ): Promise<DistillationResult> {
-  const distillation = ctx.distillation!;
   const scorer = distillation.teachers.backend(distillation.teacher);
   const counts = { hintCut: 0, tooLong: 0, failedGroups: 0, signal: 0, trainable: 0 };
   const jobsByGroup = groups.map((group, g) => {

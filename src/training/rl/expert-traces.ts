@@ -13,11 +13,14 @@
 // context; a trace too long for that is cut to leave one sampled token (a complete one loses its EOS and
 // counts as cut by length). Deviation: the text is tokenized on its own, not jointly with the context
 // (identical for char tokenizers; a BPE may split the boundary differently).
+import type { SampledGroup as CoreSampledGroup, GroupRollout } from '../../core/groups.ts';
 import type { SampledSequence } from '../../core/policy.ts';
 import type { Attempt, ExpertTrace } from '../../guidance/guidance.ts';
 import type { RlContext } from './context.ts';
-import type { GroupRollout, SampledGroup } from './rollout.ts';
 import { sampleRows } from './sample-rows.ts';
+
+/** rollout.ts's SampledGroup, named from core (rollout.ts imports this file). */
+type SampledGroup = CoreSampledGroup<Attempt>;
 
 export function hasExpertTraces(attempts: readonly Attempt[]): boolean {
   return attempts.some((attempt) => (attempt.offPolicy?.length ?? 0) > 0);

@@ -13,6 +13,7 @@ import { ConfigError, UnknownNameError } from '../../core/errors.ts';
 import type { Datum, LossKind, OptimOptions, PolicyBackend } from '../../core/policy.ts';
 import { additionProblem } from '../../tasks/addition.ts';
 import { promptTokens } from '../../tasks/format.ts';
+import { reliftOf } from '../components/relift.ts';
 import { rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
 import { createRelift, Relift, solvedNone } from './relift.ts';
@@ -97,7 +98,7 @@ describe('relift in real RL steps', () => {
       );
       expect(partial.length).toBeGreaterThan(0);
       expect(report.groups.some((group) => group.rewards.every((r) => r > 0))).toBe(true);
-      const items = ctx.relift!.buffer.state().items;
+      const items = reliftOf(ctx)!.buffer.state().items;
       expect(items.map((item) => item.problemId)).toEqual(failed);
       for (const item of items) {
         const group = report.groups.find((candidate) => candidate.attempt.problem.id === item.problemId)!;
@@ -123,7 +124,7 @@ describe('relift in real RL steps', () => {
       expect(calls.map((call) => call.loss)).toEqual(['linear']);
       expect(first.metrics['relift/buffer_size']).toBe(3);
       expect(first.metrics['relift/sft_loss']).toBeUndefined();
-      const olderItems = ctx.relift!.buffer.state().items;
+      const olderItems = reliftOf(ctx)!.buffer.state().items;
 
       // Step 2: 3 more = 6 ≥ 4: the newest 3 (batch order), then the oldest of step 1, are trained.
       const second = await rlStep(ctx, 2, 1e-4);
@@ -162,9 +163,11 @@ describe('relift in real RL steps', () => {
       expect(second.metrics['relift/added']).toBe(3);
       expect(second.metrics['relift/buffer_size']).toBe(2);
       expect(second.metrics['relift/sft_steps']).toBe(1);
-      expect(ctx.relift!.buffer.state().items.map((item) => item.problemId)).toEqual(
-        olderItems.slice(1).map((item) => item.problemId),
-      );
+      expect(
+        reliftOf(ctx)!
+          .buffer.state()
+          .items.map((item) => item.problemId),
+      ).toEqual(olderItems.slice(1).map((item) => item.problemId));
     } finally {
       await ctx.policy.close?.();
     }
@@ -174,7 +177,7 @@ describe('relift in real RL steps', () => {
     const ctx = await buildContext(config({ sftDataSize: 2 }));
     try {
       await rlStep(ctx, 1, 1e-4);
-      const relift = ctx.relift!;
+      const relift = reliftOf(ctx)!;
       expect(relift.buffer.size).toBe(1);
       await rlStep(ctx, 2, 1e-4);
       expect(relift.buffer.size).toBe(2);

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKey, baseModel, startTinkerServer } from '../../testing/backends/tinker/client/test-server.ts';
+import { teachersOf } from '../components/teachers.ts';
 import { rlConfigSchema } from './config.ts';
 import { buildContext } from './setup.ts';
 import { rlStep } from './step.ts';
@@ -44,7 +45,7 @@ async function teacherKl(teacher: object): Promise<Record<string, number>> {
     return (await rlStep(ctx, 1, 1e-4)).metrics;
   } finally {
     await ctx.policy.close?.();
-    await ctx.teachers?.close();
+    await teachersOf(ctx)?.teachers?.close();
   }
 }
 

@@ -8,6 +8,7 @@ import type { PolicyBackend } from '../../core/policy.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { Reward } from '../../core/reward.ts';
 import { Rng } from '../../core/rng.ts';
+import { checkModelMemory, checkSamplingMemory, checkStepBudget } from '../../core/size-limits.ts';
 import { selectors } from '../../curricula/index.ts';
 import { guidances } from '../../guidance/index.ts';
 import { createEmbeddedPolicy } from '../../policy/parallel-factory.ts';
@@ -16,13 +17,13 @@ import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { LateBoundPolicy } from '../../rewards/self-policy.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
-import { buildSelfPlayGenerator } from '../../selfplay/generator-setup.ts';
-import { withGeneratedPool } from '../../selfplay/selector.ts';
-import { createSelfPlay, validateSelfPlay } from '../../selfplay/setup.ts';
+import { validateSelfPlay } from '../../selfplay/setup.ts';
 import { heldOutProblems, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
+import { buildComponents, checkComponents } from '../components/build-components.ts';
+import type { RlComponentDefinition } from '../components/definition.ts';
+import { rlComponents } from '../components/index.ts';
 import { resolveModelShape } from '../model-presets.ts';
 import { policyBackendOf } from '../policy-backends.ts';
-import { checkModelMemory, checkSamplingMemory, checkStepBudget } from '../../core/size-limits.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
 import {
@@ -33,9 +34,9 @@ import {
   poolCutByMaxTokens,
 } from './level-fit.ts';
 import { type PoolFileRecord, poolFileRecord, readPoolFile } from './pool-file.ts';
-import { createRelift, validateRelift } from './relift.ts';
-import { createRolloutBudget, validateRolloutBudget } from './rollout-budget.ts';
-import { buildTeachers, validatePrivilegedScorer, validateTeacherBlock } from './teacher-setup.ts';
+import { validateRelift } from './relift.ts';
+import { validateRolloutBudget } from './rollout-budget.ts';
+import { validatePrivilegedScorer, validateTeacherBlock } from './teacher-setup.ts';
 
 /** Seed offset of the pool stream, so the pool does not depend on how many steps have run. */
 const poolSeedOffset = 7919;
@@ -97,8 +98,15 @@ export function loadPool(
   };
 }
 
-/** `modelPath`: load the policy from here instead of init (resume). */
-export async function buildContext(config: RlConfig, modelPath?: string): Promise<RlContext> {
+/**
+ * `modelPath`: load the policy from here instead of init (resume). `definitions`: the run components
+ * (default: `curricula train`'s, components/index.ts; a test or a command may add its own).
+ */
+export async function buildContext(
+  config: RlConfig,
+  modelPath?: string,
+  definitions: readonly RlComponentDefinition[] = rlComponents,
+): Promise<RlContext> {
   validateRlConfig(config);
   const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
   // The level check reads the starting model's tokenizer and context: the checkpoint the embedded policy
@@ -131,8 +139,8 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     seed: config.seed,
     teachers: config.teacher?.pool.map((entry) => entry.name) ?? [],
   });
-  // ReLIFT's demonstration source refuses a pool it cannot serve (no worked solutions) here, before any model.
-  const relift = createRelift(config, { pool, source });
+  // A component's refusal of the pool (ReLIFT: no worked solutions) comes here, before any model.
+  checkComponents(definitions, { config, pool, source });
   validatePrivilegedScorer(config, guidance);
   // Self-rewards (RLSC, SCS, CaT) use the policy: it is bound below, once loaded; they skip the
   // reference-solution check, which would call the policy before it exists (self-policy.ts).
@@ -153,25 +161,33 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     config.algorithm.kl.coefficient > 0
       ? await backend.build({ ...request, checkpoint: initPath, role: 'reference' })
       : null;
-  // Teachers (teacher.pool, privileged-hint's scorer): frozen, built like the reference (teacher-setup.ts).
-  const { teachers, distillation } = await buildTeachers(config, guidance, policy, pool, request);
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   // A scaffold that injects expert traces brings the term for their tokens (expert-tokens.ts).
   const baseLoss = policyLosses.get(config.algorithm.loss.name);
   const loss = guidance.expertLoss ? withExpertTokens(baseLoss, guidance.expertLoss) : baseLoss;
-  const baseSelector = createSelector(config, pool);
-  // Self-play (src/selfplay): generated problems are drawn beside the base selector's pool.
-  const selfPlay = createSelfPlay(config, pool, await buildSelfPlayGenerator(config.selfPlay));
-  const selector = selfPlay ? withGeneratedPool(baseSelector, pool.length, selfPlay.pool) : baseSelector;
+  // The run components (src/training/components/index.ts): rollout budget, expert traces, retry, ReLIFT,
+  // teachers (built like the reference), self-play (draws generated problems beside the base pool).
+  // One that fails (a teacher that does not load) releases the models built so far.
+  const { components, selector } = await buildComponents(definitions, {
+    config,
+    pool,
+    source,
+    guidance,
+    policy,
+    request,
+    selector: createSelector(config, pool),
+  }).catch(async (error: unknown) => {
+    await policy.close?.();
+    await reference?.close?.();
+    throw error;
+  });
   return {
     config,
     policy,
     reference,
     selector,
     poolSize: pool.length,
-    budget: createRolloutBudget(config, baseSelector),
     guidance,
-    relift,
     reward,
     advantage,
     advantageOptions: advantage.resolveOptions(config.algorithm.advantage.options),
@@ -180,9 +196,7 @@ export async function buildContext(config: RlConfig, modelPath?: string): Promis
     rng: new Rng(config.seed),
     advice,
     poolFile,
-    teachers,
-    distillation,
-    selfPlay,
+    components,
   };
 }
 

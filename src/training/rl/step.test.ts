@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Datum, PolicyBackend, SampledSequence, SampleOptions } from '../../core/policy.ts';
 import type { Reward, RewardInput } from '../../core/reward.ts';
+import { stubRlContext } from '../../testing/training/rl/test-context.ts';
 import { rlStep } from './step.ts';
-import { stubRlContext } from './test-context.ts';
 
 // Per prompt (in sampling order): two completions of different lengths; 'right' earns 1, 'wrong' 0.
 const completionsByPrompt = [

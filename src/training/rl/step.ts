@@ -1,22 +1,18 @@
 // One RL step, top to bottom (ARCHITECTURE.md, "One RL step"):
-//   select → guide → (budget) → sample (+ inject expert traces) → grade (+ retry, + teacher help) → filter →
-//   advantages → (distil: teacher term, distillation.ts) → update → observe.
-// Each phase is a named function; this file only sequences them and collects metrics and timings.
+//   (beforeSelect) → select → guide → (planSizes) → sample (afterSample) → grade (afterGrade) → filter →
+//   (extraGroups) → reference, KL → advantages (advantageTerms) → update (afterUpdate) → observe.
+// The core phases are named functions; the optional features are run components (rl/context.ts,
+// src/training/components/) whose hooks run at the phases in parentheses, in registration order. This file
+// imports no component: it only sequences the phases, calls the hooks and collects metrics and timings.
 
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
 import { klRewardPenalty } from '../../algorithms/kl.ts';
 import { type GroupOutcome, selectorStateMetrics } from '../../core/selector.ts';
-import { generatorGroups } from '../../selfplay/generator-groups.ts';
-import { selfPlayRound } from '../../selfplay/round.ts';
 import { batchFilter } from './batch-filter.ts';
-import type { RlContext } from './context.ts';
-import { distillationPhase } from './distillation.ts';
-import { hasExpertTraces, injectExpertTraces } from './expert-traces.ts';
+import type { RlContext, RlStepHooks, StepScope } from './context.ts';
 import { rewardErrorCounts, rolloutMetrics } from './metrics.ts';
-import { retryRound } from './retry-round.ts';
 import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
 import { recordAdvantages } from './sample-records.ts';
-import { teacherHelpRound } from './teacher-help-round.ts';
 import { PhaseTimer } from './timer.ts';
 import { updatePolicy } from './update.ts';
 
@@ -30,43 +26,21 @@ export interface StepReport {
 
 export async function rlStep(ctx: RlContext, step: number, learningRate: number): Promise<StepReport> {
   const timer = new PhaseTimer();
-  const { batchSize } = ctx.config.train;
+  const scope: StepScope = { ctx, step, learningRate, timer };
+  const hooks = ctx.components.map((component) => component.hooks);
   const sampledAll: SampledGroup[] = [];
-  // Self-play (src/selfplay/round.ts): every N steps the policy proposes problems; admitted ones join the pool.
-  const selfPlay = ctx.selfPlay;
-  const round =
-    selfPlay && step % selfPlay.config.every === 0
-      ? await timer.timeAsync('selfplay', () =>
-          selfPlayRound(selfPlay, ctx.policy, ctx.rng, step, {
-            temperature: ctx.config.rollout.temperature,
-            maxTokens: ctx.config.rollout.maxTokens,
-            perPrompt: selfPlay.config.trainGenerator ? ctx.config.rollout.groupSize : 1,
-          }),
-        )
-      : null;
-  const selfPlayMetrics = round?.metrics ?? selfPlay?.pool.metrics() ?? {};
+  for (const hook of hooks) await hook.beforeSelect?.(scope);
 
   const rollOut = async (count: number): Promise<SampledGroup[]> => {
     const problems = timer.time('select', () => ctx.selector.select(count, ctx.rng));
     const attempts = timer.time('guidance', () => ctx.guidance.plan(problems, step));
-    // Adaptive rollout budget: samples per problem by outcome uncertainty (null budget: groupSize each).
-    const sizes = ctx.budget ? timer.time('budget', () => ctx.budget!.plan(problems)) : undefined;
+    const sizes = firstAnswer(hooks, (hook) => hook.planSizes?.(scope, problems)); // undefined: groupSize each
     const groups = await timer.timeAsync('sample', () =>
       sampleGroups(ctx, attempts, ctx.rng.nextUint32(), sizes),
     );
-    // Off-policy guidance (LUFFY / Prefix-RFT): expert traces replace some of the sampled members.
-    if (hasExpertTraces(attempts)) {
-      await timer.timeAsync('inject', () => injectExpertTraces(ctx, groups, ctx.rng.nextUint32()));
-    }
+    for (const hook of hooks) await hook.afterSample?.(scope, attempts, groups);
     await timer.timeAsync('reward', () => scoreGroups(ctx, groups, step));
-    // Reflect-then-retry (guidance 'retry'): a second, helped round for failed groups (retry-round.ts).
-    if (ctx.guidance.retry) {
-      await timer.timeAsync('retry', () => retryRound(ctx, groups, step, ctx.rng.nextUint32()));
-    }
-    // AMPO (guidance 'ampo'): teacher solutions replace failed members (teacher-help-round.ts).
-    if (ctx.guidance.teacherHelp) {
-      await timer.timeAsync('teacher_help', () => teacherHelpRound(ctx, groups, step));
-    }
+    for (const hook of hooks) await hook.afterGrade?.(scope, groups);
     sampledAll.push(...groups);
     return groups;
   };
@@ -74,18 +48,15 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   // Batch filters (DAPO dynamic sampling, VCRL): keep only groups with a learning signal, top up with
   // fresh problems.
   const filter = batchFilter(ctx.config.algorithm);
-  let groups: SampledGroup[];
-  let rounds = 1;
-  if (filter) {
-    const filled = await fillBatch(batchSize, rollOut, 1 + filter.maxRounds, filter.keep);
-    groups = filled.groups;
-    rounds = filled.rounds;
-  } else {
-    groups = await rollOut(batchSize);
+  const filled = filter
+    ? await fillBatch(ctx.config.train.batchSize, rollOut, 1 + filter.maxRounds, filter.keep)
+    : { groups: await rollOut(ctx.config.train.batchSize), rounds: 1 };
+  let groups = filled.groups;
+  for (const hook of hooks) {
+    const extra = hook.extraGroups?.(scope, groups) ?? [];
+    if (extra.length > 0) groups = [...groups, ...extra];
   }
 
-  // The generator's statements, rewarded hard-but-solvable, train the same policy (selfPlay.trainGenerator).
-  if (round && selfPlay?.config.trainGenerator) groups = [...groups, ...generatorGroups(round.groups, step)];
   const refLogprobs = ctx.reference
     ? await timer.timeAsync('reference', () => referenceLogprobs(ctx, groups))
     : null;
@@ -99,47 +70,52 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
       ctx.advantageOptions,
     ),
   );
-  // On-policy distillation / privileged-hint: per-token advantages with the teacher's term.
-  const distilled = ctx.distillation
-    ? await timer.timeAsync('teacher', () => distillationPhase(ctx, groups, estimate))
-    : null;
-  recordAdvantages(groups, estimate, distilled?.tokenAdvantages); // for the run store (sample-records.ts)
+  let tokenAdvantages: (number[] | undefined)[][] | undefined;
+  for (const hook of hooks) tokenAdvantages ??= await hook.advantageTerms?.(scope, groups, estimate);
+  recordAdvantages(groups, estimate, tokenAdvantages); // for the run store (sample-records.ts)
   const update = await timer.timeAsync('update', () =>
-    updatePolicy(ctx, groups, estimate, learningRate, refLogprobs, distilled?.tokenAdvantages),
+    updatePolicy(ctx, groups, estimate, learningRate, refLogprobs, tokenAdvantages),
   );
-  // ReLIFT: failed problems into the SFT buffer, and an SFT update when it is full (relift.ts).
-  const relift = ctx.relift
-    ? await timer.timeAsync('relift', () => ctx.relift!.afterRl(ctx, sampledAll, step, learningRate))
-    : {};
+  const afterUpdate: Record<string, number> = {};
+  for (const hook of hooks) Object.assign(afterUpdate, await hook.afterUpdate?.(scope, sampledAll));
 
   timer.time('observe', () => {
     const outcomes = toOutcomes(sampledAll, groups, estimate.advantages);
     ctx.selector.observe(step, outcomes);
     ctx.guidance.observe(step, outcomes);
-    ctx.budget?.observe(outcomes);
+    for (const hook of hooks) hook.observe?.(outcomes);
   });
 
   const metrics: Record<string, number> = {
     ...rolloutMetrics(sampledAll),
     ...update.metrics,
     ...klMetrics,
-    ...relift,
+    ...afterUpdate,
     'sampling/groups': sampledAll.length,
     'sampling/trained_groups': groups.length,
     'sampling/trained_sequences': update.trainedSequences,
     'sampling/filtered_frac': sampledAll.length > 0 ? 1 - groups.length / sampledAll.length : 0,
-    'sampling/rounds': rounds,
+    'sampling/rounds': filled.rounds,
     'train/lr': learningRate,
     ...ctx.selector.metrics(),
     ...selectorStateMetrics(ctx.selector),
     ...ctx.guidance.metrics(),
-    ...(ctx.budget?.metrics() ?? {}),
-    ...distilled?.metrics,
-    ...ctx.teachers?.takeMetrics(),
-    ...selfPlayMetrics,
+    ...Object.assign({}, ...ctx.components.map((component) => component.metrics?.() ?? {})),
     ...timer.metrics(),
   };
   return { metrics, groups: sampledAll, rewardErrors: rewardErrorCounts(sampledAll) };
+}
+
+/** The first hook's answer that is not undefined (planSizes, advantageTerms: one component decides). */
+function firstAnswer<T>(
+  hooks: readonly RlStepHooks[],
+  ask: (hook: RlStepHooks) => T | undefined,
+): T | undefined {
+  for (const hook of hooks) {
+    const answer = ask(hook);
+    if (answer !== undefined) return answer;
+  }
+  return undefined;
 }
 
 /** Log-probs of every trained completion under the frozen reference policy: [group][sample][token]. */

@@ -3,6 +3,7 @@
 // ladder-cold; same tokenizer) and examples/ladder-privileged-hint.yaml (the initial self-teacher).
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../core/config.ts';
+import { teachersOf } from '../components/teachers.ts';
 import { rlConfigSchema } from './config.ts';
 import { buildContext } from './setup.ts';
 import { rlStep } from './step.ts';
@@ -20,7 +21,7 @@ async function oneStep(file: string): Promise<Record<string, number>> {
     return (await rlStep(ctx, 1, example.train.learningRate)).metrics;
   } finally {
     await ctx.policy.close?.();
-    await ctx.teachers?.close();
+    await teachersOf(ctx)?.teachers?.close();
   }
 }
 

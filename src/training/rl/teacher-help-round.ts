@@ -13,24 +13,26 @@
 // and throws.
 import type { GradedGroup } from '../../guidance/retry-contract.ts';
 import type { TeacherHelpTools, TeacherReplacement } from '../../guidance/teacher-help-contract.ts';
+import type { Teachers } from '../../teachers/teacher-pool.ts';
 import type { RlContext } from './context.ts';
 import { type GroupRollout, type SampledGroup, scoreGroups } from './rollout.ts';
 
 export async function teacherHelpRound(
   ctx: RlContext,
+  teachers: Teachers | null,
   groups: readonly SampledGroup[],
   step: number,
 ): Promise<void> {
   const hook = ctx.guidance.teacherHelp;
   if (!hook) return;
-  if (!ctx.teachers) {
+  if (!teachers) {
     throw new RangeError(`guidance '${ctx.guidance.name}' needs the run's teachers, but none were built`);
   }
   const { policy, config } = ctx;
   const room = (index: number) =>
     Math.min(config.rollout.maxTokens, policy.contextLength - groups[index].context.length);
   const tools: TeacherHelpTools = {
-    teachers: ctx.teachers,
+    teachers,
     student: policy,
     room,
     topP: config.rollout.topP,

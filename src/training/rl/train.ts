@@ -11,11 +11,11 @@ import { pinWorkerCount } from '../../policy/parallel-options.ts';
 import { type CheckpointRef, resumeCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
 import { checkRunsDirectory, runDirectory } from '../../runs/run-name.ts';
 import { RunStore } from '../../runs/run-store.ts';
-import { GeneratedPool } from '../../selfplay/pool.ts';
 import { heldOutProblems } from '../../tasks/problem-mix.ts';
 import { type ResumedConfig, type ResumeRequest, recordNewSteps, resumedRlConfig } from '../resume.ts';
 import { learningRateAt } from '../schedule.ts';
 import { runAdvice } from './advice.ts';
+import { closeComponents, componentStates, loadComponents } from './component-lifecycle.ts';
 import { type RlConfig, rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
 import { checkPoolUnchanged } from './pool-file.ts';
@@ -105,13 +105,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
       const saved = latest.state.extra ?? {};
       ctx.selector.load(latest.state.selector);
       ctx.guidance.load(saved.guidance);
-      ctx.budget?.load(saved.budget);
-      ctx.relift?.load(saved.relift);
-      // Self-play's generated pool (problems, order, counts) comes back exactly; the selector reads it live.
-      if (ctx.selfPlay && saved.selfPlay != null) {
-        const restored = GeneratedPool.restore(ctx.selfPlay.config.poolLimit, saved.selfPlay);
-        ctx.selfPlay.pool.replaceWith(restored);
-      }
+      loadComponents(ctx.components, saved);
       bestScore = Number(saved.bestScore ?? bestScore);
       initialEval = saved.initialEval as EvalSummary | undefined;
       // Steps logged after the checkpoint are forgotten and run again (the event names them).
@@ -149,9 +143,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
           extra: {
             bestScore,
             guidance: ctx.guidance.state(),
-            budget: ctx.budget?.state() ?? null,
-            relift: ctx.relift?.state() ?? null,
-            selfPlay: ctx.selfPlay?.pool.state() ?? null,
+            ...componentStates(ctx.components),
             initialEval,
           },
         },
@@ -217,8 +209,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
     // Worker threads (policy.workers > 1) are closed however the run ends.
     await ctx.policy.close?.();
     await ctx.reference?.close?.();
-    await ctx.teachers?.close();
-    await ctx.selfPlay?.generator?.close?.();
+    await closeComponents(ctx.components);
   }
 }
 

@@ -6,9 +6,9 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCheckpoint } from '../../runs/checkpoints.ts';
-import type { RlConfig } from './config.ts';
-import { train } from './train.ts';
+import { readCheckpoint } from '../../../runs/checkpoints.ts';
+import type { RlConfig } from '../../../training/rl/config.ts';
+import { type TrainOptions, train } from '../../../training/rl/train.ts';
 
 export type MetricLine = Record<string, unknown>;
 
@@ -46,11 +46,16 @@ export async function stopAndResume(
   stopAfter: number,
   prefix: string,
   afterStop?: (runDir: string) => void,
+  /** Options of all three runs (a run kind with extra components). */
+  options: Pick<TrainOptions, 'kind'> = {},
 ): Promise<StopAndResume> {
-  const straight = await train(config(mkdtempSync(join(tmpdir(), `${prefix}-straight-`))));
-  const first = await train(config(mkdtempSync(join(tmpdir(), `${prefix}-resumed-`))), { stopAfter });
+  const straight = await train(config(mkdtempSync(join(tmpdir(), `${prefix}-straight-`))), options);
+  const first = await train(config(mkdtempSync(join(tmpdir(), `${prefix}-resumed-`))), {
+    ...options,
+    stopAfter,
+  });
   afterStop?.(first.runDir);
-  const resumed = await train(null, { resume: first.runDir });
+  const resumed = await train(null, { ...options, resume: first.runDir });
   return {
     straight: { runDir: straight.runDir, metrics: deterministicMetrics(straight.runDir) },
     stoppedRunDir: first.runDir,

@@ -1,15 +1,15 @@
 // Test support for rlStep tests with a stub policy and reward: the RlContext of a one-step run on two
 // 1-digit addition problems (uniform selector, identity guidance, the config's advantage and loss).
-import { advantageEstimators } from '../../algorithms/advantages/index.ts';
-import { policyLosses } from '../../algorithms/losses/index.ts';
-import type { PolicyBackend } from '../../core/policy.ts';
-import type { Reward } from '../../core/reward.ts';
-import { Rng } from '../../core/rng.ts';
-import { selectors } from '../../curricula/index.ts';
-import { guidances } from '../../guidance/index.ts';
-import { additionProblem } from '../../tasks/addition.ts';
-import { rlConfigSchema } from './config.ts';
-import type { RlContext } from './context.ts';
+import { advantageEstimators } from '../../../algorithms/advantages/index.ts';
+import { policyLosses } from '../../../algorithms/losses/index.ts';
+import type { PolicyBackend } from '../../../core/policy.ts';
+import type { Reward } from '../../../core/reward.ts';
+import { Rng } from '../../../core/rng.ts';
+import { selectors } from '../../../curricula/index.ts';
+import { guidances } from '../../../guidance/index.ts';
+import { additionProblem } from '../../../tasks/addition.ts';
+import { rlConfigSchema } from '../../../training/rl/config.ts';
+import type { RlContext } from '../../../training/rl/context.ts';
 
 export interface StubContextOptions {
   policy: PolicyBackend;
@@ -37,7 +37,6 @@ export function stubRlContext(options: StubContextOptions): RlContext {
     reference: null,
     selector: selectors.get('uniform')(pool, {}, { totalSteps: 1 }),
     poolSize: pool.length,
-    budget: null,
     guidance: guidances.get('identity')({}),
     reward: options.reward,
     advantage,
@@ -45,5 +44,6 @@ export function stubRlContext(options: StubContextOptions): RlContext {
     loss,
     lossOptions: loss.resolveOptions(options.lossOptions ?? {}),
     rng: new Rng(3),
+    components: [],
   };
 }

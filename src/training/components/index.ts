@@ -1,0 +1,20 @@
+// The run components of `curricula train`, in the order their hooks run within each phase of the step
+// (rl/context.ts, RlStepHooks) and their metrics appear. Order matters: the retry round draws from the
+// run's random stream before teacher help runs, and the demo and resume fingerprints depend on it.
+// A new feature adds its definition here, once.
+import type { RlComponentDefinition } from './definition.ts';
+import { expertTracesComponent } from './expert-traces.ts';
+import { reliftComponent } from './relift.ts';
+import { retryComponent } from './retry-round.ts';
+import { rolloutBudgetComponent } from './rollout-budget.ts';
+import { selfPlayComponent } from './self-play.ts';
+import { teachersComponent } from './teachers.ts';
+
+export const rlComponents: readonly RlComponentDefinition[] = [
+  rolloutBudgetComponent,
+  expertTracesComponent,
+  retryComponent,
+  reliftComponent,
+  teachersComponent,
+  selfPlayComponent,
+];
