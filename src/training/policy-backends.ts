@@ -13,6 +13,7 @@ import { TinkerPolicyBackend } from '../backends/tinker/client/index.ts';
 import { ConfigError } from '../core/errors.ts';
 import { type PaperRef, type PluginInfo, pluginInfo } from '../core/plugin.ts';
 import type { PolicyBackend, Tokenizer } from '../core/policy.ts';
+import { resolvePolicyAddress } from '../core/policy-address.ts';
 import { Registry } from '../core/registry.ts';
 import { readCheckpoint } from '../policy/checkpoint.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
@@ -20,6 +21,8 @@ import { defaultWorkers } from '../policy/parallel-options.ts';
 import { CharTokenizer, suiteTokenizer } from '../policy/tokenizer.ts';
 import { readTokenizer } from '../tokenizers/read-tokenizer.ts';
 import type { RlPolicyBlock as PolicyBlock } from './policy-block.ts';
+
+export { type PolicyAddress, resolvePolicyAddress } from '../core/policy-address.ts';
 
 export interface PolicyBackendRequest {
   policy: PolicyBlock | undefined;
@@ -143,30 +146,4 @@ export function policyBackendOf(
   registry: Registry<PolicyBackendFactory> = policyBackends,
 ): PolicyBackendFactory {
   return registry.get(resolvePolicyAddress(policy?.backend ?? 'embedded').backend);
-}
-
-/** What a policy address names: the backend, and the address inside that backend's scheme (if any). */
-export interface PolicyAddress {
-  /** The backend id: 'embedded', 'tinker', or a sampling-only scheme ('openai'). */
-  backend: string;
-  /** The rest: a URL for tinker and openai; undefined for a bare id. */
-  address?: string;
-}
-
-/** Schemes that are spellings of another backend: a Tinker service is reached over http(s) too. */
-const schemeAliases: Readonly<Record<string, string>> = { http: 'tinker', https: 'tinker' };
-
-/**
- * The one resolver of policy names: a bare id (`embedded`, `tinker`), `tinker://HOST:PORT` and
- * `http(s)://…` (→ tinker, address = the whole URL), `openai:URL[#model]` (→ openai, address = URL#model),
- * or any `<scheme>:<address>` (→ that scheme). Does not check that the backend exists: the registry
- * lookup that follows names the known ones.
- */
-export function resolvePolicyAddress(spec: string): PolicyAddress {
-  const colon = spec.indexOf(':');
-  if (colon <= 0) return { backend: spec };
-  const scheme = spec.slice(0, colon);
-  const rest = spec.slice(colon + 1);
-  if (rest.startsWith('//')) return { backend: schemeAliases[scheme] ?? scheme, address: spec };
-  return { backend: schemeAliases[scheme] ?? scheme, address: rest };
 }

@@ -5,6 +5,7 @@
 // The tokenizer is read by src/tokenizers/read-tokenizer.ts (re-exported here for eval).
 import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend, Tokenizer } from '../../core/policy.ts';
+import { resolvePolicyAddress } from '../../core/policy-address.ts';
 import { Registry } from '../../core/registry.ts';
 
 export { readTokenizer } from '../../tokenizers/read-tokenizer.ts';
@@ -51,11 +52,11 @@ export const remotePolicySchemes = new Registry<Connect>('policy scheme').regist
 
 /** Connects to the policy a `--policy scheme:address` spec names. */
 export function connectRemotePolicy(spec: string, options: RemotePolicyOptions): Promise<PolicyBackend> {
-  const colon = spec.indexOf(':');
-  if (colon <= 0) {
+  const { backend, address } = resolvePolicyAddress(spec);
+  if (address === undefined) {
     throw new UserError(
       `--policy '${spec}': expected <scheme>:<address>, schemes: ${remotePolicySchemes.names().join(', ')}`,
     );
   }
-  return remotePolicySchemes.get(spec.slice(0, colon))(spec.slice(colon + 1), options);
+  return remotePolicySchemes.get(backend)(address, options);
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { ConfigOverride } from '../../core/config-overrides.ts';
 import { UserError } from '../../core/errors.ts';
+import { resolvePolicyAddress } from '../../core/policy-address.ts';
 import { shortInput } from '../../core/quote-input.ts';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
 import { rlConfigSchema } from '../../training/rl/config.ts';
@@ -16,7 +17,8 @@ function policyOverrides(options: { policy?: string; baseModel?: string }): Conf
       throw new UserError('--base-model needs --policy tinker://HOST:PORT');
     return [];
   }
-  if (!options.policy.startsWith('tinker://') && !/^https?:\/\//.test(options.policy)) {
+  const resolved = resolvePolicyAddress(options.policy);
+  if (resolved.backend !== 'tinker' || !resolved.address?.includes('://')) {
     throw new UserError(
       `--policy must be tinker://HOST:PORT (or an http URL), got '${shortInput(options.policy)}'`,
     );
