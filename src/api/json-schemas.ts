@@ -8,8 +8,8 @@
 import { z } from 'zod';
 import { simulateConfigSchema } from '../curricula/simulate/simulate-config.ts';
 import { evaluateConfigSchema } from '../eval/evaluate-config.ts';
-import { distillConfigSchema } from '../teachers/rlt/distill-config.ts';
-import { teachConfigSchema } from '../teachers/rlt/teach-config.ts';
+import { distillConfigSchema } from '../rlt/distill-config.ts';
+import { teachConfigSchema } from '../rlt/teach-config.ts';
 import { pretrainConfigSchema } from '../training/pretrain-config.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 

@@ -1,9 +1,9 @@
 // `curricula distill --config <yaml> [--source teacher|solutions]`: trains a student (SFT) on a teacher's
-// explanations or on the raw worked solutions (src/teachers/rlt/distill.ts, docs/teachers.md).
+// explanations or on the raw worked solutions (src/rlt/distill.ts, docs/teachers.md).
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
-import { distillConfigSchema, distillSources } from '../../teachers/rlt/distill-config.ts';
+import { distillConfigSchema, distillSources } from '../../rlt/distill-config.ts';
 import { addConfigOverrideOptions, loadConfigWithOverrides } from '../config-options.ts';
 import { createProgress, type Progress } from '../progress.ts';
 
@@ -31,7 +31,7 @@ export function register(program: Command): void {
         ...options,
         set: [...sourceOverride, ...(options.set ?? [])],
       });
-      const { distill } = await import('../../teachers/rlt/distill.ts');
+      const { distill } = await import('../../rlt/distill.ts');
       let progress: Progress = createProgress('distill', 0, { quiet: true });
       const result = await distill(config, {
         overwrite: options.overwrite,

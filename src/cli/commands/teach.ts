@@ -1,5 +1,5 @@
 // `curricula teach --config <yaml>` / `curricula teach --resume runs/<name>`: trains an RLT teacher
-// (src/teachers/rlt/teach.ts, docs/teachers.md) on the RL loop of `curricula train`.
+// (src/rlt/teach.ts, docs/teachers.md) on the RL loop of `curricula train`.
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { formatBeforeAfter } from '../../eval/before-after.ts';
@@ -32,9 +32,9 @@ export function register(program: Command): void {
       }
       // Loaded on use, as `teach` itself: the config module pulls in the policy (tfjs), which `--help` and
       // every other command would otherwise load at start-up.
-      const { teachConfigSchema } = await import('../../teachers/rlt/teach-config.ts');
+      const { teachConfigSchema } = await import('../../rlt/teach-config.ts');
       const config = options.config ? loadConfigWithOverrides(teachConfigSchema, options) : null;
-      const { teach } = await import('../../teachers/rlt/teach.ts');
+      const { teach } = await import('../../rlt/teach.ts');
       const total = options.resume
         ? resumedTotalSteps(options.resume, options.steps)
         : (config?.train.steps ?? 0);

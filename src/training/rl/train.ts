@@ -25,7 +25,7 @@ import { rlStep, type StepReport } from './step.ts';
 
 /**
  * What kind of RL run the loop drives: `curricula train` (trainRunKind, the default) or another command
- * built on the same loop with its own config schema and context (`curricula teach`, src/teachers/rlt).
+ * built on the same loop with its own config schema and context (`curricula teach`, src/rlt).
  */
 export interface RlRunKind {
   /** Validates a new run's config and resolves its defaults (strict schema of this kind). */

@@ -2,7 +2,7 @@
 // tokenizer (RLT scores the teacher's tokens with the student) before either model is loaded.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../../core/errors.ts';
+import { ConfigError } from '../core/errors.ts';
 
 /** `modelPath`: a model directory; `key`: the config key that named it (for the error message). */
 export function readTokenizerJson(modelPath: string, key: string): string {

@@ -3,8 +3,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../core/errors.ts';
-import { additionProblem } from '../../tasks/addition.ts';
+import { ConfigError } from '../core/errors.ts';
+import { additionProblem } from '../tasks/addition.ts';
 import { teach } from './teach.ts';
 import { teachConfigSchema } from './teach-config.ts';
 

@@ -2,9 +2,9 @@
 // token positions and the L − 1 log-probs of `forward`), the format rule (EOS as the closing tag), and
 // templates that are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PolicyBackend } from '../../core/policy.ts';
-import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
-import { additionProblem } from '../../tasks/addition.ts';
+import type { PolicyBackend } from '../core/policy.ts';
+import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
+import { additionProblem } from '../tasks/addition.ts';
 import { defaultRltRewardOptions } from './reward.ts';
 import { createRltReward } from './student-reward.ts';
 import {

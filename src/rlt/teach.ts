@@ -18,14 +18,14 @@
 // the teacher on formatted explanations first; here `init` is any checkpoint, e.g. the pretrained
 // solver); the authors' reference-model mix-up (α 0.9 every 32 steps) is not done; the embedded models
 // are tiny char-level transformers, not 7B; log-probs at temperature 1 (student-reward.ts).
-import type { Guidance } from '../../guidance/guidance.ts';
-import { policyBackendOf } from '../../training/policy-backends.ts';
-import { closeComponents } from '../../training/rl/component-lifecycle.ts';
-import type { RlConfig } from '../../training/rl/config.ts';
-import type { RlContext } from '../../training/rl/context.ts';
-import { buildContext } from '../../training/rl/setup.ts';
-import type { StepReport } from '../../training/rl/step.ts';
-import { type RlRunKind, type TrainOptions, type TrainResult, train } from '../../training/rl/train.ts';
+import type { Guidance } from '../guidance/guidance.ts';
+import { policyBackendOf } from '../training/policy-backends.ts';
+import { closeComponents } from '../training/rl/component-lifecycle.ts';
+import type { RlConfig } from '../training/rl/config.ts';
+import type { RlContext } from '../training/rl/context.ts';
+import { buildContext } from '../training/rl/setup.ts';
+import type { StepReport } from '../training/rl/step.ts';
+import { type RlRunKind, type TrainOptions, type TrainResult, train } from '../training/rl/train.ts';
 import { createRltReward } from './student-reward.ts';
 import {
   asTeachConfig,

@@ -20,21 +20,21 @@
 // run is short: rerun it with --overwrite).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../../core/errors.ts';
-import type { Datum, PolicyBackend } from '../../core/policy.ts';
-import type { Problem } from '../../core/problem.ts';
-import { Rng } from '../../core/rng.ts';
-import { type EvalSummary, summarizeOutcomes } from '../../eval/aggregate.ts';
-import { sampleAndVerify } from '../../eval/evaluate.ts';
-import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
-import { defaultWorkers, pinWorkerCount } from '../../policy/parallel-options.ts';
-import { saveCheckpoint } from '../../runs/checkpoints.ts';
-import { runDirectory } from '../../runs/run-name.ts';
-import { RunStore } from '../../runs/run-store.ts';
-import { promptTokens, solutionDatum } from '../../tasks/format.ts';
-import { heldOutProblems } from '../../tasks/problem-mix.ts';
-import { sampleRows } from '../../training/rl/sample-rows.ts';
-import { supervisedStep } from '../../training/supervised-step.ts';
+import { UserError } from '../core/errors.ts';
+import type { Datum, PolicyBackend } from '../core/policy.ts';
+import type { Problem } from '../core/problem.ts';
+import { Rng } from '../core/rng.ts';
+import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
+import { sampleAndVerify } from '../eval/evaluate.ts';
+import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
+import { defaultWorkers, pinWorkerCount } from '../policy/parallel-options.ts';
+import { saveCheckpoint } from '../runs/checkpoints.ts';
+import { runDirectory } from '../runs/run-name.ts';
+import { RunStore } from '../runs/run-store.ts';
+import { promptTokens, solutionDatum } from '../tasks/format.ts';
+import { heldOutProblems } from '../tasks/problem-mix.ts';
+import { sampleRows } from '../training/rl/sample-rows.ts';
+import { supervisedStep } from '../training/supervised-step.ts';
 import { type DistillConfig, validateDistillConfig } from './distill-config.ts';
 import { studentSequence, teacherPromptText } from './template.ts';
 

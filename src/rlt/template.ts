@@ -25,9 +25,9 @@
 // solution token is dropped and the token after the solution (end of turn) is scored. We score the tokens
 // themselves (deviation: correct spans).
 import { z } from 'zod';
-import { ConfigError } from '../../core/errors.ts';
-import type { Tokenizer } from '../../core/policy.ts';
-import type { Problem } from '../../core/problem.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { Tokenizer } from '../core/policy.ts';
+import type { Problem } from '../core/problem.ts';
 
 export const defaultTeacherTemplate = '{question}{solution}\nE:';
 export const defaultStudentTemplate = '{question}{explanation}\n{solution}';

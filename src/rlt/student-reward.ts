@@ -15,9 +15,9 @@
 //   `</think>` and score it.
 // A completion the student cannot score (too long for its context) throws; the RL loop (rollout.ts) then
 // scores the batch item by item and gives only the failing ones reward 0, counted as reward/errors.
-import type { PolicyBackend } from '../../core/policy.ts';
-import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
-import { promptTokens } from '../../tasks/format.ts';
+import type { PolicyBackend } from '../core/policy.ts';
+import type { Reward, RewardInput, RewardResult } from '../core/reward.ts';
+import { promptTokens } from '../tasks/format.ts';
 import { type RltRewardOptions, rltReward } from './reward.ts';
 import {
   type RltTemplate,

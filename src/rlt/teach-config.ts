@@ -4,15 +4,15 @@
 // context (with an explanation of up to rollout.maxTokens tokens) fit their models. A mistake here is a
 // ConfigError (one line, exit 2) and nothing is written.
 import { z } from 'zod';
-import { ConfigError, UserError } from '../../core/errors.ts';
-import type { Problem } from '../../core/problem.ts';
-import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
-import { RunStore } from '../../runs/run-store.ts';
-import { promptTokens } from '../../tasks/format.ts';
-import type { ResumedConfig, ResumeRequest } from '../../training/resume.ts';
-import { type RlConfig, rlConfigSchema } from '../../training/rl/config.ts';
-import { type PolicyLimits, policyLimits } from '../../training/rl/level-fit.ts';
-import { loadPool, validateRlConfig } from '../../training/rl/setup.ts';
+import { ConfigError, UserError } from '../core/errors.ts';
+import type { Problem } from '../core/problem.ts';
+import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
+import { RunStore } from '../runs/run-store.ts';
+import { promptTokens } from '../tasks/format.ts';
+import type { ResumedConfig, ResumeRequest } from '../training/resume.ts';
+import { type RlConfig, rlConfigSchema } from '../training/rl/config.ts';
+import { type PolicyLimits, policyLimits } from '../training/rl/level-fit.ts';
+import { loadPool, validateRlConfig } from '../training/rl/setup.ts';
 import { rltRewardOptionsSchema } from './reward.ts';
 import { rltTemplateSchema, studentSequence, teacherPromptText, validateTemplate } from './template.ts';
 import { readTokenizerJson } from './tokenizer-json.ts';

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { PolicyBackend } from '../../core/policy.ts';
-import type { Problem } from '../../core/problem.ts';
-import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
-import { RunStore } from '../../runs/run-store.ts';
-import { drawPool } from '../../training/rl/setup.ts';
+import type { PolicyBackend } from '../core/policy.ts';
+import type { Problem } from '../core/problem.ts';
+import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
+import { RunStore } from '../runs/run-store.ts';
+import { drawPool } from '../training/rl/setup.ts';
 import { teach } from './teach.ts';
 import { type TeachConfig, teachConfigSchema } from './teach-config.ts';
 

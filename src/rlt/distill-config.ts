@@ -2,17 +2,17 @@
 // `source: teacher`, the teacher) checkpoints exist and share one tokenizer, the template encodes, every
 // problem has a worked solution, and every training sequence fits the student's context.
 import { z } from 'zod';
-import { ConfigError } from '../../core/errors.ts';
-import type { Problem } from '../../core/problem.ts';
-import { Rng } from '../../core/rng.ts';
-import { policyBlockSchema } from '../../policy/parallel-options.ts';
-import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
-import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
-import { promptTokens, sequenceTokens } from '../../tasks/format.ts';
-import { mixEntrySchema, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
-import { heldOutEvalSchema, optimizerSchema } from '../../training/pretrain-config.ts';
-import type { RlConfig } from '../../training/rl/config.ts';
-import { type PolicyLimits, policyLimits } from '../../training/rl/level-fit.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { Problem } from '../core/problem.ts';
+import { Rng } from '../core/rng.ts';
+import { policyBlockSchema } from '../policy/parallel-options.ts';
+import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
+import { RUN_NAME_PATTERN, RUN_NAME_RULE } from '../runs/run-name.ts';
+import { promptTokens, sequenceTokens } from '../tasks/format.ts';
+import { mixEntrySchema, ProblemMix, validateMix } from '../tasks/problem-mix.ts';
+import { heldOutEvalSchema, optimizerSchema } from '../training/pretrain-config.ts';
+import type { RlConfig } from '../training/rl/config.ts';
+import { type PolicyLimits, policyLimits } from '../training/rl/level-fit.ts';
 import { rltTemplateSchema, studentSequence, teacherPromptText, validateTemplate } from './template.ts';
 import { readTokenizerJson } from './tokenizer-json.ts';
 

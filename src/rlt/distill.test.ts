@@ -4,10 +4,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../core/errors.ts';
-import type { PolicyBackend } from '../../core/policy.ts';
-import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
-import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { PolicyBackend } from '../core/policy.ts';
+import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
+import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
 import { type DistillExample, distill, distillDatum } from './distill.ts';
 import { distillConfigSchema, distillPool } from './distill-config.ts';
 
