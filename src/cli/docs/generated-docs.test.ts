@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createDefaultRegistries, registeredPlugins } from '../../training/registries.ts';
 import { generatedDocs } from './generated-docs.ts';
+import { pluginSource } from './method-index.ts';
 
 const root = join(import.meta.dirname, '../../..');
 
@@ -20,5 +22,16 @@ describe('generated docs', () => {
     expect(methods).not.toContain('Source: not found');
     expect(methods.match(/^### /gm)).toHaveLength(57);
     expect(methods).toContain('| `epsilonHigh` | number | `0.28` | Upper clip offset');
+  });
+
+  it("a method's arXiv id is the one its file's header cites", () => {
+    const mismatched = registeredPlugins(createDefaultRegistries()).flatMap((plugin) => {
+      const arxiv = plugin.paper?.arxiv;
+      const source = pluginSource(plugin, root);
+      if (arxiv === undefined || source === undefined) return [];
+      const header = readFileSync(join(root, source), 'utf8').split(/^import /m)[0];
+      return header.includes(arxiv) ? [] : [`${plugin.id}: ${arxiv}`];
+    });
+    expect(mismatched).toEqual([]);
   });
 });
