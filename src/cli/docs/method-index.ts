@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import type { PluginInfo, PluginKind } from '../../core/plugin.ts';
 import { type Registries, registeredPlugins } from '../../training/registries.ts';
 import { jsonSchemaOf, schemaRows } from './schema-rows.ts';
-import { optionNote, siblingSources } from './source-notes.ts';
+import { headerDefaults, optionNote, siblingSources } from './source-notes.ts';
 
 /** Where each kind's definitions live, and the heading of its section. */
 const kindSections: readonly { kind: PluginKind; heading: string; folder: string }[] = [
@@ -56,6 +56,12 @@ function paperLine(info: PluginInfo): string {
   return `- Paper: ${parts.join('; ')}`;
 }
 
+/** The source header's statement of where the defaults come from, when it has one. */
+function defaultsLine(source: string | undefined, root: string): string[] {
+  const text = source === undefined ? '' : headerDefaults(join(root, source));
+  return text === '' ? [] : [`- ${text} (from the file's header)`];
+}
+
 function optionsTable(info: PluginInfo, source: string | undefined, root: string): string[] {
   if (info.optionsSchema === undefined) return ['- Options: none'];
   const json = jsonSchemaOf(info.optionsSchema);
@@ -83,6 +89,7 @@ function methodSection(info: PluginInfo, root: string): string[] {
     '',
     paperLine(info),
     `- Source: ${source === undefined ? 'not found' : `\`${source}\``}`,
+    ...defaultsLine(source, root),
     ...optionsTable(info, source, root),
     '',
   ];

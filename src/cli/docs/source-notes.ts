@@ -85,13 +85,28 @@ export function optionNote(key: string, files: readonly string[]): OptionNote {
       const comment = commentAbove(lines, index);
       const expression = lines[index].match(/\.default\((.*)\),?\s*$/)?.[1];
       const defaultExpression =
-        expression?.includes('(') && !literal.test(expression)
-          ? expression
-          : undefined;
+        expression?.includes('(') && !literal.test(expression) ? expression : undefined;
       if (comment !== '' || defaultExpression !== undefined) {
         return { comment, ...(defaultExpression === undefined ? {} : { defaultExpression }) };
       }
     }
   }
   return { comment: '' };
+}
+
+/** The header's `// Defaults …:` sentence (where the method's defaults come from), on one line; '' if none. */
+export function headerDefaults(file: string): string {
+  const header = readSource(file)
+    .split(/^import /m)[0]
+    .split('\n');
+  const start = header.findIndex((line) => /^\/\/ Defaults\b[^:]*:/.test(line));
+  if (start < 0) return '';
+  const lines = [header[start].slice(3)];
+  // The sentence goes on until a line ends it with a full stop (at most four more lines).
+  for (const line of header.slice(start + 1, start + 5)) {
+    const text = line.slice(2).trim();
+    if (!line.startsWith('//') || text === '' || /[.:]$/.test(lines[lines.length - 1])) break;
+    lines.push(text);
+  }
+  return lines.join(' ').replace(/\s+/g, ' ').trim();
 }
