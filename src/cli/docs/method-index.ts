@@ -19,6 +19,11 @@ const kindSections: readonly { kind: PluginKind; heading: string; folder: string
   { kind: 'advantage', heading: 'Advantage estimators', folder: 'src/algorithms/advantages' },
   { kind: 'loss', heading: 'Policy losses', folder: 'src/algorithms/losses' },
   { kind: 'policy-backend', heading: 'Policy backends', folder: 'src/training' },
+  {
+    kind: 'run-component',
+    heading: 'Run components (optional features of train)',
+    folder: 'src/training/components',
+  },
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -63,6 +68,9 @@ function defaultsLine(source: string | undefined, root: string): string[] {
 }
 
 function optionsTable(info: PluginInfo, source: string | undefined, root: string): string[] {
+  if (info.optionsSchema === undefined && info.kind === 'run-component') {
+    return ['- Options: its block of the train config, in [config-reference.md](config-reference.md)'];
+  }
   if (info.optionsSchema === undefined) return ['- Options: none'];
   const json = jsonSchemaOf(info.optionsSchema);
   const rows = json === undefined ? [] : schemaRows(json);
@@ -95,9 +103,13 @@ function methodSection(info: PluginInfo, root: string): string[] {
   ];
 }
 
-/** The text of docs/methods.md for these registries (the repository at `root`). */
-export function methodIndex(registries: Registries, root: string): string {
-  const plugins = registeredPlugins(registries);
+/** The text of docs/methods.md for these registries and `others` (the repository at `root`). */
+export function methodIndex(
+  registries: Registries,
+  root: string,
+  others: readonly PluginInfo[] = [],
+): string {
+  const plugins = [...registeredPlugins(registries), ...others];
   const lines = [
     '# Methods',
     '',
