@@ -7,8 +7,8 @@ import { registerTinker } from './tinker/index.ts';
 
 export type { ProtocolContext, RegisterProtocol } from './protocol-context.ts';
 
-export const protocols = new Registry<RegisterProtocol>('serve protocol')
-  .register('openai', registerOpenAi)
-  .register('tinker', registerTinker);
+export const protocols = new Registry<RegisterProtocol>('serve protocol', (registry) =>
+  registry.register('openai', registerOpenAi).register('tinker', registerTinker),
+);
 
 export type ProtocolName = 'openai' | 'tinker';

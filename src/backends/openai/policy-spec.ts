@@ -23,9 +23,8 @@ export interface RemotePolicyOptions {
 
 type Connect = (address: string, options: RemotePolicyOptions) => Promise<PolicyBackend>;
 
-export const remotePolicySchemes = new Registry<Connect>('policy scheme').register(
-  'openai',
-  async (address, options) => {
+export const remotePolicySchemes = new Registry<Connect>('policy scheme', (registry) =>
+  registry.register('openai', async (address, options) => {
     const [baseUrl, model] = address.split('#', 2);
     let url: URL;
     try {
@@ -47,7 +46,7 @@ export const remotePolicySchemes = new Registry<Connect>('policy scheme').regist
       needs: options.needs,
       neededBy: `--policy openai:${address}`,
     });
-  },
+  }),
 );
 
 /** Connects to the policy a `--policy scheme:address` spec names. */

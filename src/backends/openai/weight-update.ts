@@ -24,35 +24,39 @@ export interface WeightUpdate {
 /** Tells the server to load new weights; returns the model id to sample from afterwards. */
 export type WeightUpdater = (http: OpenAiHttpClient, update: WeightUpdate) => Promise<string>;
 
-export const weightUpdaters = new Registry<WeightUpdater>('weight update method')
-  .register('none', async () => {
-    throw new UserError("this OpenAI-compatible policy has weightUpdate 'none': it cannot load new weights");
-  })
-  .register('vllm-lora', async (http, update) => {
-    await http.post('/v1/load_lora_adapter', {
-      lora_name: update.name,
-      lora_path: update.dir,
-      load_inplace: true,
-    });
-    return update.name;
-  })
-  .register('sglang-disk', async (http, update) => {
-    const response = await http.post('/update_weights_from_disk', { model_path: update.dir });
-    const body = response.body as { success?: unknown; message?: unknown } | null;
-    if (body?.success !== true) {
+export const weightUpdaters = new Registry<WeightUpdater>('weight update method', (registry) =>
+  registry
+    .register('none', async () => {
       throw new UserError(
-        `${http.baseUrl}/update_weights_from_disk did not load ${update.dir}: ${String(body?.message)}`,
+        "this OpenAI-compatible policy has weightUpdate 'none': it cannot load new weights",
       );
-    }
-    return update.model;
-  })
-  .register('vllm-disk', async (http, update) => {
-    await http.post('/init_weight_transfer_engine', { init_info: {} });
-    await http.post('/start_weight_update', {});
-    try {
-      await http.post('/update_weights', { update_info: { path: update.dir } });
-    } finally {
-      await http.post('/finish_weight_update', {});
-    }
-    return update.model;
-  });
+    })
+    .register('vllm-lora', async (http, update) => {
+      await http.post('/v1/load_lora_adapter', {
+        lora_name: update.name,
+        lora_path: update.dir,
+        load_inplace: true,
+      });
+      return update.name;
+    })
+    .register('sglang-disk', async (http, update) => {
+      const response = await http.post('/update_weights_from_disk', { model_path: update.dir });
+      const body = response.body as { success?: unknown; message?: unknown } | null;
+      if (body?.success !== true) {
+        throw new UserError(
+          `${http.baseUrl}/update_weights_from_disk did not load ${update.dir}: ${String(body?.message)}`,
+        );
+      }
+      return update.model;
+    })
+    .register('vllm-disk', async (http, update) => {
+      await http.post('/init_weight_transfer_engine', { init_info: {} });
+      await http.post('/start_weight_update', {});
+      try {
+        await http.post('/update_weights', { update_info: { path: update.dir } });
+      } finally {
+        await http.post('/finish_weight_update', {});
+      }
+      return update.model;
+    }),
+);

@@ -59,9 +59,9 @@ const tinker: RemoteBenchPart = {
   },
 };
 
-const parts = new Registry<RemoteBenchPart>('bench remote part')
-  .register('openai', openai)
-  .register('tinker', tinker);
+const parts = new Registry<RemoteBenchPart>('bench remote part', (registry) =>
+  registry.register('openai', openai).register('tinker', tinker),
+);
 
 export function registerRemoteBench(bench: Command): void {
   bench

@@ -86,8 +86,10 @@ const cispo: TinkerLoss = {
     ),
 };
 
-export const tinkerLosses = new Registry<TinkerLoss>('Tinker loss_fn')
-  .register('cross_entropy', crossEntropy)
-  .register('importance_sampling', importanceSampling)
-  .register('ppo', ppo)
-  .register('cispo', cispo);
+export const tinkerLosses = new Registry<TinkerLoss>('Tinker loss_fn', (registry) =>
+  registry
+    .register('cross_entropy', crossEntropy)
+    .register('importance_sampling', importanceSampling)
+    .register('ppo', ppo)
+    .register('cispo', cispo),
+);

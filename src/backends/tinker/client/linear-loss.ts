@@ -25,17 +25,19 @@ export interface LinearLossMapping {
   inputs(weights: readonly number[], logprobs: readonly number[] | undefined): Record<string, number[]>;
 }
 
-export const linearLossMappings = new Registry<LinearLossMapping>('linear loss mapping')
-  .register('cross_entropy', {
-    needsLogprobs: false,
-    lossFn: 'cross_entropy',
-    inputs: (weights) => ({ weights: weights.map((w) => (w === 0 ? 0 : -w)) }),
-  })
-  .register('importance_sampling', {
-    needsLogprobs: true,
-    lossFn: 'importance_sampling',
-    inputs: (weights, logprobs) => ({
-      advantages: weights.map((w) => (w === 0 ? 0 : -w)),
-      logprobs: [...(logprobs ?? [])],
+export const linearLossMappings = new Registry<LinearLossMapping>('linear loss mapping', (registry) =>
+  registry
+    .register('cross_entropy', {
+      needsLogprobs: false,
+      lossFn: 'cross_entropy',
+      inputs: (weights) => ({ weights: weights.map((w) => (w === 0 ? 0 : -w)) }),
+    })
+    .register('importance_sampling', {
+      needsLogprobs: true,
+      lossFn: 'importance_sampling',
+      inputs: (weights, logprobs) => ({
+        advantages: weights.map((w) => (w === 0 ? 0 : -w)),
+        logprobs: [...(logprobs ?? [])],
+      }),
     }),
-  });
+);
