@@ -11,7 +11,7 @@ export type {
   AdvantageEstimator,
   RewardGroup,
 } from '../algorithms/advantages/estimator.ts';
-export { defineAdvantageEstimator, includeAll } from '../algorithms/advantages/estimator.ts';
+export { defineAdvantage, defineAdvantageEstimator, includeAll } from '../algorithms/advantages/estimator.ts';
 export { type AggregationMode, aggregationModes } from '../algorithms/losses/aggregation.ts';
 export type {
   AggregationOptions,
@@ -22,8 +22,8 @@ export type {
   TokenLoss,
   TokenTerm,
 } from '../algorithms/losses/policy-loss.ts';
-export { aggregationOptionsShape, definePolicyLoss } from '../algorithms/losses/policy-loss.ts';
-export { type RegisterOptions, registerAdvantage, registerLoss } from './register.ts';
+export { aggregationOptionsShape, defineLoss, definePolicyLoss } from '../algorithms/losses/policy-loss.ts';
+export { type RegisterOptions, registerAdvantage, registerLoss, registerPlugin } from './register.ts';
 
 /** Names of the advantage estimators registered now, sorted. */
 export function advantageNames(): string[] {

@@ -2,6 +2,7 @@
 // forced prefix, expert traces — the names of the built-in scaffolds, and registerGuidance.
 import { guidances } from '../guidance/index.ts';
 
+export { defineGuidance, type GuidancePlugin } from '../guidance/define.ts';
 export type {
   Attempt,
   ExpertTrace,
@@ -9,7 +10,7 @@ export type {
   GuidanceContext,
   GuidanceFactory,
 } from '../guidance/guidance.ts';
-export { type RegisterOptions, registerGuidance } from './register.ts';
+export { type RegisterOptions, registerGuidance, registerPlugin } from './register.ts';
 
 /** Names of the scaffolds registered now (built-in ones, and any a script registered), sorted. */
 export function guidanceNames(): string[] {

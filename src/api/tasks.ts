@@ -4,6 +4,7 @@ import { tasks } from '../tasks/index.ts';
 
 export type { ParamValue, Problem, Verdict } from '../core/problem.ts';
 export { Rng } from '../core/rng.ts';
+export { defineTask, type TaskExtras, type TaskPlugin } from '../tasks/define.ts';
 export type { DifficultyRange, ParameterRange, Task } from '../tasks/task.ts';
 export {
   answerPrefix,
@@ -14,7 +15,7 @@ export {
   sortedAlphabet,
   verifyExactAnswer,
 } from '../tasks/task.ts';
-export { type RegisterOptions, registerTask } from './register.ts';
+export { type RegisterOptions, registerPlugin, registerTask } from './register.ts';
 
 /** Names of the tasks registered now (built-in ones, and any a script registered), sorted. */
 export function taskNames(): string[] {

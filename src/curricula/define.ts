@@ -11,8 +11,10 @@ import type { SelectorContext } from './shared.ts';
 /** Builds a selector from its pool and a config's `selector.options` (validated; ConfigError on bad ones). */
 export type SelectorFactory = (pool: Problem[], options: unknown, context?: SelectorContext) => TaskSelector;
 
+/** A selector plug-in: its fields and the factory its registry hands out. */
 export type SelectorPlugin = Plugin<SelectorFactory>;
 
+/** Defines a selector: `{ id, description, paper, optionsSchema, create: (pool, options, context) => TaskSelector }`. */
 export function defineSelector(spec: PluginSpec<SelectorFactory>): SelectorPlugin {
   return definePlugin('selector', spec);
 }

@@ -4,8 +4,10 @@
 import { definePlugin, type Plugin, type PluginSpec } from '../core/plugin.ts';
 import type { GuidanceFactory } from './guidance.ts';
 
+/** A guidance plug-in: its fields and the factory its registry hands out. */
 export type GuidancePlugin = Plugin<GuidanceFactory>;
 
+/** Defines a scaffold: `{ id, description, paper, optionsSchema, create: (options, context) => Guidance }`. */
 export function defineGuidance(spec: PluginSpec<GuidanceFactory>): GuidancePlugin {
   return definePlugin('guidance', spec);
 }

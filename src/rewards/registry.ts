@@ -26,8 +26,10 @@ export interface RewardFactoryContext extends RewardContext {
  */
 export type RewardFactory = (options: unknown, context?: RewardFactoryContext) => Reward;
 
+/** A reward plug-in: its fields and the factory its registry hands out. */
 export type RewardPlugin = Plugin<RewardFactory>;
 
+/** Defines a reward: `{ id, description, paper, optionsSchema, create: (options, context) => Reward }`. */
 export function defineReward(spec: PluginSpec<RewardFactory>): RewardPlugin {
   return definePlugin('reward', spec);
 }

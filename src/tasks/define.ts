@@ -16,6 +16,7 @@ export interface TaskExtras {
   optionsSchema?: PluginInfo['optionsSchema'];
 }
 
+/** Pairs a task with its plug-in fields (its id is `task.name`, its description `task.description`). */
 export function defineTask(task: Task, extras: TaskExtras = {}): TaskPlugin {
   const info = pluginInfo('task', { ...extras, id: task.name, description: task.description });
   return Object.freeze({ ...info, create: task });
