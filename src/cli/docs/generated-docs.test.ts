@@ -34,4 +34,20 @@ describe('generated docs', () => {
     });
     expect(mismatched).toEqual([]);
   });
+
+  it("the README's methods table names exactly the registered selectors, advantages and losses", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const registries = createDefaultRegistries();
+    const rows = {
+      'Task selectors': registries.selectors,
+      Advantages: registries.advantages,
+      Losses: registries.losses,
+    };
+    for (const [family, registry] of Object.entries(rows)) {
+      const row = readme.split('\n').find((line) => line.startsWith(`| ${family} |`)) ?? '';
+      const builtIn = row.split('|')[2] ?? '';
+      const names = [...builtIn.matchAll(/`([a-z0-9-]+)`/g)].map((match) => match[1]).sort();
+      expect(names, family).toEqual(registry.names());
+    }
+  });
 });
