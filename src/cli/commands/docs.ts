@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { UserError } from '../../core/errors.ts';
 
 export function register(program: Command): void {
   program
@@ -17,10 +18,16 @@ export function register(program: Command): void {
     .option('--root <dir>', 'repository root (where src/ is)', '.')
     .option('--check', 'write nothing; exit 1 when a file differs from what would be written')
     .action(async (options) => {
+      const root = resolve(options.root);
+      if (!existsSync(join(root, 'src', 'core', 'plugin.ts'))) {
+        throw new UserError(
+          `curricula docs reads the sources: ${root} is not a Curricula source checkout (no src/core/plugin.ts); pass --root`,
+        );
+      }
       const { generatedDocs } = await import('../docs/generated-docs.ts');
       const dir = resolve(options.out);
       const stale: string[] = [];
-      for (const { file, text } of generatedDocs(resolve(options.root))) {
+      for (const { file, text } of generatedDocs(root)) {
         const path = join(dir, file);
         const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
         if (current === text) continue;
