@@ -1,15 +1,16 @@
 // Supervised cold start: next-token training on worked solutions over a task/difficulty mix, with
 // periodic held-out evaluation and checkpoints in a run directory. Resumable after a crash: the latest
 // checkpoint holds the model, optimizer and RNG state, and logged steps after it are dropped on resume.
-import { ConfigError, RunCancelledError } from '../core/errors.ts';
-import type { PolicyBackend } from '../core/policy.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { PolicyBackend, Tokenizer } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
+import { checkModelMemory } from '../core/size-limits.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
 import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { defaultWorkers, pinWorkerCount } from '../policy/parallel-options.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
-import { type ResumePoint, resumeCheckpoint, saveCheckpoint } from '../runs/checkpoints.ts';
+import { type CheckpointRef, saveCheckpoint } from '../runs/checkpoints.ts';
 import { checkRunsDirectory, runDirectory } from '../runs/run-name.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { solutionDatum } from '../tasks/format.ts';
@@ -18,7 +19,7 @@ import { entryTask, heldOutProblems, type MixEntry, ProblemMix, validateMix } fr
 import { resolveModelShape } from './model-presets.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
 import { recordNewSteps, resumedPretrainConfig } from './resume.ts';
-import { checkModelMemory } from '../core/size-limits.ts';
+import { resumePoint, runSteps } from './run-driver.ts';
 import { supervisedStep } from './supervised-step.ts';
 
 export interface PretrainHooks {
@@ -87,107 +88,123 @@ export async function pretrain(
   // Worker threads (policy.workers > 1) are closed however the run ends.
   let opened: PolicyBackend | undefined;
   try {
-    let step = 0;
-    let rng = new Rng(config.seed);
-    const workers = config.policy?.workers ?? defaultWorkers;
-    let backend: PolicyBackend;
-    let bestScore = Number.NEGATIVE_INFINITY;
-    const resumePoint: ResumePoint = options.resume
-      ? resumeCheckpoint(store.checkpointsDir)
-      : { checkpoint: null };
-    const latest = resumePoint.checkpoint;
-    if (resumePoint.notice) {
-      store.event('checkpoint-fallback', { message: resumePoint.notice, checkpoint: latest?.name });
-      (options.onWarning ?? ((message) => console.error(`warning: ${message}`)))(resumePoint.notice);
-    }
-    if (latest) {
-      backend = await loadEmbeddedPolicy(latest.modelPath, workers);
-      step = latest.state.step;
-      rng = Rng.fromState(latest.state.rng);
-      bestScore = Number(latest.state.extra?.bestScore ?? bestScore);
-      const replayed = store.truncateAfter(step);
-      store.event('resumed', { step, replayed });
-    } else {
-      if (options.resume) store.truncateAfter(0);
-      backend = await createEmbeddedPolicy(
-        { ...shape, vocabSize: tokenizer.vocabSize },
-        tokenizer,
-        config.seed,
-        workers,
-      );
-    }
+    const latest = options.resume ? resumePoint(store, options.onWarning) : null;
+    const start = await openPolicy(config, store, latest, options.resume !== undefined);
+    const { backend, step, rng } = start;
     opened = backend;
     if (resumed?.previousSteps !== undefined) recordNewSteps(store, step, resumed.previousSteps, config);
 
-    const evaluate = async (): Promise<EvalSummary> => {
+    const evaluate = async (atStep: number): Promise<EvalSummary> => {
       const outcomes = await sampleAndVerify(backend, heldOut, {
         samples: config.eval.samples,
         temperature: config.eval.temperature,
-        seed: config.seed + step,
+        seed: config.seed + atStep,
       });
       return summarizeOutcomes(outcomes);
     };
-    const checkpoint = async (summary?: EvalSummary) => {
-      const best = summary !== undefined && summary.overall.passAt1 > bestScore;
-      if (best) bestScore = summary.overall.passAt1;
-      const keep = config.checkpoint.every > 0 && step % config.checkpoint.every === 0;
-      const saved = await saveCheckpoint(
-        store.checkpointsDir,
-        { step, rng: rng.state(), extra: { bestScore } },
-        (dir) => backend.save(dir),
-        { best, keep },
-      );
-      options.onCheckpoint?.(step, saved.path);
-    };
-
     const { train } = config;
-    let lastSummary: EvalSummary | undefined;
-    let savedStep = latest ? step : -1;
-    while (step < train.steps) {
-      if (options.signal?.aborted) {
-        if (savedStep !== step) await checkpoint();
-        store.event('cancelled', { step });
-        throw new RunCancelledError(store.dir, step);
-      }
-      step++;
-      const stepStart = performance.now();
-      const data = Array.from({ length: train.batchSize }, () => solutionDatum(tokenizer, mix.draw(rng)));
-      const result = await supervisedStep(backend, data, train, step, train.steps);
-      const seconds = (performance.now() - stepStart) / 1000;
-      const tokens = data.reduce((sum, datum) => sum + datum.tokens.length, 0);
-      const metrics: Record<string, number> = {
-        'train/loss': result.loss,
-        'train/lr': result.learningRate,
-        'train/grad_norm': result.gradNorm,
-        'perf/tokens_per_sec': tokens / seconds,
-        'perf/step_seconds': seconds,
-      };
-      const evalDue = (config.eval.every > 0 && step % config.eval.every === 0) || step === train.steps;
-      let summary: EvalSummary | undefined;
-      if (evalDue) {
-        summary = await evaluate();
-        lastSummary = summary;
-        Object.assign(metrics, summary.metrics);
-        options.onEval?.(step, summary);
-      }
-      store.logMetrics(step, metrics);
-      options.onStep?.(step, metrics);
-      if (
-        evalDue ||
-        step % config.checkpoint.latestEvery === 0 ||
-        (config.checkpoint.every > 0 && step % config.checkpoint.every === 0)
-      ) {
-        await checkpoint(summary);
-        savedStep = step;
-      }
-    }
-    const finalEval = lastSummary ?? (await evaluate());
-    store.event('finished', { step });
-    return { runDir: store.dir, steps: step, finalEval, wallSeconds: (Date.now() - started) / 1000 };
+    const { step: lastStep, finalEval } = await runSteps({
+      store,
+      startStep: step,
+      savedStep: latest ? step : -1,
+      steps: train.steps,
+      signal: options.signal,
+      evalEvery: config.eval.every,
+      checkpoint: config.checkpoint,
+      step: (atStep) => pretrainStep({ backend, tokenizer, mix, rng }, config, atStep),
+      evaluate,
+      onEval: options.onEval,
+      record(atStep, metrics) {
+        store.logMetrics(atStep, metrics);
+        options.onStep?.(atStep, metrics);
+      },
+      save: checkpointSaver(config, store, start, options.onCheckpoint),
+    });
+    return { runDir: store.dir, steps: lastStep, finalEval, wallSeconds: (Date.now() - started) / 1000 };
   } finally {
     store.close();
     await opened?.close?.();
   }
+}
+
+/** Saves weights, optimizer and RNG state and the best score so far; tells `onCheckpoint`. */
+function checkpointSaver(
+  config: PretrainConfig,
+  store: RunStore,
+  start: { backend: PolicyBackend; rng: Rng; bestScore: number },
+  onCheckpoint?: (step: number, path: string) => void,
+) {
+  let bestScore = start.bestScore;
+  return async (atStep: number, summary?: EvalSummary) => {
+    const best = summary !== undefined && summary.overall.passAt1 > bestScore;
+    if (best) bestScore = summary.overall.passAt1;
+    const keep = config.checkpoint.every > 0 && atStep % config.checkpoint.every === 0;
+    const saved = await saveCheckpoint(
+      store.checkpointsDir,
+      { step: atStep, rng: start.rng.state(), extra: { bestScore } },
+      (dir) => start.backend.save(dir),
+      { best, keep },
+    );
+    onCheckpoint?.(atStep, saved.path);
+  };
+}
+
+/** One supervised step on a batch of worked solutions drawn from the mix; its train/ and perf/ metrics. */
+async function pretrainStep(
+  {
+    backend,
+    tokenizer,
+    mix,
+    rng,
+  }: { backend: PolicyBackend; tokenizer: Tokenizer; mix: ProblemMix; rng: Rng },
+  config: PretrainConfig,
+  step: number,
+): Promise<Record<string, number>> {
+  const { train } = config;
+  const stepStart = performance.now();
+  const data = Array.from({ length: train.batchSize }, () => solutionDatum(tokenizer, mix.draw(rng)));
+  const result = await supervisedStep(backend, data, train, step, train.steps);
+  const seconds = (performance.now() - stepStart) / 1000;
+  const tokens = data.reduce((sum, datum) => sum + datum.tokens.length, 0);
+  return {
+    'train/loss': result.loss,
+    'train/lr': result.learningRate,
+    'train/grad_norm': result.gradNorm,
+    'perf/tokens_per_sec': tokens / seconds,
+    'perf/step_seconds': seconds,
+  };
+}
+
+/** The policy to train, and where the run stands: from the checkpoint on resume, else a fresh model. */
+async function openPolicy(
+  config: PretrainConfig,
+  store: RunStore,
+  latest: CheckpointRef | null,
+  resuming: boolean,
+): Promise<{ backend: PolicyBackend; step: number; rng: Rng; bestScore: number }> {
+  const workers = config.policy?.workers ?? defaultWorkers;
+  if (latest) {
+    const backend = await loadEmbeddedPolicy(latest.modelPath, workers);
+    const step = latest.state.step;
+    const replayed = store.truncateAfter(step);
+    store.event('resumed', { step, replayed });
+    return {
+      backend,
+      step,
+      rng: Rng.fromState(latest.state.rng),
+      bestScore: Number(latest.state.extra?.bestScore ?? Number.NEGATIVE_INFINITY),
+    };
+  }
+  if (resuming) store.truncateAfter(0);
+  const tokenizer = suiteTokenizer();
+  const shape = resolveModelShape(config.model);
+  const backend = await createEmbeddedPolicy(
+    { ...shape, vocabSize: tokenizer.vocabSize },
+    tokenizer,
+    config.seed,
+    workers,
+  );
+  return { backend, step: 0, rng: new Rng(config.seed), bestScore: Number.NEGATIVE_INFINITY };
 }
 
 /** Fails before training when the longest sequence of some (task, difficulty) cannot fit the context. */

@@ -115,30 +115,13 @@ export async function buildContext(
   // context length is the server's).
   const remote = (config.policy?.backend ?? 'embedded') !== 'embedded';
   const fitPath = remote ? initPath : (modelPath ?? initPath);
-  // The embedded policy samples a step's completions in one batch: their KV cache must fit in memory.
-  if (!remote) {
-    if (fitPath === null)
-      checkModelMemory(resolveModelShape(config.model!), suiteTokenizer().vocabSize, 'model');
-    checkSamplingMemory(
-      config.train.batchSize * config.rollout.groupSize,
-      policyLimits(config, fitPath).model,
-      'train.batchSize × rollout.groupSize',
-    );
-  }
+  if (!remote) checkEmbeddedMemory(config, fitPath);
   const { pool, advice, poolFile } = loadPool(config, fitPath, !(remote && config.policy?.tokenizer));
   // Before the reward check: a scaffold's refusal of the pool (no worked solutions) is the clearer error.
   const source = config.pool
     ? `pool file ${config.pool.file}`
     : `tasks ${config.tasks.map((entry) => entry.task).join(', ')}`;
-  const guidance = guidances.get(config.guidance.name)(config.guidance.options, {
-    pool,
-    totalSteps: config.train.steps,
-    source,
-    groupSize: config.rollout.groupSize,
-    adaptiveGroupSize: config.rollout.budget.enabled,
-    seed: config.seed,
-    teachers: config.teacher?.pool.map((entry) => entry.name) ?? [],
-  });
+  const guidance = createGuidance(config, pool, source);
   // A component's refusal of the pool (ReLIFT: no worked solutions) comes here, before any model.
   checkComponents(definitions, { config, pool, source });
   validatePrivilegedScorer(config, guidance);
@@ -198,6 +181,30 @@ export async function buildContext(
     poolFile,
     components,
   };
+}
+
+/** The embedded policy samples a step's completions in one batch: their KV cache must fit in memory. */
+function checkEmbeddedMemory(config: RlConfig, fitPath: string | null): void {
+  if (fitPath === null)
+    checkModelMemory(resolveModelShape(config.model!), suiteTokenizer().vocabSize, 'model');
+  checkSamplingMemory(
+    config.train.batchSize * config.rollout.groupSize,
+    policyLimits(config, fitPath).model,
+    'train.batchSize × rollout.groupSize',
+  );
+}
+
+/** The run's guidance scaffold over the pool (`source` names the pool in its refusals). */
+function createGuidance(config: RlConfig, pool: Problem[], source: string) {
+  return guidances.get(config.guidance.name)(config.guidance.options, {
+    pool,
+    totalSteps: config.train.steps,
+    source,
+    groupSize: config.rollout.groupSize,
+    adaptiveGroupSize: config.rollout.budget.enabled,
+    seed: config.seed,
+    teachers: config.teacher?.pool.map((entry) => entry.name) ?? [],
+  });
 }
 
 /** The selector over the pool; a pool file's name prefixes the selector's config-time refusals. */

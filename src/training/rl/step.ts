@@ -45,8 +45,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     return groups;
   };
 
-  // Batch filters (DAPO dynamic sampling, VCRL): keep only groups with a learning signal, top up with
-  // fresh problems.
+  // Batch filters (DAPO dynamic sampling, VCRL): keep groups with a learning signal, top up with more.
   const filter = batchFilter(ctx.config.algorithm);
   const filled = filter
     ? await fillBatch(ctx.config.train.batchSize, rollOut, 1 + filter.maxRounds, filter.keep)
@@ -78,7 +77,6 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   );
   const afterUpdate: Record<string, number> = {};
   for (const hook of hooks) Object.assign(afterUpdate, await hook.afterUpdate?.(scope, sampledAll));
-
   timer.time('observe', () => {
     const outcomes = toOutcomes(sampledAll, groups, estimate.advantages);
     ctx.selector.observe(step, outcomes);

@@ -2,17 +2,18 @@
 // (model, optimizer, selector, guidance and RNG state), and crash-safe resume: after a kill -9 the run
 // restarts from its latest checkpoint, forgets the logged steps after it and replays them; with the same
 // seed the replayed steps give the same metrics as an uninterrupted run.
-import { ConfigError, RunCancelledError } from '../../core/errors.ts';
+import { ConfigError } from '../../core/errors.ts';
 import { Rng } from '../../core/rng.ts';
 import type { EvalSummary } from '../../eval/aggregate.ts';
 import { summarizeOutcomes } from '../../eval/aggregate.ts';
 import { sampleAndVerify } from '../../eval/evaluate.ts';
 import { pinWorkerCount } from '../../policy/parallel-options.ts';
-import { type CheckpointRef, resumeCheckpoint, saveCheckpoint } from '../../runs/checkpoints.ts';
+import { type CheckpointRef, saveCheckpoint } from '../../runs/checkpoints.ts';
 import { checkRunsDirectory, runDirectory } from '../../runs/run-name.ts';
 import { RunStore } from '../../runs/run-store.ts';
 import { heldOutProblems } from '../../tasks/problem-mix.ts';
 import { type ResumedConfig, type ResumeRequest, recordNewSteps, resumedRlConfig } from '../resume.ts';
+import { resumePoint, runSteps } from '../run-driver.ts';
 import { learningRateAt } from '../schedule.ts';
 import { runAdvice } from './advice.ts';
 import { closeComponents, componentStates, loadComponents } from './component-lifecycle.ts';
@@ -96,109 +97,47 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
   try {
     const runConfig = ctx.config;
     if (previousSteps !== undefined) recordNewSteps(store, latest?.state.step ?? 0, previousSteps, runConfig);
-    let step = 0;
-    let bestScore = Number.NEGATIVE_INFINITY;
-    let initialEval: EvalSummary | undefined;
-    if (latest) {
-      step = latest.state.step;
-      ctx.rng = Rng.fromState(latest.state.rng);
-      const saved = latest.state.extra ?? {};
-      ctx.selector.load(latest.state.selector);
-      ctx.guidance.load(saved.guidance);
-      loadComponents(ctx.components, saved);
-      bestScore = Number(saved.bestScore ?? bestScore);
-      initialEval = saved.initialEval as EvalSummary | undefined;
-      // Steps logged after the checkpoint are forgotten and run again (the event names them).
-      const replayed = store.truncateAfter(step);
-      store.event('resumed', { step, replayed });
-    } else {
-      const { train: schedule } = runConfig;
-      for (const message of [
-        ...runAdvice({
-          selector: ctx.selector,
-          poolSize: ctx.poolSize,
-          steps: schedule.steps,
-          batchSize: schedule.batchSize,
-        }),
-        ...(ctx.advice ?? []),
-      ]) {
-        store.event('advice', { message });
-        options.onAdvice?.(message);
-      }
-      if (options.resume) store.truncateAfter(-1);
-      initialEval = await evaluate(ctx, 0);
-      store.logMetrics(0, initialEval.metrics);
-      options.onEval?.(0, initialEval);
-    }
+    const start = latest ? restoreRun(ctx, store, latest) : await startRun(ctx, store, options);
+    const { step, initialEval } = start;
 
-    const checkpoint = async (summary?: EvalSummary) => {
-      const best = summary !== undefined && summary.overall.passAt1 > bestScore;
-      if (best) bestScore = summary.overall.passAt1;
-      await saveCheckpoint(
-        store.checkpointsDir,
-        {
-          step,
-          rng: ctx.rng.state(),
-          selector: ctx.selector.state(),
-          extra: {
-            bestScore,
-            guidance: ctx.guidance.state(),
-            ...componentStates(ctx.components),
-            initialEval,
-          },
-        },
-        (dir) => ctx.policy.save(dir),
-        { best, keep: runConfig.checkpoint.every > 0 && step % runConfig.checkpoint.every === 0 },
-      );
-    };
-    if (!latest) await checkpoint(initialEval);
+    const save = checkpointSaver(ctx, store, start);
+    if (!latest) await save(step, initialEval);
 
     const { steps } = runConfig.train;
-    let lastEval: EvalSummary | undefined;
-    let ranHere = 0;
-    let savedStep = step;
-    while (step < steps) {
-      if (options.stopAfter !== undefined && ranHere >= options.stopAfter) break;
-      if (options.signal?.aborted) {
-        if (savedStep !== step) await checkpoint();
-        store.event('cancelled', { step });
-        throw new RunCancelledError(store.dir, step);
-      }
-      step++;
-      ranHere++;
-      const learningRate = learningRateAt(runConfig.train, step, steps);
-      const report = await rlStep(ctx, step, learningRate);
-      const metrics = { ...report.metrics, ...options.kind?.stepMetrics?.(report) };
-      const evalDue = (runConfig.eval.every > 0 && step % runConfig.eval.every === 0) || step === steps;
-      let summary: EvalSummary | undefined;
-      if (evalDue) {
-        summary = await evaluate(ctx, step);
-        lastEval = summary;
-        Object.assign(metrics, summary.metrics);
-        options.onEval?.(step, summary);
-      }
-      store.logMetrics(step, metrics);
-      store.logSamples(
-        step,
-        sampleRecords(report.groups, runConfig.log.samplesPerStep, {
-          tokenizer: ctx.policy.tokenizer,
-          scaffold: ctx.guidance.name,
-          tokens: runConfig.log.sampleTokens,
-        }),
-      );
-      store.logRewardErrors(step, report.rewardErrors);
-      await options.onStep?.(step, metrics);
-      const every = runConfig.checkpoint.every;
-      if (evalDue || step % runConfig.checkpoint.latestEvery === 0 || (every > 0 && step % every === 0)) {
-        await checkpoint(summary);
-        savedStep = step;
-      }
-    }
-    const finalEval = lastEval ?? (await evaluate(ctx, step));
-    if (step >= steps) store.event('finished', { step });
+    let report: StepReport | undefined;
+    const { step: lastStep, finalEval } = await runSteps({
+      store,
+      startStep: step,
+      savedStep: step,
+      steps,
+      stopAfter: options.stopAfter,
+      signal: options.signal,
+      evalEvery: runConfig.eval.every,
+      checkpoint: runConfig.checkpoint,
+      async step(atStep) {
+        report = await rlStep(ctx, atStep, learningRateAt(runConfig.train, atStep, steps));
+        return { ...report.metrics, ...options.kind?.stepMetrics?.(report) };
+      },
+      evaluate: (atStep) => evaluate(ctx, atStep),
+      onEval: options.onEval,
+      record(atStep, metrics) {
+        store.logMetrics(atStep, metrics);
+        store.logSamples(
+          atStep,
+          sampleRecords(report!.groups, runConfig.log.samplesPerStep, {
+            tokenizer: ctx.policy.tokenizer,
+            scaffold: ctx.guidance.name,
+            tokens: runConfig.log.sampleTokens,
+          }),
+        );
+        store.logRewardErrors(atStep, report!.rewardErrors);
+        return options.onStep?.(atStep, metrics);
+      },
+      save,
+    });
     return {
       runDir: store.dir,
-      steps: step,
+      steps: lastStep,
       initialEval,
       finalEval,
       wallSeconds: (Date.now() - started) / 1000,
@@ -213,6 +152,78 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
   }
 }
 
+/** Saves a checkpoint: weights, RNG, selector, guidance, each component's state, the best score so far. */
+function checkpointSaver(ctx: RlContext, store: RunStore, start: RunStart) {
+  let bestScore = start.bestScore;
+  return async (atStep: number, summary?: EvalSummary) => {
+    const best = summary !== undefined && summary.overall.passAt1 > bestScore;
+    if (best) bestScore = summary.overall.passAt1;
+    await saveCheckpoint(
+      store.checkpointsDir,
+      {
+        step: atStep,
+        rng: ctx.rng.state(),
+        selector: ctx.selector.state(),
+        extra: {
+          bestScore,
+          guidance: ctx.guidance.state(),
+          ...componentStates(ctx.components),
+          initialEval: start.initialEval,
+        },
+      },
+      (dir) => ctx.policy.save(dir),
+      { best, keep: ctx.config.checkpoint.every > 0 && atStep % ctx.config.checkpoint.every === 0 },
+    );
+  };
+}
+
+interface RunStart {
+  step: number;
+  bestScore: number;
+  initialEval?: EvalSummary;
+}
+
+/** Resume: RNG, selector, guidance and components from the checkpoint; the steps logged after it are forgotten. */
+function restoreRun(ctx: RlContext, store: RunStore, latest: CheckpointRef): RunStart {
+  const step = latest.state.step;
+  ctx.rng = Rng.fromState(latest.state.rng);
+  const saved = latest.state.extra ?? {};
+  ctx.selector.load(latest.state.selector);
+  ctx.guidance.load(saved.guidance);
+  loadComponents(ctx.components, saved);
+  // Steps logged after the checkpoint are forgotten and run again (the event names them).
+  const replayed = store.truncateAfter(step);
+  store.event('resumed', { step, replayed });
+  return {
+    step,
+    bestScore: Number(saved.bestScore ?? Number.NEGATIVE_INFINITY),
+    initialEval: saved.initialEval as EvalSummary | undefined,
+  };
+}
+
+/** A new run (or a resume with no checkpoint yet): advice, then the evaluation before the first step. */
+async function startRun(ctx: RlContext, store: RunStore, options: TrainOptions): Promise<RunStart> {
+  const { train: schedule } = ctx.config;
+  const advice = [
+    ...runAdvice({
+      selector: ctx.selector,
+      poolSize: ctx.poolSize,
+      steps: schedule.steps,
+      batchSize: schedule.batchSize,
+    }),
+    ...(ctx.advice ?? []),
+  ];
+  for (const message of advice) {
+    store.event('advice', { message });
+    options.onAdvice?.(message);
+  }
+  if (options.resume) store.truncateAfter(-1);
+  const initialEval = await evaluate(ctx, 0);
+  store.logMetrics(0, initialEval.metrics);
+  options.onEval?.(0, initialEval);
+  return { step: 0, bestScore: Number.NEGATIVE_INFINITY, initialEval };
+}
+
 async function openRun(
   config: RlConfig | null,
   options: TrainOptions,
@@ -223,11 +234,7 @@ async function openRun(
     const resumed = kind.resume({ dir: options.resume, given: config, steps: options.steps });
     const store = RunStore.resume(options.resume);
     try {
-      const { checkpoint: latest, notice } = resumeCheckpoint(store.checkpointsDir);
-      if (notice) {
-        store.event('checkpoint-fallback', { message: notice, checkpoint: latest?.name });
-        (options.onWarning ?? ((message) => console.error(`warning: ${message}`)))(notice);
-      }
+      const latest = resumePoint(store, options.onWarning);
       const ctx = await kind.build(resumed.config, latest?.modelPath);
       if (ctx.poolFile) {
         checkPoolUnchanged(store.events().find((event) => event.kind === 'pool-file')?.detail, ctx.poolFile);
