@@ -2,8 +2,9 @@
 // self-play's generator groups (selfplay/): G completions of one attempt, graded. Kept here, at the bottom
 // of the house, so every layer that handles groups imports them down. `A` is the attempt that produced the
 // group (guidance/attempt.ts's Attempt in the loop); core knows only that it names a problem.
-import type { Problem } from './problem.ts';
+
 import type { SampledSequence } from './policy.ts';
+import type { Problem } from './problem.ts';
 import type { RewardResult } from './reward.ts';
 
 /** What a batch filter reads of a group (DAPO dynamic sampling, VCRL): the scalar reward of each sample. */

@@ -4,8 +4,9 @@
 // policy as a problem writer beside its solver groups (Tool-R0 ¶118 trains one model in both roles; we
 // share one update step instead of alternating phases — a deviation). The groups are trained, not
 // observed: the selector, guidance and sample log see only the solver's groups.
-import type { Problem } from '../core/problem.ts';
+
 import type { SampledGroup } from '../core/groups.ts';
+import type { Problem } from '../core/problem.ts';
 import type { Attempt } from '../guidance/attempt.ts';
 import type { GeneratorGroup } from './round.ts';
 

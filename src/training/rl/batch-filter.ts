@@ -4,8 +4,8 @@
 // src/algorithms/vcrl-filter.ts). When several are enabled a group must pass all of them, and the step may
 // use the largest of their round budgets. rlStep hands the result to fillBatch.
 import { isInformative } from '../../algorithms/dynamic-sampling.ts';
-import type { RewardedGroup } from '../../core/groups.ts';
 import { vcrlKeep } from '../../algorithms/vcrl-filter.ts';
+import type { RewardedGroup } from '../../core/groups.ts';
 import type { RlConfig } from './config.ts';
 
 export interface BatchFilter {
