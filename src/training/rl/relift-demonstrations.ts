@@ -55,6 +55,8 @@ export function createSolutionSource(
   };
 }
 
+/** Filled on first use (core/registry.ts): importing this file registers nothing. */
 export const demonstrationSources = new Registry<DemonstrationSourceFactory>(
   'ReLIFT demonstration source',
-).register('solutions', createSolutionSource);
+  (registry) => registry.register('solutions', createSolutionSource),
+);
