@@ -67,6 +67,16 @@ function defaultsLine(source: string | undefined, root: string): string[] {
   return text === '' ? [] : [`- ${text} (from the file's header)`];
 }
 
+/**
+ * A default that names a file of the package (e.g. the shipped corpus, resolved from import.meta.url)
+ * holds this checkout's absolute path; the index shows it under `<package>/` so it is the same on
+ * every machine.
+ */
+function withoutRoot(json: string, root: string): string {
+  const prefix = JSON.stringify(`${root.replace(/[\\/]+$/, '')}/`).slice(1, -1);
+  return json.split(prefix).join('<package>/');
+}
+
 function optionsTable(info: PluginInfo, source: string | undefined, root: string): string[] {
   if (info.optionsSchema === undefined && info.kind === 'run-component') {
     return ['- Options: its block of the train config, in [config-reference.md](config-reference.md)'];
@@ -80,7 +90,12 @@ function optionsTable(info: PluginInfo, source: string | undefined, root: string
   for (const row of rows) {
     const note = optionNote(row.key, files);
     const fallback = row.required ? '(required)' : '—';
-    const shown = note.defaultExpression !== undefined ? `\`${note.defaultExpression}\`` : row.default;
+    const shown =
+      note.defaultExpression !== undefined
+        ? `\`${note.defaultExpression}\``
+        : row.default === undefined
+          ? undefined
+          : withoutRoot(row.default, root);
     const value = shown === undefined ? fallback : shown.startsWith('`') ? shown : `\`${shown}\``;
     const text = note.comment || row.description || '';
     lines.push(`| \`${row.key}\` | ${cell(row.type)} | ${cell(value)} | ${cell(text)} |`);
