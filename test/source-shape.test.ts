@@ -19,11 +19,9 @@ const knownLongFiles: readonly string[] = [
 const knownLongFunctions: readonly string[] = [
   'src/bench/code-tests-bench.ts benchCodeTests',
   'src/bench/tinker-step-bench.ts runTinkerBench',
-  'src/curricula/gmm.ts fitGmm',
   'src/policy/native-kernels.ts nativeMatMul',
   'src/rewards/math-answer/compare.ts nodesEqual',
   'src/rewards/math-answer/evaluate.ts exactValue',
-  'src/rlt/distill.ts distill',
   'src/runs/compare/format-comparison.ts formatComparison',
 ];
 

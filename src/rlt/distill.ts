@@ -12,7 +12,9 @@
 // completion tokens (as pretrain.ts). The data is drawn with replacement from the set each step.
 // Written to the run directory: config.json, explanations.jsonl (exactly the texts trained on, one line
 // per problem: id, prompt, explanation, completion, and whether the explanation was kept), metrics and
-// a checkpoint (run dir usable as `init.checkpoint` of `curricula train`).
+// a checkpoint (run dir usable as `init.checkpoint` of `curricula train`). The step loop is the run
+// driver's (training/run-driver.ts), as for pretrain and train: one metrics row per step, the held-out
+// evaluation merged into the last one.
 //
 // Deviations: explanations the teacher did not close (no EOS within sampling.maxTokens) are dropped and
 // counted (the authors' teacher is SFT-ed to close its think tags); the authors distill 7B/32B students on
@@ -34,6 +36,7 @@ import { RunStore } from '../runs/run-store.ts';
 import { promptTokens, solutionDatum } from '../tasks/format.ts';
 import { heldOutProblems } from '../tasks/problem-mix.ts';
 import { sampleRows } from '../training/rl/sample-rows.ts';
+import { runSteps } from '../training/run-driver.ts';
 import { supervisedStep } from '../training/supervised-step.ts';
 import { type DistillConfig, validateDistillConfig } from './distill-config.ts';
 import { studentSequence, teacherPromptText } from './template.ts';
@@ -84,33 +87,14 @@ export async function distill(given: DistillConfig, options: DistillOptions = {}
   });
   const opened: PolicyBackend[] = [];
   try {
-    let examples: DistillExample[];
-    if (plan.teacherPath) {
-      options.onPhase?.('explain', plan.pool.length);
-      const teacher: PolicyBackend = await loadEmbeddedPolicy(plan.teacherPath, workers);
-      opened.push(teacher);
-      examples = await explain(teacher, plan.pool, config);
-      await teacher.close?.();
-      opened.pop();
-    } else {
-      examples = plan.pool.map((problem) => ({
-        problemId: problem.id,
-        prompt: problem.prompt,
-        explanation: '',
-        completion: problem.solution,
-        kept: true,
-      }));
-    }
+    const examples = await distillExamples(plan, config, workers, opened, options);
     writeFileSync(
       join(store.dir, 'explanations.jsonl'),
       examples.map((example) => JSON.stringify(example)).join('\n') + (examples.length > 0 ? '\n' : ''),
     );
-    const byId = new Map(plan.pool.map((problem) => [problem.id, problem]));
     const student: PolicyBackend = await loadEmbeddedPolicy(plan.studentPath, workers);
     opened.push(student);
-    const data = examples
-      .filter((example) => example.kept)
-      .map((example) => distillDatum(student, config, byId.get(example.problemId)!, example));
+    const data = trainingData(student, config, plan.pool, examples);
     const dropped = examples.length - data.length;
     store.event('distill-data', { source: config.source, problems: examples.length, dropped });
     if (data.length === 0) {
@@ -118,7 +102,6 @@ export async function distill(given: DistillConfig, options: DistillOptions = {}
         `the teacher closed none of its ${examples.length} explanations within sampling.maxTokens ${config.sampling.maxTokens}; nothing to train on (see ${join(store.dir, 'explanations.jsonl')})`,
       );
     }
-
     const heldOut = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
     const evaluate = async (step: number) =>
       summarizeOutcomes(
@@ -134,31 +117,43 @@ export async function distill(given: DistillConfig, options: DistillOptions = {}
     options.onPhase?.('train', config.train.steps);
     const rng = new Rng(config.seed);
     const { train } = config;
-    for (let step = 1; step <= train.steps; step++) {
-      const stepStart = performance.now();
-      const batch = Array.from({ length: train.batchSize }, () => data[rng.int(0, data.length - 1)]);
-      const result = await supervisedStep(student, batch, train, step, train.steps);
-      const metrics = {
-        'train/loss': result.loss,
-        'train/lr': result.learningRate,
-        'train/grad_norm': result.gradNorm,
-        'perf/step_seconds': (performance.now() - stepStart) / 1000,
-      };
-      store.logMetrics(step, metrics);
-      options.onStep?.(step, metrics);
-    }
-    const finalEval = await evaluate(train.steps);
-    store.logMetrics(train.steps, finalEval.metrics);
-    const saved = await saveCheckpoint(
-      store.checkpointsDir,
-      { step: train.steps, rng: rng.state(), extra: { source: config.source } },
-      (dir) => student.save(dir),
-      { best: true },
-    );
-    store.event('finished', { step: train.steps });
+    let checkpoint = '';
+    // One run driver (training/run-driver.ts): evaluation and the one checkpoint after the last step.
+    const { finalEval } = await runSteps({
+      store,
+      startStep: 0,
+      savedStep: -1,
+      steps: train.steps,
+      evalEvery: 0,
+      checkpoint: { every: 0, latestEvery: Number.POSITIVE_INFINITY },
+      step: async (step) => {
+        const stepStart = performance.now();
+        const batch = Array.from({ length: train.batchSize }, () => data[rng.int(0, data.length - 1)]);
+        const result = await supervisedStep(student, batch, train, step, train.steps);
+        const metrics = {
+          'train/loss': result.loss,
+          'train/lr': result.learningRate,
+          'train/grad_norm': result.gradNorm,
+          'perf/step_seconds': (performance.now() - stepStart) / 1000,
+        };
+        options.onStep?.(step, { ...metrics });
+        return metrics;
+      },
+      evaluate,
+      record: (step, metrics) => store.logMetrics(step, metrics),
+      save: async (step) => {
+        const saved = await saveCheckpoint(
+          store.checkpointsDir,
+          { step, rng: rng.state(), extra: { source: config.source } },
+          (dir) => student.save(dir),
+          { best: true },
+        );
+        checkpoint = saved.modelPath;
+      },
+    });
     return {
       runDir: store.dir,
-      checkpoint: saved.modelPath,
+      checkpoint,
       source: config.source,
       problems: examples.length,
       examples: data.length,
@@ -172,6 +167,45 @@ export async function distill(given: DistillConfig, options: DistillOptions = {}
     store.close();
     for (const backend of opened) await backend.close?.();
   }
+}
+
+/** What the student learns from: the teacher's explanations (source teacher) or the worked solutions. */
+async function distillExamples(
+  plan: ReturnType<typeof validateDistillConfig>,
+  config: DistillConfig,
+  workers: Parameters<typeof loadEmbeddedPolicy>[1],
+  opened: PolicyBackend[],
+  options: DistillOptions,
+): Promise<DistillExample[]> {
+  if (!plan.teacherPath) {
+    return plan.pool.map((problem) => ({
+      problemId: problem.id,
+      prompt: problem.prompt,
+      explanation: '',
+      completion: problem.solution,
+      kept: true,
+    }));
+  }
+  options.onPhase?.('explain', plan.pool.length);
+  const teacher: PolicyBackend = await loadEmbeddedPolicy(plan.teacherPath, workers);
+  opened.push(teacher);
+  const examples = await explain(teacher, plan.pool, config);
+  await teacher.close?.();
+  opened.pop();
+  return examples;
+}
+
+/** The student's training data: one datum per kept example. */
+function trainingData(
+  student: PolicyBackend,
+  config: DistillConfig,
+  pool: readonly Problem[],
+  examples: readonly DistillExample[],
+): Datum[] {
+  const byId = new Map(pool.map((problem) => [problem.id, problem]));
+  return examples
+    .filter((example) => example.kept)
+    .map((example) => distillDatum(student, config, byId.get(example.problemId)!, example));
 }
 
 /** One explanation per problem from the teacher (closed by EOS, or dropped). */
