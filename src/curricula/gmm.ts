@@ -76,12 +76,75 @@ export function fitGmm(
   const n = points.length;
   const d = points[0].length;
   if (n < k) throw new RangeError(`fitGmm: ${n} points cannot fit ${k} components`);
-  const x = new Float64Array(n * d); // [n, d]
+  const x = flatten(points, d);
+  const state = initialState(x, n, d, k, rng, regularization);
+  if (options.initial !== undefined) warmStart(state, options.initial);
+  const buffers: EStepBuffers = {
+    responsibilities: new Float64Array(n * k),
+    lowers: new Float64Array(k * d * d),
+    logNormalisers: new Float64Array(k),
+    z: new Float64Array(d),
+    logs: new Float64Array(k),
+  };
+  let previous = Number.NEGATIVE_INFINITY;
+  let logLikelihood = Number.NEGATIVE_INFINITY;
+  for (let iteration = 0; iteration < maxIterations; iteration++) {
+    logLikelihood = expectationStep(state, x, n, regularization, buffers);
+    if (Math.abs(logLikelihood - previous) / n < tolerance) break;
+    previous = logLikelihood;
+    maximisationStep(state, x, n, regularization, buffers.responsibilities);
+  }
+  return toFit(state, logLikelihood);
+}
+
+/** The mixture being fitted, in flat arrays. */
+interface FlatGmm {
+  k: number;
+  d: number;
+  /** [k] */
+  weights: Float64Array;
+  /** [k, d] */
+  means: Float64Array;
+  /** [k, d, d] */
+  covariances: Float64Array;
+}
+
+/** Scratch of the E step, allocated once per fit. */
+interface EStepBuffers {
+  /** [n, k] */
+  responsibilities: Float64Array;
+  /** Cholesky factors, [k, d, d] */
+  lowers: Float64Array;
+  /** log w_c − ½(d·log 2π + log|Σ_c|), [k] */
+  logNormalisers: Float64Array;
+  /** [d] */
+  z: Float64Array;
+  /** [k] */
+  logs: Float64Array;
+}
+
+/** The points as one [n, d] array. */
+function flatten(points: readonly (readonly number[])[], d: number): Float64Array {
+  const x = new Float64Array(points.length * d); // [n, d]
   points.forEach((point, i) => {
     for (let j = 0; j < d; j++) x[i * d + j] = point[j];
   });
-  // Initial means by k-means++ seeding (first point uniform, each next ∝ squared distance to the nearest
-  // chosen one); sklearn starts EM from a k-means solution, which this approximates at a fraction of the cost.
+  return x;
+}
+
+/**
+ * Initial means by k-means++ seeding (first point uniform, each next ∝ squared distance to the nearest
+ * chosen one); sklearn starts EM from a k-means solution, which this approximates at a fraction of the
+ * cost. Every covariance starts as the diagonal of the data's variances plus the ridge, weights uniform.
+ */
+function initialState(
+  x: Float64Array,
+  n: number,
+  d: number,
+  k: number,
+  rng: Rng,
+  regularization: number,
+): FlatGmm {
   const means = new Float64Array(k * d); // [k, d]
   const nearest = new Float64Array(n).fill(Number.POSITIVE_INFINITY);
   for (let c = 0; c < k; c++) {
@@ -106,94 +169,117 @@ export function fitGmm(
     for (let c = 0; c < k; c++) covariances[c * d * d + j * d + j] = variance + regularization;
   }
   const weights = new Float64Array(k).fill(1 / k);
-  const initial = options.initial;
-  if (initial !== undefined && initial.weights.length === k && initial.means[0]?.length === d) {
-    for (let c = 0; c < k; c++) {
-      weights[c] = initial.weights[c];
-      for (let a = 0; a < d; a++) {
-        means[c * d + a] = initial.means[c][a];
-        for (let b = 0; b < d; b++) covariances[c * d * d + a * d + b] = initial.covariances[c][a][b];
-      }
+  return { k, d, weights, means, covariances };
+}
+
+/** Replaces the seeds by `initial` when it has the same k and dimension (the seeding's draws still happen). */
+function warmStart(state: FlatGmm, initial: Gmm): void {
+  const { k, d, weights, means, covariances } = state;
+  if (initial.weights.length !== k || initial.means[0]?.length !== d) return;
+  for (let c = 0; c < k; c++) {
+    weights[c] = initial.weights[c];
+    for (let a = 0; a < d; a++) {
+      means[c * d + a] = initial.means[c][a];
+      for (let b = 0; b < d; b++) covariances[c * d * d + a * d + b] = initial.covariances[c][a][b];
     }
   }
-  const responsibilities = new Float64Array(n * k); // [n, k]
-  const lowers = new Float64Array(k * d * d); // Cholesky factors, [k, d, d]
-  const logNormalisers = new Float64Array(k); // log w_c − ½(d·log 2π + log|Σ_c|)
-  const z = new Float64Array(d);
-  const logs = new Float64Array(k);
-  let previous = Number.NEGATIVE_INFINITY;
-  let logLikelihood = Number.NEGATIVE_INFINITY;
-  for (let iteration = 0; iteration < maxIterations; iteration++) {
-    // E step: Cholesky of each covariance, then log w_c + log N(x_i; μ_c, Σ_c) by forward substitution.
+}
+
+/**
+ * E step: Cholesky of each covariance, then log w_c + log N(x_i; μ_c, Σ_c) by forward substitution;
+ * fills the responsibilities and returns the log-likelihood of the points.
+ */
+function expectationStep(
+  state: FlatGmm,
+  x: Float64Array,
+  n: number,
+  regularization: number,
+  buffers: EStepBuffers,
+): number {
+  const { k, d, weights, means, covariances } = state;
+  const { responsibilities, lowers, logNormalisers, z, logs } = buffers;
+  for (let c = 0; c < k; c++) {
+    const base = c * d * d;
+    let logDeterminant = 0;
+    for (let i = 0; i < d; i++) {
+      for (let j = 0; j <= i; j++) {
+        let sum = covariances[base + i * d + j];
+        for (let m = 0; m < j; m++) sum -= lowers[base + i * d + m] * lowers[base + j * d + m];
+        if (i === j) {
+          const root = Math.sqrt(Math.max(sum, regularization));
+          lowers[base + i * d + i] = root;
+          logDeterminant += 2 * Math.log(root);
+        } else lowers[base + i * d + j] = sum / lowers[base + j * d + j];
+      }
+    }
+    logNormalisers[c] = Math.log(weights[c]) - 0.5 * (d * Math.log(2 * Math.PI) + logDeterminant);
+  }
+  let logLikelihood = 0;
+  for (let i = 0; i < n; i++) {
+    let maximum = Number.NEGATIVE_INFINITY;
     for (let c = 0; c < k; c++) {
       const base = c * d * d;
-      let logDeterminant = 0;
-      for (let i = 0; i < d; i++) {
-        for (let j = 0; j <= i; j++) {
-          let sum = covariances[base + i * d + j];
-          for (let m = 0; m < j; m++) sum -= lowers[base + i * d + m] * lowers[base + j * d + m];
-          if (i === j) {
-            const root = Math.sqrt(Math.max(sum, regularization));
-            lowers[base + i * d + i] = root;
-            logDeterminant += 2 * Math.log(root);
-          } else lowers[base + i * d + j] = sum / lowers[base + j * d + j];
-        }
+      let squared = 0;
+      for (let a = 0; a < d; a++) {
+        let value = x[i * d + a] - means[c * d + a];
+        for (let m = 0; m < a; m++) value -= lowers[base + a * d + m] * z[m];
+        z[a] = value / lowers[base + a * d + a];
+        squared += z[a] * z[a];
       }
-      logNormalisers[c] = Math.log(weights[c]) - 0.5 * (d * Math.log(2 * Math.PI) + logDeterminant);
+      logs[c] = logNormalisers[c] - 0.5 * squared;
+      if (logs[c] > maximum) maximum = logs[c];
     }
-    logLikelihood = 0;
-    for (let i = 0; i < n; i++) {
-      let maximum = Number.NEGATIVE_INFINITY;
-      for (let c = 0; c < k; c++) {
-        const base = c * d * d;
-        let squared = 0;
-        for (let a = 0; a < d; a++) {
-          let value = x[i * d + a] - means[c * d + a];
-          for (let m = 0; m < a; m++) value -= lowers[base + a * d + m] * z[m];
-          z[a] = value / lowers[base + a * d + a];
-          squared += z[a] * z[a];
-        }
-        logs[c] = logNormalisers[c] - 0.5 * squared;
-        if (logs[c] > maximum) maximum = logs[c];
-      }
+    let sum = 0;
+    for (let c = 0; c < k; c++) {
+      const scaled = Math.exp(logs[c] - maximum);
+      responsibilities[i * k + c] = scaled;
+      sum += scaled;
+    }
+    logLikelihood += maximum + Math.log(sum);
+    for (let c = 0; c < k; c++) responsibilities[i * k + c] /= sum;
+  }
+  return logLikelihood;
+}
+
+/** M step: weights, means and (ridged) covariances from the responsibilities ([n, k]), in place. */
+function maximisationStep(
+  state: FlatGmm,
+  x: Float64Array,
+  n: number,
+  regularization: number,
+  responsibilities: Float64Array,
+): void {
+  const { k, d, weights, means, covariances } = state;
+  for (let c = 0; c < k; c++) {
+    let mass = 0;
+    for (let i = 0; i < n; i++) mass += responsibilities[i * k + c];
+    mass = Math.max(mass, 1e-12);
+    weights[c] = mass / n;
+    for (let a = 0; a < d; a++) {
       let sum = 0;
-      for (let c = 0; c < k; c++) {
-        const scaled = Math.exp(logs[c] - maximum);
-        responsibilities[i * k + c] = scaled;
-        sum += scaled;
-      }
-      logLikelihood += maximum + Math.log(sum);
-      for (let c = 0; c < k; c++) responsibilities[i * k + c] /= sum;
+      for (let i = 0; i < n; i++) sum += responsibilities[i * k + c] * x[i * d + a];
+      means[c * d + a] = sum / mass;
     }
-    if (Math.abs(logLikelihood - previous) / n < tolerance) break;
-    previous = logLikelihood;
-    // M step.
-    for (let c = 0; c < k; c++) {
-      let mass = 0;
-      for (let i = 0; i < n; i++) mass += responsibilities[i * k + c];
-      mass = Math.max(mass, 1e-12);
-      weights[c] = mass / n;
-      for (let a = 0; a < d; a++) {
+    const base = c * d * d;
+    for (let a = 0; a < d; a++) {
+      for (let b = 0; b <= a; b++) {
         let sum = 0;
-        for (let i = 0; i < n; i++) sum += responsibilities[i * k + c] * x[i * d + a];
-        means[c * d + a] = sum / mass;
-      }
-      const base = c * d * d;
-      for (let a = 0; a < d; a++) {
-        for (let b = 0; b <= a; b++) {
-          let sum = 0;
-          for (let i = 0; i < n; i++) {
-            sum +=
-              responsibilities[i * k + c] *
-              (x[i * d + a] - means[c * d + a]) *
-              (x[i * d + b] - means[c * d + b]);
-          }
-          covariances[base + a * d + b] = sum / mass + (a === b ? regularization : 0);
-          covariances[base + b * d + a] = covariances[base + a * d + b];
+        for (let i = 0; i < n; i++) {
+          sum +=
+            responsibilities[i * k + c] *
+            (x[i * d + a] - means[c * d + a]) *
+            (x[i * d + b] - means[c * d + b]);
         }
+        covariances[base + a * d + b] = sum / mass + (a === b ? regularization : 0);
+        covariances[base + b * d + a] = covariances[base + a * d + b];
       }
     }
   }
+}
+
+/** The fitted mixture as nested arrays, with its log-likelihood and AIC. */
+function toFit(state: FlatGmm, logLikelihood: number): GmmFit {
+  const { k, d, weights, means, covariances } = state;
   const parameters = k - 1 + k * d + (k * d * (d + 1)) / 2;
   return {
     weights: Array.from(weights),
