@@ -20,8 +20,6 @@ const knownLongFunctions: readonly string[] = [
   'src/bench/code-tests-bench.ts benchCodeTests',
   'src/bench/tinker-step-bench.ts runTinkerBench',
   'src/policy/native-kernels.ts nativeMatMul',
-  'src/rewards/math-answer/compare.ts nodesEqual',
-  'src/rewards/math-answer/evaluate.ts exactValue',
   'src/runs/compare/format-comparison.ts formatComparison',
 ];
 

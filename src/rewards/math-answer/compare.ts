@@ -64,76 +64,113 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
     return asSet !== null && nodesEqual(asSet, pred, options);
   }
 
-  switch (gold.kind) {
-    case 'expr':
-      if (pred.kind === 'expr') return exprEqual(gold, pred, options);
-      if (pred.kind === 'text') return false;
-      // `\{5\}` or `(5)` for 5
-      if ((pred.kind === 'set' || pred.kind === 'tuple') && pred.items.length === 1) {
-        return nodesEqual(gold, pred.items[0], options);
-      }
-      return false;
-    case 'text':
-      return pred.kind === 'text' && pred.value === gold.value;
-    case 'relation':
-      return pred.kind === 'relation' && relationsEqual(gold, pred, options);
-    case 'or':
-      return pred.kind === 'or' && unorderedEqual(gold.items, pred.items, options);
-    case 'set':
-      if (pred.kind === 'tuple' && pred.delimiter === '()' && pred.items.length > 1)
-        return orderedEqual(sortedItems(gold.items), pred.items, options);
-      if (pred.kind === 'set' || pred.kind === 'tuple')
-        return unorderedEqual(gold.items, pred.items, options);
-      if (pred.kind === 'interval' || pred.kind === 'union') return false;
-      return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
-    case 'tuple': {
-      if (pred.kind === 'interval' || pred.kind === 'union') {
-        const asInterval = tupleAsInterval(gold);
-        return asInterval !== null && nodesEqual(asInterval, pred, options);
-      }
-      if (pred.kind === 'set') {
-        if (gold.delimiter === '()') return orderedEqual(gold.items, sortedItems(pred.items), options);
-        return unorderedEqual(gold.items, pred.items, options);
-      }
-      if (pred.kind !== 'tuple') return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
-      // A tuple is ordered: against a bare list, position by position as written ((1,3) ≡ `1, 3`, (3,1) ≢
-      // `1, 3`, as in Math-Verify); against a set, see sortedItems.
-      if (
-        (gold.delimiter === '()') !== (pred.delimiter === '()') &&
-        (gold.delimiter === 'bare') !== (pred.delimiter === 'bare')
-      )
-        return orderedEqual(gold.items, pred.items, options);
-      if (gold.delimiter === 'bare' || pred.delimiter === 'bare') {
-        return unorderedEqual(gold.items, pred.items, options);
-      }
-      if ((gold.delimiter === ':') !== (pred.delimiter === ':')) return false;
-      return orderedEqual(gold.items, pred.items, options);
-    }
-    case 'interval': {
-      const predInterval = pred.kind === 'tuple' ? tupleAsInterval(pred) : pred;
-      if (predInterval?.kind === 'union' && predInterval.items.length === 1) {
-        return nodesEqual(gold, predInterval.items[0], options);
-      }
-      if (predInterval?.kind !== 'interval') return false;
-      return intervalsEqual(gold, predInterval, options);
-    }
-    case 'union': {
-      if (pred.kind === 'union') return unorderedEqual(gold.items, pred.items, options);
-      return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
-    }
-    case 'matrix': {
-      // `A + B`, `2A`, `AB` with the matrices written out: their entries (Math-Verify evaluates them too)
-      const entries = pred.kind === 'expr' ? evaluateMatrix(pred.json) : null;
-      const rows = entries
-        ? entries.map((row) => row.map(jsonToNode))
-        : pred.kind === 'matrix'
-          ? pred.rows
-          : null;
-      if (!rows || rows.length !== gold.rows.length) return false;
-      return gold.rows.every((row, i) => orderedEqual(row, rows[i], options));
-    }
-  }
+  // 3.–6. by the kind of the gold answer
+  const rule = EQUAL_BY_GOLD_KIND[gold.kind] as KindRule<MathNode['kind']>;
+  return rule(gold, pred, options);
 }
+
+type NodeOf<K extends MathNode['kind']> = Extract<MathNode, { kind: K }>;
+
+/** Equality against a gold answer of kind K, after the assignment and relation rules. */
+type KindRule<K extends MathNode['kind']> = (
+  gold: NodeOf<K>,
+  pred: MathNode,
+  options: CompareOptions,
+) => boolean;
+
+/** A scalar against a scalar; `\{5\}` or `(5)` for 5. */
+function exprNodeEqual(gold: NodeOf<'expr'>, pred: MathNode, options: CompareOptions): boolean {
+  if (pred.kind === 'expr') return exprEqual(gold, pred, options);
+  if (pred.kind === 'text') return false;
+  if ((pred.kind === 'set' || pred.kind === 'tuple') && pred.items.length === 1) {
+    return nodesEqual(gold, pred.items[0], options);
+  }
+  return false;
+}
+
+function textNodeEqual(gold: NodeOf<'text'>, pred: MathNode): boolean {
+  return pred.kind === 'text' && pred.value === gold.value;
+}
+
+function relationNodeEqual(gold: NodeOf<'relation'>, pred: MathNode, options: CompareOptions): boolean {
+  return pred.kind === 'relation' && relationsEqual(gold, pred, options);
+}
+
+function orNodeEqual(gold: NodeOf<'or'>, pred: MathNode, options: CompareOptions): boolean {
+  return pred.kind === 'or' && unorderedEqual(gold.items, pred.items, options);
+}
+
+/** Order-free against a set or list; against a tuple of several items, the set's items in increasing order. */
+function setNodeEqual(gold: NodeOf<'set'>, pred: MathNode, options: CompareOptions): boolean {
+  if (pred.kind === 'tuple' && pred.delimiter === '()' && pred.items.length > 1)
+    return orderedEqual(sortedItems(gold.items), pred.items, options);
+  if (pred.kind === 'set' || pred.kind === 'tuple') return unorderedEqual(gold.items, pred.items, options);
+  if (pred.kind === 'interval' || pred.kind === 'union') return false;
+  return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
+}
+
+function tupleNodeEqual(gold: NodeOf<'tuple'>, pred: MathNode, options: CompareOptions): boolean {
+  if (pred.kind === 'interval' || pred.kind === 'union') {
+    const asInterval = tupleAsInterval(gold);
+    return asInterval !== null && nodesEqual(asInterval, pred, options);
+  }
+  if (pred.kind === 'set') {
+    if (gold.delimiter === '()') return orderedEqual(gold.items, sortedItems(pred.items), options);
+    return unorderedEqual(gold.items, pred.items, options);
+  }
+  if (pred.kind !== 'tuple') return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
+  // A tuple is ordered: against a bare list, position by position as written ((1,3) ≡ `1, 3`, (3,1) ≢
+  // `1, 3`, as in Math-Verify); against a set, see sortedItems.
+  if (
+    (gold.delimiter === '()') !== (pred.delimiter === '()') &&
+    (gold.delimiter === 'bare') !== (pred.delimiter === 'bare')
+  )
+    return orderedEqual(gold.items, pred.items, options);
+  if (gold.delimiter === 'bare' || pred.delimiter === 'bare') {
+    return unorderedEqual(gold.items, pred.items, options);
+  }
+  if ((gold.delimiter === ':') !== (pred.delimiter === ':')) return false;
+  return orderedEqual(gold.items, pred.items, options);
+}
+
+function intervalNodeEqual(gold: NodeOf<'interval'>, pred: MathNode, options: CompareOptions): boolean {
+  const predInterval = pred.kind === 'tuple' ? tupleAsInterval(pred) : pred;
+  if (predInterval?.kind === 'union' && predInterval.items.length === 1) {
+    return nodesEqual(gold, predInterval.items[0], options);
+  }
+  if (predInterval?.kind !== 'interval') return false;
+  return intervalsEqual(gold, predInterval, options);
+}
+
+function unionNodeEqual(gold: NodeOf<'union'>, pred: MathNode, options: CompareOptions): boolean {
+  if (pred.kind === 'union') return unorderedEqual(gold.items, pred.items, options);
+  return gold.items.length === 1 && nodesEqual(gold.items[0], pred, options);
+}
+
+/** Row by row; `A + B`, `2A`, `AB` with the matrices written out by their entries (Math-Verify evaluates them too). */
+function matrixNodeEqual(gold: NodeOf<'matrix'>, pred: MathNode, options: CompareOptions): boolean {
+  const entries = pred.kind === 'expr' ? evaluateMatrix(pred.json) : null;
+  const rows = entries
+    ? entries.map((row) => row.map(jsonToNode))
+    : pred.kind === 'matrix'
+      ? pred.rows
+      : null;
+  if (!rows || rows.length !== gold.rows.length) return false;
+  return gold.rows.every((row, i) => orderedEqual(row, rows[i], options));
+}
+
+/** One rule per kind of gold answer (rules 3–6 of the header). */
+const EQUAL_BY_GOLD_KIND: { readonly [K in MathNode['kind']]: KindRule<K> } = {
+  expr: exprNodeEqual,
+  text: textNodeEqual,
+  relation: relationNodeEqual,
+  or: orNodeEqual,
+  set: setNodeEqual,
+  tuple: tupleNodeEqual,
+  interval: intervalNodeEqual,
+  union: unionNodeEqual,
+  matrix: matrixNodeEqual,
+};
 
 function tupleAssignment(node: MathNode): MathNode | null {
   if (node.kind !== 'relation' || node.op !== 'Equal' || node.args.length !== 2) return null;

@@ -126,94 +126,133 @@ export function exactValue(json: Json): Rational | null {
   if (typeof json === 'string') return null;
   if (!Array.isArray(json)) return decimalToRational(json.num);
   const [head, ...args] = json;
-  const values = (): (Rational | null)[] => args.map(exactValue);
-  switch (head) {
-    case 'Add': {
-      let total = rational(0n);
-      for (const value of values()) {
-        if (!value) return null;
-        total = add(total, value);
-      }
-      return total;
-    }
-    case 'Subtract': {
-      const [a, b] = values();
-      if (!a || !b || args.length !== 2) return null;
-      return add(a, mul(b, rational(-1n)));
-    }
-    case 'Negate': {
-      const [a] = values();
-      return a ? mul(a, rational(-1n)) : null;
-    }
-    case 'Multiply':
-    case 'InvisibleOperator': {
-      if (head === 'InvisibleOperator' && isMixedNumber(json)) {
-        const [whole, fraction] = values();
-        return whole && fraction ? add(whole, whole.n < 0n ? mul(fraction, rational(-1n)) : fraction) : null;
-      }
-      let product = rational(1n);
-      for (const value of values()) {
-        if (!value) return null;
-        product = mul(product, value);
-      }
-      return product;
-    }
-    case 'Divide':
-    case 'Rational': {
-      const [a, b] = values();
-      if (!a || !b || args.length !== 2) return null;
-      return div(a, b);
-    }
-    case 'Power': {
-      const [base, exponent] = values();
-      if (!base || !exponent) return null;
-      if (exponent.d === 1n) return ratPow(base, exponent.n);
-      if (exponent.d > 16n || base.n < 0n) return null;
-      return exactRoot(ratPow(base, exponent.n), exponent.d);
-    }
-    case 'Square': {
-      const [a] = values();
-      return a ? mul(a, a) : null;
-    }
-    case 'Sqrt': {
-      const [a] = values();
-      return a && a.n >= 0n ? exactRoot(a, 2n) : null;
-    }
-    case 'Root': {
-      const [a, k] = values();
-      const degree = asInteger(k);
-      if (!a || degree === null || degree < 1n || degree > 64n) return null;
-      if (a.n < 0n) {
-        if (degree % 2n === 0n) return null;
-        const root = exactRoot(rational(-a.n, a.d), degree);
-        return root ? rational(-root.n, root.d) : null;
-      }
-      return exactRoot(a, degree);
-    }
-    case 'Factorial': {
-      const n = asInteger(values()[0]);
-      return n === null ? null : factorial(n);
-    }
-    case 'Binomial': {
-      const [n, k] = values().map(asInteger);
-      if (n === null || k === null || n < 0n || k < 0n || k > n) return null;
-      if (n > 20_000n) throw new TooLargeError('binomial too large');
-      let result = 1n;
-      // biome-ignore lint/complexity/useMathMinMax: bigint operands (Math.min does not take bigints)
-      const kk = k < n - k ? k : n - k;
-      for (let i = 1n; i <= kk; i++) result = (result * (n - kk + i)) / i;
-      return rational(result);
-    }
-    case 'Abs': {
-      const [a] = values();
-      return a ? rational(a.n < 0n ? -a.n : a.n, a.d) : null;
-    }
-    case 'Delimiter':
-      return args.length === 1 ? exactValue(args[0]) : null;
-    default:
-      return null;
-  }
+  const rule = typeof head === 'string' ? EXACT_RULES.get(head) : undefined;
+  return rule === undefined ? null : rule(args, json);
 }
+
+/** The exact value of one operator given its arguments (and the whole expression); null when not rational. */
+type ExactRule = (args: Json[], json: Json[]) => Rational | null;
+
+const values = (args: Json[]): (Rational | null)[] => args.map(exactValue);
+
+function exactSum(args: Json[]): Rational | null {
+  let total = rational(0n);
+  for (const value of values(args)) {
+    if (!value) return null;
+    total = add(total, value);
+  }
+  return total;
+}
+
+function exactDifference(args: Json[]): Rational | null {
+  const [a, b] = values(args);
+  if (!a || !b || args.length !== 2) return null;
+  return add(a, mul(b, rational(-1n)));
+}
+
+function exactNegation(args: Json[]): Rational | null {
+  const [a] = values(args);
+  return a ? mul(a, rational(-1n)) : null;
+}
+
+function exactProduct(args: Json[]): Rational | null {
+  let product = rational(1n);
+  for (const value of values(args)) {
+    if (!value) return null;
+    product = mul(product, value);
+  }
+  return product;
+}
+
+/** Juxtaposition: a mixed number `7\frac34` (the fraction takes the whole part's sign), else a product. */
+function exactJuxtaposition(args: Json[], json: Json[]): Rational | null {
+  if (!isMixedNumber(json)) return exactProduct(args);
+  const [whole, fraction] = values(args);
+  return whole && fraction ? add(whole, whole.n < 0n ? mul(fraction, rational(-1n)) : fraction) : null;
+}
+
+function exactQuotient(args: Json[]): Rational | null {
+  const [a, b] = values(args);
+  if (!a || !b || args.length !== 2) return null;
+  return div(a, b);
+}
+
+/** A rational power; a fractional exponent (denominator ≤ 16, base ≥ 0) only when the root is exact. */
+function exactPower(args: Json[]): Rational | null {
+  const [base, exponent] = values(args);
+  if (!base || !exponent) return null;
+  if (exponent.d === 1n) return ratPow(base, exponent.n);
+  if (exponent.d > 16n || base.n < 0n) return null;
+  return exactRoot(ratPow(base, exponent.n), exponent.d);
+}
+
+function exactSquare(args: Json[]): Rational | null {
+  const [a] = values(args);
+  return a ? mul(a, a) : null;
+}
+
+function exactSquareRoot(args: Json[]): Rational | null {
+  const [a] = values(args);
+  return a && a.n >= 0n ? exactRoot(a, 2n) : null;
+}
+
+/** The k-th root (1 ≤ k ≤ 64) when exact; an odd root of a negative number is negative. */
+function exactKthRoot(args: Json[]): Rational | null {
+  const [a, k] = values(args);
+  const degree = asInteger(k);
+  if (!a || degree === null || degree < 1n || degree > 64n) return null;
+  if (a.n < 0n) {
+    if (degree % 2n === 0n) return null;
+    const root = exactRoot(rational(-a.n, a.d), degree);
+    return root ? rational(-root.n, root.d) : null;
+  }
+  return exactRoot(a, degree);
+}
+
+function exactFactorial(args: Json[]): Rational | null {
+  const n = asInteger(values(args)[0]);
+  return n === null ? null : factorial(n);
+}
+
+function exactBinomial(args: Json[]): Rational | null {
+  const [n, k] = values(args).map(asInteger);
+  if (n === null || k === null || n < 0n || k < 0n || k > n) return null;
+  if (n > 20_000n) throw new TooLargeError('binomial too large');
+  let result = 1n;
+  // biome-ignore lint/complexity/useMathMinMax: bigint operands (Math.min does not take bigints)
+  const kk = k < n - k ? k : n - k;
+  for (let i = 1n; i <= kk; i++) result = (result * (n - kk + i)) / i;
+  return rational(result);
+}
+
+function exactAbsolute(args: Json[]): Rational | null {
+  const [a] = values(args);
+  return a ? rational(a.n < 0n ? -a.n : a.n, a.d) : null;
+}
+
+/** Parentheses around one expression. */
+function exactDelimited(args: Json[]): Rational | null {
+  return args.length === 1 ? exactValue(args[0]) : null;
+}
+
+/** The operators exactValue knows, by MathJSON head; any other head is not rational (null). */
+const EXACT_RULES = new Map<string, ExactRule>([
+  ['Add', exactSum],
+  ['Subtract', exactDifference],
+  ['Negate', exactNegation],
+  ['Multiply', exactProduct],
+  ['InvisibleOperator', exactJuxtaposition],
+  ['Divide', exactQuotient],
+  ['Rational', exactQuotient],
+  ['Power', exactPower],
+  ['Square', exactSquare],
+  ['Sqrt', exactSquareRoot],
+  ['Root', exactKthRoot],
+  ['Factorial', exactFactorial],
+  ['Binomial', exactBinomial],
+  ['Abs', exactAbsolute],
+  ['Delimiter', exactDelimited],
+]);
 
 function exactRoot(a: Rational, k: bigint): Rational | null {
   const n = iroot(a.n, k);
