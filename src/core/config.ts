@@ -1,10 +1,11 @@
 // Config parsing: YAML or JSON files validated by strict zod schemas. Every problem becomes one line that
-// says where (file and key path), what is wrong, and — for unknown keys — which keys are allowed. A file
-// may start with UTF-8 byte-order marks; they are dropped before parsing.
+// says where (file and key path), what is wrong, and — for unknown keys — which keys are allowed; the
+// ConfigError also carries each problem structured (`issues`: path, zod's code, message). A file may start
+// with UTF-8 byte-order marks; they are dropped before parsing.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { ConfigError } from './errors.ts';
+import { ConfigError, type ConfigIssue } from './errors.ts';
 import { shortInput } from './quote-input.ts';
 
 /** Validates `value` against `schema`; throws ConfigError naming `source` and each bad key path. */
@@ -15,7 +16,31 @@ export function parseConfig<Schema extends z.ZodType>(
 ): z.output<Schema> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw new ConfigError(`${source}: ${describeIssues(schema, result.error.issues)}`);
+  throw configError(schema, result.error.issues, `${source}: `);
+}
+
+/**
+ * The ConfigError of a failed parse: `prefix` + the one-line description (describeIssues) as its message,
+ * and each issue structured (path, code, message) as its `issues`.
+ */
+export function configError(
+  schema: z.ZodType,
+  issues: readonly z.core.$ZodIssue[],
+  prefix: string,
+  topLevel?: string,
+): ConfigError {
+  return new ConfigError(`${prefix}${describeIssues(schema, issues, topLevel)}`, {
+    issues: configIssues(schema, issues),
+  });
+}
+
+/** zod's issues as ConfigError's: the path (symbols as strings), the code and the message without the path. */
+export function configIssues(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): ConfigIssue[] {
+  return issues.map((issue) => ({
+    path: issue.path.map((key) => (typeof key === 'number' ? key : String(key))),
+    code: issue.code,
+    message: issueMessage(schema, issue),
+  }));
 }
 
 /**
@@ -60,15 +85,27 @@ export function readConfigFile(path: string): unknown {
 function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue, topLevel: string): string {
   const where = issue.path.length > 0 ? issue.path.join('.') : topLevel;
   if (issue.code === 'unrecognized_keys') {
-    const allowed = allowedKeysAt(schema, issue.path);
-    const known = !allowed
-      ? ''
-      : allowed.length > 0
-        ? `; allowed: ${allowed.join(', ')}`
-        : '; it takes no keys';
-    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `'${shortInput(key)}'`).join(', ')} at ${where}${known}`;
+    return `${unknownKeys(issue.keys)} at ${where}${allowedKeys(schema, issue.path)}`;
   }
   return `${where}: ${issue.message}`;
+}
+
+/** The message of one issue without its path (for unknown keys: the keys, and the allowed ones). */
+function issueMessage(schema: z.ZodType, issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys')
+    return `${unknownKeys(issue.keys)}${allowedKeys(schema, issue.path)}`;
+  return issue.message;
+}
+
+function unknownKeys(keys: readonly string[]): string {
+  return `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((key) => `'${shortInput(key)}'`).join(', ')}`;
+}
+
+/** '; allowed: a, b' (or '; it takes no keys') for the object schema at `path`; '' when it is not known. */
+function allowedKeys(schema: z.ZodType, path: readonly PropertyKey[]): string {
+  const allowed = allowedKeysAt(schema, path);
+  if (!allowed) return '';
+  return allowed.length > 0 ? `; allowed: ${allowed.join(', ')}` : '; it takes no keys';
 }
 
 /** Keys of the object schema found by following `path` through wrappers (optional, default, array items). */

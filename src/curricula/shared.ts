@@ -2,7 +2,7 @@
 // selector, the field and an example problem, numerically stable softmax and entropy, grouping of a pool
 // into arms, and per-arm shuffled lists drawn without replacement (refilled when exhausted).
 import type { z } from 'zod';
-import { describeIssues } from '../core/config.ts';
+import { configError } from '../core/config.ts';
 import { CheckpointError, ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
@@ -15,8 +15,7 @@ export function parseOptions<Schema extends z.ZodType>(
 ): z.infer<Schema> {
   const result = schema.safeParse(options ?? {});
   if (result.success) return result.data;
-  const issues = describeIssues(schema, result.error.issues, '(options)');
-  throw new ConfigError(`selector '${selector}': invalid options: ${issues}`);
+  throw configError(schema, result.error.issues, `selector '${selector}': invalid options: `, '(options)');
 }
 
 /** The error for a problem that lacks the metadata a selector needs. */

@@ -24,7 +24,24 @@
 // before them resumes and gains them; old rows keep NULL. Readers never migrate (the dashboard opens the
 // store read-only): they select only the columns the table has (PRAGMA table_info) and leave the rest
 // undefined.
-import type Database from 'better-sqlite3';
+//
+// The database is typed by the few methods used here (SampleDatabase), not by better-sqlite3's types:
+// this module's .d.ts ships in the package, and @types/better-sqlite3 is a devDependency, so naming its
+// types here made a user's `tsc` with `skipLibCheck: false` fail (TS7016). run-store.ts passes its
+// better-sqlite3 Database, which has these methods.
+
+/** A prepared statement, as far as this module uses one (better-sqlite3's Statement has these). */
+export interface SampleStatement {
+  run(...parameters: unknown[]): unknown;
+  all(...parameters: unknown[]): unknown[];
+}
+
+/** The methods of a better-sqlite3 Database this module calls; `prepare` returns the caller's statement type. */
+export interface SampleDatabase<Statement extends SampleStatement = SampleStatement> {
+  exec(source: string): unknown;
+  pragma(source: string): unknown;
+  prepare(source: string): Statement;
+}
 
 /** One text a scaffold added to what the policy saw. */
 export interface GuidanceText {
@@ -85,19 +102,21 @@ export const ADDED_COLUMNS: readonly [string, string][] = [
 const BASE_COLUMNS = ['step', 'problem_id', 'prompt', 'completion', 'reward', 'reason'];
 
 /** Adds the missing columns of ADDED_COLUMNS to `samples` (writers only). */
-export function migrateSamples(db: Database.Database): void {
+export function migrateSamples(db: SampleDatabase): void {
   const present = sampleColumns(db);
   for (const [name, type] of ADDED_COLUMNS) {
     if (!present.has(name)) db.exec(`ALTER TABLE samples ADD COLUMN ${name} ${type}`);
   }
 }
 
-function sampleColumns(db: Database.Database): Set<string> {
+function sampleColumns(db: SampleDatabase): Set<string> {
   return new Set((db.pragma('table_info(samples)') as { name: string }[]).map((column) => column.name));
 }
 
 /** The INSERT for every column (after migrateSamples). */
-export function prepareSampleInsert(db: Database.Database): Database.Statement {
+export function prepareSampleInsert<Statement extends SampleStatement>(
+  db: SampleDatabase<Statement>,
+): Statement {
   const columns = [...BASE_COLUMNS, ...ADDED_COLUMNS.map(([name]) => name)];
   return db.prepare(
     `INSERT INTO samples (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
@@ -145,7 +164,7 @@ export function decodeLogprobs(blob: Buffer): number[] {
  * and the row → SampleRecord conversion.
  */
 export function prepareSampleSelect(
-  db: Database.Database,
+  db: SampleDatabase,
 ): (step: number) => (SampleRecord & { step: number })[] {
   const present = sampleColumns(db);
   const added = ADDED_COLUMNS.map(([name]) => name).filter((name) => present.has(name));
