@@ -19,7 +19,6 @@ const knownLongFiles: readonly string[] = [
 const knownLongFunctions: readonly string[] = [
   'src/bench/code-tests-bench.ts benchCodeTests',
   'src/bench/tinker-step-bench.ts runTinkerBench',
-  'src/runs/compare/format-comparison.ts formatComparison',
 ];
 
 describe('source shape', () => {

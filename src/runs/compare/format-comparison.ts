@@ -1,7 +1,7 @@
 // The Markdown of `curricula compare`: final held-out rates per level, steps to the baseline's final
 // value, what each group practised, and what it cost — every number as mean ± sd over seeds.
 import { compareDifficulty, parseEvalKey } from '../report/eval-keys.ts';
-import type { Comparison, Spread } from './compare-runs.ts';
+import type { Comparison, GroupComparison, Spread } from './compare-runs.ts';
 
 export interface FormatOptions {
   /** Config keys the groups differ in (for the heading). */
@@ -11,10 +11,36 @@ export interface FormatOptions {
 }
 
 export function formatComparison(comparison: Comparison, options: FormatOptions): string {
-  const { groups, baseline, target, headline } = comparison;
+  const { groups } = comparison;
+  const lines = [
+    ...heading(comparison, options.groupedBy),
+    ...passKs(comparison.keys).flatMap((k) => [
+      '',
+      `## Final held-out pass@${k}`,
+      '',
+      ...finalTable(comparison, k),
+    ]),
+    ...stepsToTarget(comparison),
+    ...practised(groups),
+    ...cost(groups),
+    ...(options.plots ?? []).flatMap((plot) => [
+      '',
+      `## ${plot.title}`,
+      '',
+      `![${plot.title}](${plot.path})`,
+    ]),
+    '',
+    `Runs: ${groups.map((group) => `${group.group}: ${group.runs.join(', ')}`).join('; ')}.`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** The title, what the numbers are, and a warning for each group whose runs end at different steps. */
+function heading(comparison: Comparison, groupedBy: readonly string[]): string[] {
+  const { groups } = comparison;
   const runCount = groups.reduce((sum, group) => sum + group.runs.length, 0);
-  const by =
-    options.groupedBy.length > 0 ? ` by ${options.groupedBy.map((key) => `\`${key}\``).join(', ')}` : '';
+  const by = groupedBy.length > 0 ? ` by ${groupedBy.map((key) => `\`${key}\``).join(', ')}` : '';
   const lines = [
     `# Comparison: ${runCount} runs in ${groups.length} groups${by}`,
     '',
@@ -27,71 +53,72 @@ export function formatComparison(comparison: Comparison, options: FormatOptions)
       `**Warning**: the runs of ${group.group} end at different steps (${group.lastSteps.join(', ')}).`,
     );
   }
-  for (const k of passKs(comparison.keys)) {
-    lines.push('', `## Final held-out pass@${k}`, '', ...finalTable(comparison, k));
-  }
-  if (target !== null) {
-    const source = baseline === null ? 'the given target' : `${baseline}'s mean final ${short(headline)}`;
+  return lines;
+}
+
+/** Steps to the target (the baseline's mean final headline, or the given one), with the speed-up; none without a target. */
+function stepsToTarget(comparison: Comparison): string[] {
+  const { groups, baseline, target, headline } = comparison;
+  if (target === null) return [];
+  const source = baseline === null ? 'the given target' : `${baseline}'s mean final ${short(headline)}`;
+  const lines = [
+    '',
+    `## Steps to reach ${source} (${target.toFixed(3)})`,
+    '',
+    'First evaluated step at which the mean curve over seeds reaches the target, and the same for each',
+    'run (— = not reached). Evaluations are every few steps, so a step here is an upper bound; on noisy',
+    'curves the first crossing can come early and by chance. The area under the curve (the mean of the',
+    'evaluations after step 0) is the steadier summary of how fast a group improved.',
+    '',
+    `| group | mean curve | per run | speed-up vs ${baseline ?? 'target'} | area under the curve |`,
+    '|---|---|---|---|---|',
+  ];
+  const reference = groups.find((group) => group.group === baseline)?.stepsToTarget ?? null;
+  for (const group of groups) {
+    const perRun = group.runStepsToTarget.map((step) => (step === null ? '—' : String(step))).join(', ');
+    const speedup =
+      reference !== null && group.stepsToTarget !== null && group.stepsToTarget > 0
+        ? `${(reference / group.stepsToTarget).toFixed(2)}×`
+        : '—';
     lines.push(
-      '',
-      `## Steps to reach ${source} (${target.toFixed(3)})`,
-      '',
-      'First evaluated step at which the mean curve over seeds reaches the target, and the same for each',
-      'run (— = not reached). Evaluations are every few steps, so a step here is an upper bound; on noisy',
-      'curves the first crossing can come early and by chance. The area under the curve (the mean of the',
-      'evaluations after step 0) is the steadier summary of how fast a group improved.',
-      '',
-      `| group | mean curve | per run | speed-up vs ${baseline ?? 'target'} | area under the curve |`,
-      '|---|---|---|---|---|',
+      `| ${group.group} | ${group.stepsToTarget ?? '—'} | ${perRun} | ${speedup} | ${cell(group.auc)} |`,
     );
-    const reference = groups.find((group) => group.group === baseline)?.stepsToTarget ?? null;
-    for (const group of groups) {
-      const perRun = group.runStepsToTarget.map((step) => (step === null ? '—' : String(step))).join(', ');
-      const speedup =
-        reference !== null && group.stepsToTarget !== null && group.stepsToTarget > 0
-          ? `${(reference / group.stepsToTarget).toFixed(2)}×`
-          : '—';
-      lines.push(
-        `| ${group.group} | ${group.stepsToTarget ?? '—'} | ${perRun} | ${speedup} | ${cell(group.auc)} |`,
-      );
-    }
   }
-  const practised = [...new Set(groups.flatMap((group) => Object.keys(group.means)))].sort(compareLevelKeys);
-  if (practised.length > 0) {
-    lines.push(
-      '',
-      '## What was practised',
-      '',
-      'Share of the sampled problems at each level, averaged over the training steps.',
-      '',
-      `| group | ${practised.map((key) => key.replace('selection/share/', '')).join(' | ')} |`,
-      `|---|${practised.map(() => '---').join('|')}|`,
-    );
-    for (const group of groups) {
-      lines.push(`| ${group.group} | ${practised.map((key) => cell(group.means[key], 2)).join(' | ')} |`);
-    }
-  }
+  return lines;
+}
+
+/** The share of sampled problems per level and group; none when no run recorded selection shares. */
+function practised(groups: readonly GroupComparison[]): string[] {
+  const keys = [...new Set(groups.flatMap((group) => Object.keys(group.means)))].sort(compareLevelKeys);
+  if (keys.length === 0) return [];
+  return [
+    '',
+    '## What was practised',
+    '',
+    'Share of the sampled problems at each level, averaged over the training steps.',
+    '',
+    `| group | ${keys.map((key) => key.replace('selection/share/', '')).join(' | ')} |`,
+    `|---|${keys.map(() => '---').join('|')}|`,
+    ...groups.map(
+      (group) => `| ${group.group} | ${keys.map((key) => cell(group.means[key], 2)).join(' | ')} |`,
+    ),
+  ];
+}
+
+/** The summed cost metrics per group; none when no run recorded any. */
+function cost(groups: readonly GroupComparison[]): string[] {
   const sums = [...new Set(groups.flatMap((group) => Object.keys(group.sums)))];
-  if (sums.length > 0) {
-    lines.push(
-      '',
-      '## Cost',
-      '',
-      `| group | ${sums.map(sumLabel).join(' | ')} |`,
-      `|---|${sums.map(() => '---').join('|')}|`,
-    );
-    for (const group of groups) {
-      lines.push(`| ${group.group} | ${sums.map((key) => cell(group.sums[key], 0)).join(' | ')} |`);
-    }
-  }
-  for (const plot of options.plots ?? [])
-    lines.push('', `## ${plot.title}`, '', `![${plot.title}](${plot.path})`);
-  lines.push(
+  if (sums.length === 0) return [];
+  return [
     '',
-    `Runs: ${groups.map((group) => `${group.group}: ${group.runs.join(', ')}`).join('; ')}.`,
+    '## Cost',
     '',
-  );
-  return lines.join('\n');
+    `| group | ${sums.map(sumLabel).join(' | ')} |`,
+    `|---|${sums.map(() => '---').join('|')}|`,
+    ...groups.map(
+      (group) => `| ${group.group} | ${sums.map((key) => cell(group.sums[key], 0)).join(' | ')} |`,
+    ),
+  ];
 }
 
 function finalTable(comparison: Comparison, k: number): string[] {
