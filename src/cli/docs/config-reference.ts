@@ -8,7 +8,10 @@ import { rlConfigSchema } from '../../training/rl/config.ts';
 import { jsonSchemaOf, schemaRows } from './schema-rows.ts';
 import { keyDefinitions, type OptionNote, optionNote } from './source-notes.ts';
 
-/** The config's source files: rl/config.ts first, then the rest of training/rl/ and training/. */
+/**
+ * The config's source files: rl/config.ts and the run components' blocks (components/config-blocks.ts)
+ * first, then the rest of training/rl/ and training/.
+ */
 function configSources(root: string): string[] {
   const list = (dir: string) =>
     readdirSync(join(root, dir))
@@ -16,7 +19,13 @@ function configSources(root: string): string[] {
       .sort()
       .map((name) => join(root, dir, name));
   const first = join(root, 'src/training/rl/config.ts');
-  return [first, ...list('src/training/rl').filter((file) => file !== first), ...list('src/training')];
+  const blocks = join(root, 'src/training/components/config-blocks.ts');
+  return [
+    first,
+    blocks,
+    ...list('src/training/rl').filter((file) => file !== first),
+    ...list('src/training'),
+  ];
 }
 
 function cell(text: string): string {
@@ -24,12 +33,12 @@ function cell(text: string): string {
 }
 
 /**
- * The comment above a key: a top-level key's from rl/config.ts; a block's key's only when that key name
+ * The comment above a key: a top-level key's from rl/config.ts or config-blocks.ts; a block's key's only when that key name
  * is defined once in the config's sources (a `name:` or `options:` in every block would be ambiguous).
  */
 function rowNote(key: string, files: readonly string[]): OptionNote {
   const segments = key.split('.');
-  if (segments.length === 1) return optionNote(key, files.slice(0, 1));
+  if (segments.length === 1) return optionNote(key, files.slice(0, 2));
   const last = segments[segments.length - 1];
   return keyDefinitions(last, files) === 1 ? optionNote(last, files) : { comment: '' };
 }

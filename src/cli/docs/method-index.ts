@@ -77,9 +77,16 @@ function withoutRoot(json: string, root: string): string {
   return json.split(prefix).join('<package>/');
 }
 
-function optionsTable(info: PluginInfo, source: string | undefined, root: string): string[] {
-  if (info.optionsSchema === undefined && info.kind === 'run-component') {
-    return ['- Options: its block of the train config, in [config-reference.md](config-reference.md)'];
+/** A plug-in as the index lists it; a run component names its block of the train config. */
+export type IndexedPlugin = PluginInfo & { configBlock?: string };
+
+function optionsTable(info: IndexedPlugin, source: string | undefined, root: string): string[] {
+  if (info.kind === 'run-component') {
+    return info.configBlock === undefined
+      ? ["- Options: none of its own (it follows the run's guidance)"]
+      : [
+          `- Options: the \`${info.configBlock}\` block of the train config, in [config-reference.md](config-reference.md)`,
+        ];
   }
   if (info.optionsSchema === undefined) return ['- Options: none'];
   const json = jsonSchemaOf(info.optionsSchema);
@@ -103,7 +110,7 @@ function optionsTable(info: PluginInfo, source: string | undefined, root: string
   return lines;
 }
 
-function methodSection(info: PluginInfo, root: string): string[] {
+function methodSection(info: IndexedPlugin, root: string): string[] {
   const source = pluginSource(info, root);
   return [
     `### \`${info.id}\``,
@@ -122,9 +129,9 @@ function methodSection(info: PluginInfo, root: string): string[] {
 export function methodIndex(
   registries: Registries,
   root: string,
-  others: readonly PluginInfo[] = [],
+  others: readonly IndexedPlugin[] = [],
 ): string {
-  const plugins = [...registeredPlugins(registries), ...others];
+  const plugins: IndexedPlugin[] = [...registeredPlugins(registries), ...others];
   const lines = [
     '# Methods',
     '',

@@ -35,6 +35,11 @@ export interface RlComponentDefinition {
   /** The component's id (rl/context.ts: also its checkpoint key). */
   id: string;
   description: string;
+  /**
+   * Its block of the train config, as config-blocks.ts places it ('rollout.budget', 'teacher', …);
+   * absent: it has none (retry and expert traces follow the run's guidance).
+   */
+  block?: string;
   /** Refuses a pool it cannot serve (ConfigError) before any model is loaded (ReLIFT's demonstrations). */
   check?(setup: PoolSetup): void;
   create(setup: ComponentSetup): BuiltComponent | null | Promise<BuiltComponent | null>;

@@ -11,6 +11,7 @@ export interface ReliftComponent extends BuiltComponent {
 
 export const reliftComponent = defineRlComponent({
   id: 'relift',
+  block: 'algorithm.relift',
   description: 'algorithm.relift: SFT on the solutions of problems the policy failed (ReLIFT)',
   // The demonstration source refuses a pool it cannot serve (no worked solutions) before any model.
   check: ({ config, pool, source }) => void createRelift(config, { pool, source }),

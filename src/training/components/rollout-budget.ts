@@ -11,6 +11,7 @@ export interface RolloutBudgetComponent extends BuiltComponent {
 
 export const rolloutBudgetComponent = defineRlComponent({
   id: 'budget',
+  block: 'rollout.budget',
   description: 'rollout.budget: samples per problem by outcome uncertainty p(1 − p)',
   create({ config, selector }): RolloutBudgetComponent | null {
     const budget = createRolloutBudget(config, selector);

@@ -17,6 +17,7 @@ export interface SelfPlayComponent extends BuiltComponent {
 
 export const selfPlayComponent = defineRlComponent({
   id: 'selfPlay',
+  block: 'selfPlay',
   description: 'selfPlay: the policy writes problems; admitted ones join the pool (Tool-R0)',
   async create({ config, pool }): Promise<SelfPlayComponent | null> {
     const selfPlay = createSelfPlay(config, pool, await buildSelfPlayGenerator(config.selfPlay));

@@ -18,6 +18,7 @@ export interface TeachersComponent extends BuiltComponent {
 
 export const teachersComponent = defineRlComponent({
   id: 'teachers',
+  block: 'teacher',
   description:
     'teacher.pool: teacher help after grading (AMPO) and the distillation term (OPD, privileged-hint)',
   async create({ config, guidance, policy, pool, request }): Promise<TeachersComponent> {

@@ -1,40 +1,18 @@
 // The config of `curricula train`: RL fine-tuning (GRPO family) from a cold-start checkpoint.
 // Every named part (selector, guidance, reward, advantage, loss) resolves through its registry, and its
 // `options` are validated by that part's own schema when the run is set up, before anything is written.
+// The run components' blocks (rollout.budget, algorithm.relift, teacher, selfPlay) are theirs
+// (components/config-blocks.ts), placed here where the config has always had them.
 import { z } from 'zod';
 import { vcrlFilterSchema } from '../../algorithms/vcrl-filter.ts';
+import { boundedCount, sizeLimits } from '../../core/size-limits.ts';
 import { RUN_NAME_MAX, RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
-import { selfPlaySchema } from '../../selfplay/config.ts';
 import { mixEntrySchema } from '../../tasks/problem-mix.ts';
+import { componentBlocks, defaultsOf } from '../components/config-blocks.ts';
 import { modelBlockSchema } from '../model-presets.ts';
 import { rlPolicyBlockSchema } from '../policy-block.ts';
 import { heldOutEvalSchema, optimizerSchema } from '../pretrain-config.ts';
-import { boundedCount, sizeLimits } from '../../core/size-limits.ts';
 import { poolBlockSchema } from './pool-file.ts';
-import { reliftSchema } from './relift-options.ts';
-import { teacherBlockSchema } from './teacher-config.ts';
-
-const rolloutBudgetDefaults = {
-  enabled: false,
-  min: 2,
-  max: null,
-  passRates: 'auto' as const,
-  discount: 0,
-};
-
-export const rolloutBudgetSchema = z
-  .strictObject({
-    enabled: z.boolean().default(false),
-    /** Samples per problem at least (the advantage estimator's minimum group size or more). */
-    min: z.number().int().positive().default(2),
-    /** Samples per problem at most (null = 4 × groupSize). */
-    max: z.number().int().positive().nullable().default(null),
-    /** Where pass-rate estimates come from: the selector's (bots), the run's history, or auto (selector if it has them). */
-    passRates: z.enum(['auto', 'selector', 'history']).default('auto'),
-    /** History only: evidence fades toward the prior by (1 − discount) per step. */
-    discount: z.number().min(0).lt(1).default(0),
-  })
-  .default(rolloutBudgetDefaults);
 
 /**
  * Held-out evaluation during RL samples (4 completions at temperature 1, every 20 steps): the defaults
@@ -82,10 +60,15 @@ export const rlConfigSchema = z.strictObject({
       topP: z.number().gt(0).max(1).default(1),
       /** Completion length cap (also bounded by the model's context). */
       maxTokens: boundedCount(sizeLimits.maxTokens, 'tokens per completion').default(96),
-      /** Adaptive rollout budget: samples per problem follow its uncertainty under a fixed total. */
-      budget: rolloutBudgetSchema,
+      ...componentBlocks.rollout,
     })
-    .default({ groupSize: 8, temperature: 1, topP: 1, maxTokens: 96, budget: rolloutBudgetDefaults }),
+    .default({
+      groupSize: 8,
+      temperature: 1,
+      topP: 1,
+      maxTokens: 96,
+      ...defaultsOf(componentBlocks.rollout),
+    }),
   algorithm: z
     .strictObject({
       advantage: namedPart('grpo'),
@@ -113,8 +96,7 @@ export const rlConfigSchema = z.strictObject({
         .default({ enabled: false, maxRounds: 3 }),
       /** VCRL: drop groups whose normalised reward variance is below a threshold and sample more problems. */
       vcrlFilter: vcrlFilterSchema,
-      /** ReLIFT: SFT on the demonstrations of problems no sample solved, interleaved with RL (relift.ts). */
-      relift: reliftSchema,
+      ...componentBlocks.algorithm,
     })
     .default({
       advantage: { name: 'grpo', options: {} },
@@ -124,7 +106,7 @@ export const rlConfigSchema = z.strictObject({
       minibatches: 1,
       dynamicSampling: { enabled: false, maxRounds: 3 },
       vcrlFilter: { enabled: false, threshold: 0.3, maxRounds: 3 },
-      relift: reliftSchema.parse(undefined),
+      ...defaultsOf(componentBlocks.algorithm),
     }),
   train: optimizerSchema.extend({
     steps: z.number().int().positive(),
@@ -151,10 +133,9 @@ export const rlConfigSchema = z.strictObject({
   /** Which backend runs the policy (policy-block.ts; absent = embedded) and how the embedded policy runs
    * (worker threads). Last, so that the allowed-keys list of an error message keeps its order. */
   policy: rlPolicyBlockSchema.optional(),
-  /** Teachers (frozen policies) and on-policy distillation from them (teacher-config.ts); absent = none. */
-  teacher: teacherBlockSchema.optional(),
-  /** Self-play: the policy writes practice problems; admitted ones join the pool (src/selfplay); absent = off. */
-  selfPlay: selfPlaySchema,
+  ...componentBlocks.root,
 });
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
+
+export { rolloutBudgetSchema } from './rollout-budget-options.ts';

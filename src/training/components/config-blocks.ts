@@ -1,0 +1,51 @@
+// The run components' blocks of the `curricula train` config, each with the schema its feature owns,
+// grouped by where the block sits: `rollout.<key>`, `algorithm.<key>` or the top level (`<key>`, after
+// every core key, so error messages list the core keys first). rl/config.ts composes them into
+// rlConfigSchema; each definition names its block (definition.ts `block`), and a test checks that every
+// block belongs to a component and every named block exists. A new feature with options adds its block
+// here and its definition in index.ts. (A definition cannot carry its schema itself: definitions read
+// the composed config, so the schema list must sit below them.)
+import type { z } from 'zod';
+import { selfPlaySchema } from '../../selfplay/config.ts';
+import { reliftSchema } from '../rl/relift-options.ts';
+import { rolloutBudgetSchema } from '../rl/rollout-budget-options.ts';
+import { teacherBlockSchema } from '../rl/teacher-config.ts';
+
+export const componentBlocks = {
+  rollout: {
+    /** Adaptive rollout budget: samples per problem follow its uncertainty under a fixed total. */
+    budget: rolloutBudgetSchema,
+  },
+  algorithm: {
+    /** ReLIFT: SFT on the demonstrations of problems no sample solved, interleaved with RL (relift.ts). */
+    relift: reliftSchema,
+  },
+  root: {
+    /** Teachers (frozen policies) and on-policy distillation from them (teacher-config.ts); absent = none. */
+    teacher: teacherBlockSchema.optional(),
+    /** Self-play: the policy writes practice problems; admitted ones join the pool (src/selfplay); absent = off. */
+    selfPlay: selfPlaySchema,
+  },
+} as const;
+
+/** Where a block sits, as a definition names it: 'rollout.budget', 'algorithm.relift', 'teacher', … */
+export function blockPaths(): string[] {
+  return Object.entries(componentBlocks).flatMap(([group, blocks]) =>
+    Object.keys(blocks).map((key) => (group === 'root' ? key : `${group}.${key}`)),
+  );
+}
+
+/** The schema of the block at `path` (blockPaths' form); undefined when there is none. */
+export function blockSchema(path: string): z.ZodType | undefined {
+  const [group, key] = path.includes('.') ? path.split('.') : ['root', path];
+  return (componentBlocks as Record<string, Record<string, z.ZodType>>)[group]?.[key];
+}
+
+/** The defaults of a group of blocks (its parent's default when the user leaves the parent out). */
+export function defaultsOf<T extends Record<string, z.ZodType>>(
+  blocks: T,
+): { [K in keyof T]: z.output<T[K]> } {
+  return Object.fromEntries(
+    Object.entries(blocks).map(([key, schema]) => [key, schema.parse(undefined)]),
+  ) as { [K in keyof T]: z.output<T[K]> };
+}
