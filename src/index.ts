@@ -65,8 +65,11 @@ export {
   trainSteps,
 } from './api/train.ts';
 export {
+  CancelledError,
   CheckpointError,
   ConfigError,
+  type ConfigErrorOptions,
+  type ConfigIssue,
   ConformanceError,
   CurriculaError,
   DataError,

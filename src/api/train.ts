@@ -6,9 +6,14 @@
 // Cancellation: when `signal` aborts, the run finishes the step in progress, saves a checkpoint, logs a
 // 'cancelled' event and the promise REJECTS with RunCancelledError (name 'AbortError', with `runDir` and
 // `step`); `train(null, {resume: error.runDir})` continues it. A signal already aborted rejects at once,
-// before anything is created.
+// before anything is created (not even the config is validated), with CancelledError (RunCancelledError's
+// base class, also named 'AbortError'; the signal's reason is its `cause`).
+//
+// Progress: `onStepEvent` receives the object `trainSteps` yields ({step, metrics, eval?}); the older
+// positional `onStep(step, metrics)` still works and runs first when both are given.
 import type { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
+import { CancelledError } from '../core/errors.ts';
 import type { EvalSummary } from '../eval/aggregate.ts';
 import { type PretrainResult, pretrain as pretrainLoop } from '../training/pretrain.ts';
 import { pretrainConfigSchema } from '../training/pretrain-config.ts';
@@ -32,11 +37,21 @@ export interface RunOptions {
   steps?: number;
   /** Replace an existing run of the same name (only a run, and not one in use). */
   overwrite?: boolean;
-  /** Stops the run after the step in progress (checkpoint saved); the promise rejects with RunCancelledError. */
+  /**
+   * Stops the run after the step in progress (checkpoint saved); the promise rejects with
+   * RunCancelledError. Already aborted: rejects with CancelledError before anything is created.
+   */
   signal?: AbortSignal;
   /**
-   * After each step, with that step's metrics (reward/mean, losses/policy, perf/step_seconds, …). For
-   * `train`, a returned promise is awaited before the next step starts.
+   * After each step, the same event `trainSteps` yields: the step, its metrics (reward/mean,
+   * losses/policy, perf/step_seconds, …) and, when a held-out evaluation ran at that step, its summary.
+   * For `train`, a returned promise is awaited before the next step starts.
+   */
+  onStepEvent?: (event: StepEvent) => unknown;
+  /**
+   * After each step, with that step's number and metrics (as `onStepEvent`'s `step` and `metrics`).
+   * @deprecated Use `onStepEvent`, which receives the object `trainSteps` yields. Still called, before
+   * `onStepEvent` when both are given.
    */
   onStep?: (step: number, metrics: Record<string, number>) => unknown;
   /** After each held-out evaluation (step 0 = before training). */
@@ -73,6 +88,7 @@ function resolveConfig<Schema extends z.ZodType>(
  * to continue a run.
  */
 export async function train(config: TrainConfig | null, options: TrainRunOptions = {}): Promise<TrainResult> {
+  rejectIfAborted(options.signal);
   const resolved = resolveConfig(rlConfigSchema, config, options, 'train config');
   return trainLoop(resolved, { ...loopOptions(options), onAdvice: options.onAdvice });
 }
@@ -85,14 +101,52 @@ export async function pretrain(
   config: PretrainConfig | null,
   options: RunOptions = {},
 ): Promise<PretrainResult> {
+  rejectIfAborted(options.signal);
   const resolved = resolveConfig(pretrainConfigSchema, config, options, 'pretrain config');
   return pretrainLoop(resolved, loopOptions(options));
 }
 
-/** The options both loops share, as the API takes them. */
+/** A signal aborted before the run starts: CancelledError, with the signal's reason as its cause. */
+function rejectIfAborted(signal: AbortSignal | undefined): void {
+  if (!signal?.aborted) return;
+  throw new CancelledError(
+    'cancelled before the run started: the signal was already aborted; nothing was created',
+    {
+      cause: signal.reason,
+    },
+  );
+}
+
+/** The options both loops share, as the API takes them (onStep and onStepEvent as the loop's one onStep). */
 function loopOptions(options: RunOptions) {
-  const { resume, steps, overwrite, signal, onStep, onEval, onOverwrite } = options;
-  return { resume, steps, overwrite, signal, onStep, onEval, onOverwrite };
+  const { resume, steps, overwrite, signal, onOverwrite } = options;
+  return { resume, steps, overwrite, signal, onOverwrite, ...stepCallbacks(options) };
+}
+
+/**
+ * The loop's onStep and onEval for a run's callbacks: the positional onStep, then onStepEvent with the
+ * step's event (the loop calls onEval before onStep for the same step, so the event carries that
+ * evaluation). A promise returned by either is returned for the loop to await (train awaits it).
+ */
+function stepCallbacks({ onStep, onStepEvent, onEval }: RunOptions): Pick<RunOptions, 'onStep' | 'onEval'> {
+  if (onStepEvent === undefined) return { onStep, onEval };
+  let evalAt: { step: number; summary: EvalSummary } | null = null;
+  return {
+    onEval: (step, summary) => {
+      evalAt = { step, summary };
+      onEval?.(step, summary);
+    },
+    onStep: (step, metrics) => {
+      const summary = evalAt?.step === step ? evalAt.summary : undefined;
+      const event: StepEvent = summary ? { step, metrics, eval: summary } : { step, metrics };
+      const positional = onStep?.(step, metrics);
+      return isPromiseLike(positional) ? positional.then(() => onStepEvent(event)) : onStepEvent(event);
+    },
+  };
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
 /** One step of a run, as `trainSteps` yields it. */
@@ -132,21 +186,15 @@ export async function* trainSteps(
     wake?.();
     wake = null;
   };
-  let evalAt: { step: number; summary: EvalSummary } | null = null;
   let finished = false;
   let failure: unknown = null;
   let result: TrainResult | undefined;
   const run = train(config, {
     ...options,
     signal: stop.signal,
-    onEval: (step, summary) => {
-      evalAt = { step, summary };
-      options.onEval?.(step, summary);
-    },
-    onStep: async (step, metrics) => {
-      const summary = evalAt?.step === step ? evalAt.summary : undefined;
-      queue.push(summary ? { step, metrics, eval: summary } : { step, metrics });
-      await options.onStep?.(step, metrics);
+    onStepEvent: async (event) => {
+      queue.push(event);
+      await options.onStepEvent?.(event);
       const consumed = new Promise<void>((resolve) => {
         release = resolve;
       });
