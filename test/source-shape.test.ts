@@ -17,7 +17,6 @@ const knownLongFiles: readonly string[] = [
   'src/server/openai/robustness.test.ts',
 ];
 const knownLongFunctions: readonly string[] = [
-  'src/bench/code-tests-bench.ts benchCodeTests',
   'src/bench/tinker-step-bench.ts runTinkerBench',
 ];
 

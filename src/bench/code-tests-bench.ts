@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { Problem } from '../core/problem.ts';
 import { CodeTestsReward } from '../rewards/code-tests/reward.ts';
-import { runInSandbox, type SandboxLimits } from '../rewards/code-tests/sandbox.ts';
+import { runInSandbox, type SandboxConfig, type SandboxLimits } from '../rewards/code-tests/sandbox.ts';
 
 export interface BenchOptions {
   /** Sequential runs for the overhead measurement. */
@@ -95,33 +95,59 @@ export async function benchCodeTests(options: BenchOptions = {}): Promise<BenchR
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     pythonPath,
   });
-  const config = {
+  const config: SandboxConfig = {
     bwrapPath: reward.options.bwrapPath,
     prlimitPath: reward.options.prlimitPath,
     pythonPath,
     nodePath: reward.options.nodePath,
   };
-  const limits: SandboxLimits = {
-    timeoutMs: 5000,
-    memoryMb: 512,
-    maxProcesses: 32,
-    maxOutputBytes: 1 << 20,
-    maxFileBytes: 1 << 20,
-    tmpfsBytes: 8 << 20,
+  const { sandboxed, bare } = await measureOverhead(config, overheadRuns);
+  const overhead = sandboxed.map((ms, index) => ms - bare[index]);
+  const { testsPerSecond, tests, passRate, cpuMsPerTest } = await measureThroughput(
+    reward,
+    completions,
+    testsPerProblem,
+  );
+  return {
+    sandboxed: distribution(sandboxed),
+    bare: distribution(bare),
+    overhead: distribution(overhead),
+    testsPerSecond,
+    tests,
+    concurrency: reward.options.concurrency,
+    passRate,
+    cpuMsPerTest,
+    loadAverage: loadavg()[0],
   };
+}
 
+const benchLimits: SandboxLimits = {
+  timeoutMs: 5000,
+  memoryMb: 512,
+  maxProcesses: 32,
+  maxOutputBytes: 1 << 20,
+  maxFileBytes: 1 << 20,
+  tmpfsBytes: 8 << 20,
+};
+
+/** Wall milliseconds of `runs` sandboxed and bare runs of the echo program, alternating, after a warm-up of each. */
+async function measureOverhead(
+  config: SandboxConfig,
+  runs: number,
+): Promise<{ sandboxed: number[]; bare: number[] }> {
+  const pythonPath = config.pythonPath;
   const sandboxed: number[] = [];
   const bare: number[] = [];
   // One warm-up of each so that page cache and the interpreter probe do not count.
   await bareRun(pythonPath, echoProgram, '1 2');
-  for (let run = 0; run <= overheadRuns; run++) {
+  for (let run = 0; run <= runs; run++) {
     const outcome = await runInSandbox(
       {
         language: 'python',
         files: [{ path: '/sandbox/solution.py', content: echoProgram }],
         entry: '/sandbox/solution.py',
         stdin: '1 2',
-        limits,
+        limits: benchLimits,
       },
       config,
     );
@@ -131,13 +157,12 @@ export async function benchCodeTests(options: BenchOptions = {}): Promise<BenchR
     sandboxed.push(outcome.wallMs);
     bare.push(bareMs);
   }
-  const overhead = sandboxed.map((ms, index) => ms - bare[index]);
+  return { sandboxed, bare };
+}
 
-  const tests = Array.from({ length: testsPerProblem }, (_, index) => ({
-    input: `${index} ${index * 7}\n`,
-    output: `${index * 8}\n`,
-  }));
-  const problem: Problem = {
+/** The bench's problem: print the sum of two integers, `tests` stdin/stdout tests. */
+function sumProblem(tests: number): Problem {
+  return {
     id: 'bench/sum',
     task: 'code',
     prompt: 'Print the sum of the integers on stdin.',
@@ -146,8 +171,23 @@ export async function benchCodeTests(options: BenchOptions = {}): Promise<BenchR
     category: 'code',
     difficulty: 1,
     params: {},
-    metadata: { tests, language: 'python' },
+    metadata: {
+      tests: Array.from({ length: tests }, (_, index) => ({
+        input: `${index} ${index * 7}\n`,
+        output: `${index * 8}\n`,
+      })),
+      language: 'python',
+    },
   };
+}
+
+/** Scores `completions` echo solutions through the reward's pool (after one warm-up), then closes it. */
+async function measureThroughput(
+  reward: CodeTestsReward,
+  completions: number,
+  testsPerProblem: number,
+): Promise<Pick<BenchResult, 'testsPerSecond' | 'tests' | 'passRate' | 'cpuMsPerTest'>> {
+  const problem = sumProblem(testsPerProblem);
   const completion = `\`\`\`python\n${echoProgram}\`\`\``;
   const inputs = Array.from({ length: completions }, () => ({ problem, completion }));
   await reward.score(inputs.slice(0, 1));
@@ -161,14 +201,9 @@ export async function benchCodeTests(options: BenchOptions = {}): Promise<BenchR
   const passRate =
     results.reduce((sum, result) => sum + (result.components.pass_rate ?? 0), 0) / results.length;
   return {
-    sandboxed: distribution(sandboxed),
-    bare: distribution(bare),
-    overhead: distribution(overhead),
     testsPerSecond: total / seconds,
     tests: total,
-    concurrency: reward.options.concurrency,
     passRate,
     cpuMsPerTest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / total,
-    loadAverage: loadavg()[0],
   };
 }
