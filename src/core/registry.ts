@@ -7,6 +7,11 @@
 // plug-in was registered from, src/api/register.ts), so registering a taken name names both; and, when it
 // was defined with one of the define* wrappers (src/core/plugin.ts), its plug-in description, which the
 // method index (docs/methods.md) prints.
+// Re-registering from the same place replaces the entry instead: a module that runs again in the same
+// process (watch mode, hot reload: the registries of the package, loaded once, outlive it) registers its
+// names again. The same place is the same origin, and for an origin 'registered at <file>:<line>:<col>'
+// (src/api/register.ts) the same file, its query string dropped (hot reloaders import a changed module
+// again as `<file>?t=…`, and an edit may move the call to another line). A built-in is never replaced.
 import { ConfigError, UnknownNameError } from './errors.ts';
 import type { Plugin, PluginInfo } from './plugin.ts';
 
@@ -40,7 +45,7 @@ export class Registry<T> {
   register(name: string, entry: T, origin: RegistryOrigin = 'built-in', info?: PluginInfo): this {
     this.filled();
     const existing = this.origins.get(name);
-    if (existing !== undefined) {
+    if (existing !== undefined && !sameSource(existing, origin)) {
       throw new ConfigError(
         `${this.kind} '${name}' is already registered (${existing}); cannot register it again (${origin}): choose another name`,
       );
@@ -48,6 +53,7 @@ export class Registry<T> {
     this.entries.set(name, entry);
     this.origins.set(name, origin);
     if (info !== undefined) this.infos.set(name, info);
+    else this.infos.delete(name);
     return this;
   }
 
@@ -81,4 +87,15 @@ export class Registry<T> {
   names(): string[] {
     return [...this.filled().entries.keys()].sort();
   }
+}
+
+/** Whether a registration from `origin` re-registers one from `existing` (see the file's comment). */
+function sameSource(existing: RegistryOrigin, origin: RegistryOrigin): boolean {
+  return existing !== 'built-in' && originSource(existing) === originSource(origin);
+}
+
+/** The file of a 'registered at <file>:<line>:<col>' origin without its query string; else the origin. */
+export function originSource(origin: RegistryOrigin): string {
+  const location = /^registered at (.+):\d+:\d+$/.exec(origin)?.[1];
+  return location === undefined ? origin : location.replace(/[?#].*$/, '');
 }
