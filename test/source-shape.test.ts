@@ -17,7 +17,6 @@ const knownLongFiles: readonly string[] = [
   'src/server/openai/robustness.test.ts',
 ];
 const knownLongFunctions: readonly string[] = [
-  'src/bench/tinker-step-bench.ts runTinkerBench',
 ];
 
 describe('source shape', () => {

@@ -142,116 +142,181 @@ export async function runTinkerBench(options: TinkerBenchOptions): Promise<Tinke
   const loadStart = loadavg()[0];
   const stateDir = mkdtempSync(join(tmpdir(), 'curricula-bench-tinker-'));
   const contexts: RlContext[] = [];
-  let app: FastifyInstance | undefined;
-  let child: ServeProcess | undefined;
+  let server: BenchServer | undefined;
   try {
-    let url: string;
-    if (options.server === 'process') {
-      const args = ['--checkpoint', options.checkpoint, '--tinker', '--workers', '1'];
-      child = await startServeProcess([...args, '--state-dir', stateDir, '--no-durable']);
-      url = child.url;
-    } else {
-      const server = await startServer(options.checkpoint, stateDir);
-      app = server.app;
-      url = server.url;
-    }
-    const local = await buildContext(benchConfig(options, { workers: 1 }));
-    contexts.push(local);
-    if (!(local.policy instanceof EmbeddedBackend))
-      throw new Error('bench: workers 1 did not give the embedded backend');
-    local.policy = new PromptSeededPolicy(local.policy);
-    const remote = await buildContext(
-      benchConfig(options, {
-        workers: 1,
-        backend: 'tinker',
-        tinker: { url, baseModel: basename(options.checkpoint), codec: 'protobuf' },
-      }),
-    );
-    contexts.push(remote);
-
-    const seconds = { local: [] as number[], remote: [] as number[] };
-    const phases = { local: new Map<string, number[]>(), remote: new Map<string, number[]>() };
-    const addPhases = (into: Map<string, number[]>, report: StepReport) => {
-      for (const [key, value] of Object.entries(report.metrics)) {
-        if (!key.startsWith('perf/time/')) continue;
-        const phase = key.slice('perf/time/'.length);
-        if (!into.has(phase)) into.set(phase, []);
-        into.get(phase)!.push(value);
-      }
-    };
-    const differentSteps: number[] = [];
-    const missing = new Set<string>();
-    let worst = { difference: 0, metric: null as string | null };
-    const timed = async (ctx: RlContext, step: number): Promise<[StepReport, number]> => {
-      const start = performance.now();
-      const report = await rlStep(ctx, step, 1e-4);
-      return [report, (performance.now() - start) / 1000];
-    };
-    for (let step = 1; step <= options.warmup + options.steps; step++) {
-      const [localReport, localSeconds] = await timed(local, step);
-      const [remoteReport, remoteSeconds] = await timed(remote, step);
-      if (step > options.warmup) {
-        seconds.local.push(localSeconds);
-        seconds.remote.push(remoteSeconds);
-        addPhases(phases.local, localReport);
-        addPhases(phases.remote, remoteReport);
-      }
-      if (sampled(localReport).join('\u0001') !== sampled(remoteReport).join('\u0001'))
-        differentSteps.push(step);
-      const localMetrics = comparableMetrics(localReport);
-      const remoteMetrics = comparableMetrics(remoteReport);
-      for (const name of new Set([...localMetrics.keys(), ...remoteMetrics.keys()])) {
-        const a = localMetrics.get(name);
-        const b = remoteMetrics.get(name);
-        if (a === undefined || b === undefined) {
-          missing.add(name);
-          continue;
-        }
-        // NaN on both sides agrees; NaN on one side is an infinite difference.
-        const difference =
-          Number.isNaN(a) && Number.isNaN(b) ? 0 : Math.abs(a - b) / Math.max(1, Math.abs(a));
-        if (!(difference <= worst.difference))
-          worst = { difference: Number.isNaN(difference) ? Infinity : difference, metric: `${step}:${name}` };
-      }
-      options.onProgress?.(
-        `step ${step}${step <= options.warmup ? ' (warm-up)' : ''}: in process ${localSeconds.toFixed(2)} s, over HTTP ${remoteSeconds.toFixed(2)} s`,
-      );
-    }
-    const lane = (stepsSeconds: number[], phaseLists: Map<string, number[]>): TinkerBenchLane => ({
-      stepSeconds: median(stepsSeconds),
-      stepsSeconds,
-      phaseSeconds: Object.fromEntries([...phaseLists].map(([phase, values]) => [phase, median(values)])),
-    });
-    const inProcess = lane(seconds.local, phases.local);
-    const overHttp = lane(seconds.remote, phases.remote);
-    const { onProgress: _progress, ...rest } = options;
-    return {
-      options: rest,
-      inProcess,
-      overHttp,
-      serverSampling: app ? { ...(app.tinkerSampleStats ?? { requests: 0, sampleCalls: 0 }) } : null,
-      overhead: overHttp.stepSeconds / inProcess.stepSeconds - 1,
-      targetOverhead: 0.15,
-      agreement: {
-        samplesEqual: differentSteps.length === 0,
-        stepsWithDifferentSamples: differentSteps,
-        maxMetricDifference: worst.difference,
-        worstMetric: worst.metric,
-        missingMetrics: [...missing].sort(),
-        agree: differentSteps.length === 0 && missing.size === 0 && worst.difference <= tolerance,
-        tolerance,
-      },
-      loadAverage: [loadStart, loadavg()[0]],
-    };
+    server = await startBenchServer(options, stateDir);
+    const [local, remote] = await buildLanes(options, server.url, contexts);
+    const run = await alternateSteps(options, local, remote);
+    return benchResult(options, run, server.app, loadStart);
   } finally {
     for (const ctx of contexts) {
       await ctx.policy.close?.();
       await ctx.reference?.close?.();
     }
-    await app?.close();
-    await child?.stop();
+    await server?.app?.close();
+    await server?.child?.stop();
     rmSync(stateDir, { recursive: true, force: true });
   }
+}
+
+/** The Tinker server of the HTTP lane: in this process (app) or a child process (child). */
+interface BenchServer {
+  url: string;
+  app?: FastifyInstance;
+  child?: ServeProcess;
+}
+
+async function startBenchServer(options: TinkerBenchOptions, stateDir: string): Promise<BenchServer> {
+  if (options.server === 'process') {
+    const args = ['--checkpoint', options.checkpoint, '--tinker', '--workers', '1'];
+    const child = await startServeProcess([...args, '--state-dir', stateDir, '--no-durable']);
+    return { url: child.url, child };
+  }
+  const { app, url } = await startServer(options.checkpoint, stateDir);
+  return { url, app };
+}
+
+/**
+ * The two lanes' contexts, [in process, over HTTP], each pushed onto `contexts` (closed by the caller)
+ * as soon as it is built.
+ */
+async function buildLanes(
+  options: TinkerBenchOptions,
+  url: string,
+  contexts: RlContext[],
+): Promise<[RlContext, RlContext]> {
+  const local = await buildContext(benchConfig(options, { workers: 1 }));
+  contexts.push(local);
+  if (!(local.policy instanceof EmbeddedBackend))
+    throw new Error('bench: workers 1 did not give the embedded backend');
+  local.policy = new PromptSeededPolicy(local.policy);
+  const remote = await buildContext(
+    benchConfig(options, {
+      workers: 1,
+      backend: 'tinker',
+      tinker: { url, baseModel: basename(options.checkpoint), codec: 'protobuf' },
+    }),
+  );
+  contexts.push(remote);
+  return [local, remote];
+}
+
+/** What the alternating steps measured: timings after the warm-up, and the agreement of every step. */
+interface AlternatingRun {
+  seconds: { local: number[]; remote: number[] };
+  /** perf/time/<phase> values per phase */
+  phases: { local: Map<string, number[]>; remote: Map<string, number[]> };
+  differentSteps: number[];
+  missing: Set<string>;
+  worst: { difference: number; metric: string | null };
+}
+
+/** Steps the two lanes in turn (in process first), warm-up included. */
+async function alternateSteps(
+  options: TinkerBenchOptions,
+  local: RlContext,
+  remote: RlContext,
+): Promise<AlternatingRun> {
+  const run: AlternatingRun = {
+    seconds: { local: [], remote: [] },
+    phases: { local: new Map(), remote: new Map() },
+    differentSteps: [],
+    missing: new Set(),
+    worst: { difference: 0, metric: null },
+  };
+  for (let step = 1; step <= options.warmup + options.steps; step++) {
+    const [localReport, localSeconds] = await timedStep(local, step);
+    const [remoteReport, remoteSeconds] = await timedStep(remote, step);
+    if (step > options.warmup) {
+      run.seconds.local.push(localSeconds);
+      run.seconds.remote.push(remoteSeconds);
+      addPhases(run.phases.local, localReport);
+      addPhases(run.phases.remote, remoteReport);
+    }
+    compareSteps(run, step, localReport, remoteReport);
+    options.onProgress?.(
+      `step ${step}${step <= options.warmup ? ' (warm-up)' : ''}: in process ${localSeconds.toFixed(2)} s, over HTTP ${remoteSeconds.toFixed(2)} s`,
+    );
+  }
+  return run;
+}
+
+async function timedStep(ctx: RlContext, step: number): Promise<[StepReport, number]> {
+  const start = performance.now();
+  const report = await rlStep(ctx, step, 1e-4);
+  return [report, (performance.now() - start) / 1000];
+}
+
+function addPhases(into: Map<string, number[]>, report: StepReport): void {
+  for (const [key, value] of Object.entries(report.metrics)) {
+    if (!key.startsWith('perf/time/')) continue;
+    const phase = key.slice('perf/time/'.length);
+    if (!into.has(phase)) into.set(phase, []);
+    into.get(phase)!.push(value);
+  }
+}
+
+/** Records whether one step's samples differ, metrics missing on one side, and the largest metric difference. */
+function compareSteps(
+  run: AlternatingRun,
+  step: number,
+  localReport: StepReport,
+  remoteReport: StepReport,
+): void {
+  if (sampled(localReport).join('\u0001') !== sampled(remoteReport).join('\u0001'))
+    run.differentSteps.push(step);
+  const localMetrics = comparableMetrics(localReport);
+  const remoteMetrics = comparableMetrics(remoteReport);
+  for (const name of new Set([...localMetrics.keys(), ...remoteMetrics.keys()])) {
+    const a = localMetrics.get(name);
+    const b = remoteMetrics.get(name);
+    if (a === undefined || b === undefined) {
+      run.missing.add(name);
+      continue;
+    }
+    // NaN on both sides agrees; NaN on one side is an infinite difference.
+    const difference = Number.isNaN(a) && Number.isNaN(b) ? 0 : Math.abs(a - b) / Math.max(1, Math.abs(a));
+    if (!(difference <= run.worst.difference))
+      run.worst = { difference: Number.isNaN(difference) ? Infinity : difference, metric: `${step}:${name}` };
+  }
+}
+
+function laneSummary(stepsSeconds: number[], phaseLists: Map<string, number[]>): TinkerBenchLane {
+  return {
+    stepSeconds: median(stepsSeconds),
+    stepsSeconds,
+    phaseSeconds: Object.fromEntries([...phaseLists].map(([phase, values]) => [phase, median(values)])),
+  };
+}
+
+function benchResult(
+  options: TinkerBenchOptions,
+  run: AlternatingRun,
+  app: FastifyInstance | undefined,
+  loadStart: number,
+): TinkerBenchResult {
+  const { differentSteps, missing, worst } = run;
+  const inProcess = laneSummary(run.seconds.local, run.phases.local);
+  const overHttp = laneSummary(run.seconds.remote, run.phases.remote);
+  const { onProgress: _progress, ...rest } = options;
+  return {
+    options: rest,
+    inProcess,
+    overHttp,
+    serverSampling: app ? { ...(app.tinkerSampleStats ?? { requests: 0, sampleCalls: 0 }) } : null,
+    overhead: overHttp.stepSeconds / inProcess.stepSeconds - 1,
+    targetOverhead: 0.15,
+    agreement: {
+      samplesEqual: differentSteps.length === 0,
+      stepsWithDifferentSamples: differentSteps,
+      maxMetricDifference: worst.difference,
+      worstMetric: worst.metric,
+      missingMetrics: [...missing].sort(),
+      agree: differentSteps.length === 0 && missing.size === 0 && worst.difference <= tolerance,
+      tolerance,
+    },
+    loadAverage: [loadStart, loadavg()[0]],
+  };
 }
 
 export function formatTinkerBench(result: TinkerBenchResult): string {
