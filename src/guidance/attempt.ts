@@ -35,3 +35,8 @@ export interface ExpertTrace {
   /** true: the trace is the whole completion (EOS appended, nothing sampled); false: the policy continues. */
   complete: boolean;
 }
+
+/** Whether any attempt carries expert traces (its group then samples fewer completions). */
+export function hasExpertTraces(attempts: readonly Attempt[]): boolean {
+  return attempts.some((attempt) => (attempt.offPolicy?.length ?? 0) > 0);
+}

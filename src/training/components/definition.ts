@@ -15,10 +15,10 @@ export interface PoolSetup {
   /** The selector's pool, and where it came from (for error messages). */
   pool: readonly Problem[];
   source: string;
+  guidance: Guidance;
 }
 
 export interface ComponentSetup extends PoolSetup {
-  guidance: Guidance;
   policy: PolicyBackend;
   /** The selector over the base pool, before any component draws beside it. */
   selector: TaskSelector;
@@ -40,7 +40,9 @@ export interface RlComponentDefinition {
    * absent: it has none (retry and expert traces follow the run's guidance).
    */
   block?: string;
-  /** Refuses a pool it cannot serve (ConfigError) before any model is loaded (ReLIFT's demonstrations). */
+  /** Checks its block without a pool or a model (ConfigError); validateRlConfig runs it, in order. */
+  validate?(config: RlConfig): void;
+  /** Refuses a pool or guidance it cannot serve (ConfigError) before any model is loaded (ReLIFT's demonstrations). */
   check?(setup: PoolSetup): void;
   create(setup: ComponentSetup): BuiltComponent | null | Promise<BuiltComponent | null>;
 }

@@ -2,7 +2,7 @@
 // the buffer, an SFT update when it is full; buffer and count saved under the checkpoint key `relift`.
 
 import type { RlContext } from '../rl/context.ts';
-import { createRelift, type Relift } from '../rl/relift.ts';
+import { createRelift, type Relift, validateRelift } from '../rl/relift.ts';
 import { type BuiltComponent, defineRlComponent, findComponent } from './definition.ts';
 
 export interface ReliftComponent extends BuiltComponent {
@@ -12,6 +12,7 @@ export interface ReliftComponent extends BuiltComponent {
 export const reliftComponent = defineRlComponent({
   id: 'relift',
   block: 'algorithm.relift',
+  validate: validateRelift,
   description: 'algorithm.relift: SFT on the solutions of problems the policy failed (ReLIFT)',
   // The demonstration source refuses a pool it cannot serve (no worked solutions) before any model.
   check: ({ config, pool, source }) => void createRelift(config, { pool, source }),

@@ -1,8 +1,9 @@
 // Run component `budget`: the adaptive rollout budget (rl/rollout-budget.ts) plans samples per problem,
 // learns pass rates from each step's outcomes and saves them under the checkpoint key `budget`.
 
+import { advantageEstimators } from '../../algorithms/advantages/index.ts';
 import type { RlContext } from '../rl/context.ts';
-import { createRolloutBudget, type RolloutBudget } from '../rl/rollout-budget.ts';
+import { createRolloutBudget, type RolloutBudget, validateRolloutBudget } from '../rl/rollout-budget.ts';
 import { type BuiltComponent, defineRlComponent, findComponent } from './definition.ts';
 
 export interface RolloutBudgetComponent extends BuiltComponent {
@@ -12,6 +13,13 @@ export interface RolloutBudgetComponent extends BuiltComponent {
 export const rolloutBudgetComponent = defineRlComponent({
   id: 'budget',
   block: 'rollout.budget',
+  validate: (config) => {
+    // The estimator's minimum group size holds for the budget's smallest group too.
+    if (config.rollout.budget.enabled) {
+      advantageEstimators.get(config.algorithm.advantage.name).validate(config.rollout.budget.min);
+    }
+    validateRolloutBudget(config);
+  },
   description: 'rollout.budget: samples per problem by outcome uncertainty p(1 − p)',
   create({ config, selector }): RolloutBudgetComponent | null {
     const budget = createRolloutBudget(config, selector);

@@ -7,7 +7,7 @@ import { buildSelfPlayGenerator } from '../../selfplay/generator-setup.ts';
 import { GeneratedPool } from '../../selfplay/pool.ts';
 import { type RoundResult, type SelfPlay, selfPlayRound } from '../../selfplay/round.ts';
 import { withGeneratedPool } from '../../selfplay/selector.ts';
-import { createSelfPlay } from '../../selfplay/setup.ts';
+import { createSelfPlay, validateSelfPlay } from '../../selfplay/setup.ts';
 import type { RlContext } from '../rl/context.ts';
 import { type BuiltComponent, defineRlComponent, findComponent } from './definition.ts';
 
@@ -18,6 +18,7 @@ export interface SelfPlayComponent extends BuiltComponent {
 export const selfPlayComponent = defineRlComponent({
   id: 'selfPlay',
   block: 'selfPlay',
+  validate: (config) => void validateSelfPlay(config),
   description: 'selfPlay: the policy writes problems; admitted ones join the pool (Tool-R0)',
   async create({ config, pool }): Promise<SelfPlayComponent | null> {
     const selfPlay = createSelfPlay(config, pool, await buildSelfPlayGenerator(config.selfPlay));

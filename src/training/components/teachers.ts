@@ -6,7 +6,7 @@ import type { Teachers } from '../../teachers/teacher-pool.ts';
 import type { RlContext } from '../rl/context.ts';
 import { type Distillation, distillationPhase } from '../rl/distillation.ts';
 import { teacherHelpRound } from '../rl/teacher-help-round.ts';
-import { buildTeachers } from '../rl/teacher-setup.ts';
+import { buildTeachers, validatePrivilegedScorer, validateTeacherBlock } from '../rl/teacher-setup.ts';
 import { type BuiltComponent, defineRlComponent, findComponent } from './definition.ts';
 
 export interface TeachersComponent extends BuiltComponent {
@@ -19,6 +19,9 @@ export interface TeachersComponent extends BuiltComponent {
 export const teachersComponent = defineRlComponent({
   id: 'teachers',
   block: 'teacher',
+  validate: validateTeacherBlock,
+  // A guidance's privileged scorer names its teacher (initial, current or a pool entry).
+  check: ({ config, guidance }) => validatePrivilegedScorer(config, guidance),
   description:
     'teacher.pool: teacher help after grading (AMPO) and the distillation term (OPD, privileged-hint)',
   async create({ config, guidance, policy, pool, request }): Promise<TeachersComponent> {

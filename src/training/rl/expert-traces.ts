@@ -19,12 +19,10 @@ import type { Attempt, ExpertTrace } from '../../guidance/guidance.ts';
 import type { RlContext } from './context.ts';
 import { sampleRows } from './sample-rows.ts';
 
-/** rollout.ts's SampledGroup, named from core (rollout.ts imports this file). */
+/** rollout.ts's SampledGroup, named from core. */
 type SampledGroup = CoreSampledGroup<Attempt>;
 
-export function hasExpertTraces(attempts: readonly Attempt[]): boolean {
-  return attempts.some((attempt) => (attempt.offPolicy?.length ?? 0) > 0);
-}
+export { hasExpertTraces } from '../../guidance/attempt.ts';
 
 interface Job {
   group: SampledGroup;

@@ -5,10 +5,10 @@
 // from the training prompt, each member keeps the context it was sampled from (`sampledFrom`).
 import type { SampledGroup as CoreSampledGroup, GroupRollout } from '../../core/groups.ts';
 import type { RewardInput, RewardResult } from '../../core/reward.ts';
+import { hasExpertTraces } from '../../guidance/attempt.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
 import { promptTokens } from '../../tasks/format.ts';
 import type { RlContext } from './context.ts';
-import { hasExpertTraces } from './expert-traces.ts';
 import { sampleRows } from './sample-rows.ts';
 
 export type { GroupRollout } from '../../core/groups.ts';

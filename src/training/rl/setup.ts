@@ -17,7 +17,6 @@ import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { LateBoundPolicy } from '../../rewards/self-policy.ts';
 import { resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
-import { validateSelfPlay } from '../../selfplay/setup.ts';
 import { heldOutProblems, ProblemMix, validateMix } from '../../tasks/problem-mix.ts';
 import { buildComponents, checkComponents } from '../components/build-components.ts';
 import type { RlComponentDefinition } from '../components/definition.ts';
@@ -34,30 +33,29 @@ import {
   poolCutByMaxTokens,
 } from './level-fit.ts';
 import { type PoolFileRecord, poolFileRecord, readPoolFile } from './pool-file.ts';
-import { validateRelift } from './relift.ts';
-import { validateRolloutBudget } from './rollout-budget.ts';
-import { validatePrivilegedScorer, validateTeacherBlock } from './teacher-setup.ts';
 
 /** Seed offset of the pool stream, so the pool does not depend on how many steps have run. */
 const poolSeedOffset = 7919;
 
-/** Checks everything that can be checked without loading a model. */
-export function validateRlConfig(config: RlConfig): void {
+/**
+ * Checks everything that can be checked without loading a model; the run components' blocks last, by
+ * their definitions (`definitions`: as buildContext's).
+ */
+export function validateRlConfig(
+  config: RlConfig,
+  definitions: readonly RlComponentDefinition[] = rlComponents,
+): void {
   validateMix(config.tasks, 'tasks');
   checkStepBudget(config);
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   advantage.resolveOptions(config.algorithm.advantage.options);
   advantage.validate(config.rollout.groupSize);
-  if (config.rollout.budget.enabled) advantage.validate(config.rollout.budget.min);
-  validateRolloutBudget(config);
-  validateRelift(config);
   policyLosses.get(config.algorithm.loss.name).resolveOptions(config.algorithm.loss.options);
   selectors.get(config.selector.name);
   guidances.get(config.guidance.name);
   rewards.get(config.reward.name);
   policyBackendOf(config.policy).validate({ policy: config.policy });
-  validateTeacherBlock(config);
-  validateSelfPlay(config);
+  for (const definition of definitions) definition.validate?.(config);
   if (!config.init && !config.model) {
     throw new ConfigError(
       'give init.checkpoint (a cold-start checkpoint) or a model block to start from scratch',
@@ -107,7 +105,7 @@ export async function buildContext(
   modelPath?: string,
   definitions: readonly RlComponentDefinition[] = rlComponents,
 ): Promise<RlContext> {
-  validateRlConfig(config);
+  validateRlConfig(config, definitions);
   const initPath = config.init ? resolveCheckpoint(config.init.checkpoint).modelPath : null;
   // The level check reads the starting model's tokenizer and context: the checkpoint the embedded policy
   // loads; for a remote backend the init checkpoint (its own checkpoints are records of weights kept on
@@ -122,9 +120,9 @@ export async function buildContext(
     ? `pool file ${config.pool.file}`
     : `tasks ${config.tasks.map((entry) => entry.task).join(', ')}`;
   const guidance = createGuidance(config, pool, source);
-  // A component's refusal of the pool (ReLIFT: no worked solutions) comes here, before any model.
-  checkComponents(definitions, { config, pool, source });
-  validatePrivilegedScorer(config, guidance);
+  // A component's refusal of the pool (ReLIFT: no worked solutions) or of the guidance (teachers: a
+  // privileged scorer's teacher) comes here, before any model.
+  checkComponents(definitions, { config, pool, source, guidance });
   // Self-rewards (RLSC, SCS, CaT) use the policy: it is bound below, once loaded; they skip the
   // reference-solution check, which would call the policy before it exists (self-policy.ts).
   const rewardPolicy = new LateBoundPolicy();
