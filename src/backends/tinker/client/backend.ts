@@ -44,13 +44,13 @@ import {
   forwardBackwardOutputFromJson,
   type WireDatum,
 } from '../wire/index.ts';
-import { asampleAll } from './asample.ts';
 import { writeTinkerRecord } from './checkpoint-record.ts';
 import { logprobsOf, sequenceDatum } from './datums.ts';
 import { TinkerCallError, TinkerHttp } from './http.ts';
 import { linearLossMappings } from './linear-loss.ts';
 import { normaliseTinkerUrl, parseTinkerClientOptions, type TinkerClientOptions } from './options.ts';
-import { isGradientLost, isUnknownFuture, isUnknownSampler, ReplayLog } from './replay-log.ts';
+import { isGradientLost, isUnknownFuture, ReplayLog } from './replay-log.ts';
+import { TinkerSampler } from './sampler.ts';
 import {
   createModel,
   createSession,
@@ -72,14 +72,12 @@ export class TinkerPolicyBackend implements PolicyBackend {
   /** seq_id of the next training request (the SDK counts from 1). */
   private nextSeq = 1;
   private submitChain: Promise<unknown> = Promise.resolve();
-  /** The sampling session of the current weights; undefined after a weight change. */
-  private samplingSession: Promise<string> | undefined;
-  private nextSamplerSeq = 0;
-  private nextSampleSeq = 0;
   private optimizerSteps = 0;
   private closed = false;
   /** Gradient-carrying forward_backward calls since the last optim_step (replayed after a restart). */
   private readonly replay = new ReplayLog();
+  /** The sampling session of the current weights and the asample calls (sampler.ts). */
+  private readonly sampling: TinkerSampler;
 
   private constructor(
     readonly options: TinkerClientOptions,
@@ -89,7 +87,15 @@ export class TinkerPolicyBackend implements PolicyBackend {
     readonly modelId: string,
     readonly tokenizer: Tokenizer,
     readonly contextLength: number,
-  ) {}
+  ) {
+    this.sampling = new TinkerSampler({
+      http,
+      tokenizer,
+      modelId,
+      protobuf: options.codec === 'protobuf',
+      call: (name, send, protobuf) => this.call(name, send, protobuf),
+    });
+  }
 
   /** Connects, creates a session and a model. A server that is down → one UserError naming the URL. */
   static async connect(input: unknown, deps: TinkerBackendDeps): Promise<TinkerPolicyBackend> {
@@ -280,7 +286,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
   private async sendOptimStep(options: OptimOptions): Promise<any> {
     const [beta1, beta2] = options.betas ?? adamDefaults.betas;
     // The sampler must see the new weights: the next sample saves them first.
-    this.samplingSession = undefined;
+    this.sampling.invalidate();
     return this.call(
       'optim_step',
       (seqId) =>
@@ -301,62 +307,8 @@ export class TinkerPolicyBackend implements PolicyBackend {
     );
   }
 
-  /**
-   * The sampling session of the current weights (save_weights_for_sampler after each weight change;
-   * concurrent sample calls share one). Its asample seq_ids count from 0, as the SDK's per-sampler ones.
-   */
-  private sampler(): Promise<string> {
-    if (this.samplingSession) return this.samplingSession;
-    const samplerSeq = this.nextSamplerSeq++;
-    const session = (async () => {
-      const result = await this.call(
-        'save_weights_for_sampler',
-        (seqId) =>
-          this.http.postJson('save_weights_for_sampler', {
-            model_id: this.modelId,
-            sampling_session_seq_id: samplerSeq,
-            seq_id: seqId,
-            type: 'save_weights_for_sampler',
-          }),
-        false,
-      );
-      if (typeof result?.sampling_session_id !== 'string')
-        throw new TinkerCallError('Tinker save_weights_for_sampler: no sampling_session_id in the result');
-      this.nextSampleSeq = 0;
-      return result.sampling_session_id as string;
-    })();
-    this.samplingSession = session;
-    // A failed save is not cached: the next sample tries again.
-    session.catch(() => {
-      if (this.samplingSession === session) this.samplingSession = undefined;
-    });
-    return session;
-  }
-
-  async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
-    const session = this.sampler();
-    try {
-      return await this.sampleWith(await session, prompts, options);
-    } catch (error) {
-      if (!isUnknownSampler(error)) throw error;
-      // Sampling sessions are ephemeral (a restarted server has none): save the weights for sampling again.
-      if (this.samplingSession === session) this.samplingSession = undefined;
-      return this.sampleWith(await this.sampler(), prompts, options);
-    }
-  }
-
-  /** One asample per prompt on a sampling session (asample.ts), its seq_ids from this session's counter. */
-  private sampleWith(samplingSessionId: string, prompts: number[][], options: SampleOptions) {
-    const protobuf = this.options.codec === 'protobuf';
-    return asampleAll(
-      this.http,
-      this.tokenizer,
-      protobuf,
-      samplingSessionId,
-      prompts,
-      options,
-      () => this.nextSampleSeq++,
-    );
+  sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
+    return this.sampling.sample(prompts, options);
   }
 
   /** save_weights on the server; `dir` gets tinker-checkpoint.json with the returned tinker:// path. */
@@ -397,7 +349,7 @@ export class TinkerPolicyBackend implements PolicyBackend {
       }),
     );
     await this.http.retrieve(requestId, 'load_weights', false);
-    this.samplingSession = undefined;
+    this.sampling.invalidate();
   }
 
   async close(): Promise<void> {
