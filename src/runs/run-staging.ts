@@ -2,9 +2,38 @@
 // `<name>.creating-<pid>` (staged, then renamed to `<name>`, so a half-made run never appears under its
 // name) and `.<name>.removing-<pid>-<ms>` (an overwritten run renamed aside, so its name is free at once,
 // then deleted). A kill can leave either behind; removeAbandoned clears those of dead processes.
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { writeFileAtomic } from '../core/durable-files.ts';
+import { UserError } from '../core/errors.ts';
 import { processAlive } from '../core/process-alive.ts';
+
+/**
+ * Builds run `dir` (absolute; not there) with its config.json, an empty metrics.jsonl and checkpoints/
+ * under its staging name, then renames it into place; a run another process created meanwhile is left
+ * intact and refused with a UserError.
+ */
+export function stageRunDirectory(dir: string, config: unknown): void {
+  mkdirSync(dirname(dir), { recursive: true });
+  removeAbandoned(dir);
+  const staging = stagingPath(dir);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(join(staging, 'checkpoints'), { recursive: true });
+  writeFileAtomic(join(staging, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+  writeFileAtomic(join(staging, 'metrics.jsonl'), '');
+  try {
+    renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    // Another process created the run between the existsSync check and here (rename never replaces a
+    // non-empty directory, so its run is intact).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    throw new UserError(
+      `run directory ${dir} already exists (another process created it just now); resume it with --resume ${dir}, or choose another name`,
+    );
+  }
+}
 
 /** Where this process stages run `dir` before renaming it into place. */
 export function stagingPath(dir: string): string {

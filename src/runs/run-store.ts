@@ -18,23 +18,16 @@
 // Crash safety: on resume the trainer restores the latest checkpoint at step s and calls
 // truncateAfter(s), which deletes every metric, sample, reward error and JSONL line of steps > s, so steps
 // replayed after the checkpoint are neither lost nor duplicated.
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-} from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { writeFileAtomic } from '../core/durable-files.ts';
 import { UserError } from '../core/errors.ts';
 import { shortInput } from '../core/quote-input.ts';
 import { acquireRunLock, type RunLock } from './lock.ts';
+import { type OpenMode, openRunDatabase } from './run-database.ts';
 import { checkRunName, checkRunsDirectory } from './run-name.ts';
-import { removeAbandoned, removingPath, stagingPath } from './run-staging.ts';
+import { removingPath, stageRunDirectory } from './run-staging.ts';
 import {
   describeJsonError,
   isSameOrInside,
@@ -43,14 +36,9 @@ import {
   repairJsonl,
   unreadableStore,
 } from './run-store-files.ts';
-import {
-  migrateSamples,
-  prepareSampleInsert,
-  prepareSampleSelect,
-  type SampleRecord,
-  sampleRow,
-} from './sample-columns.ts';
+import { prepareSampleInsert, prepareSampleSelect, type SampleRecord, sampleRow } from './sample-columns.ts';
 
+export type { OpenMode } from './run-database.ts';
 export { readJsonlLines } from './run-store-files.ts';
 export type { GuidanceText, SampleGuidance, SampleRecord } from './sample-columns.ts';
 
@@ -69,8 +57,6 @@ export interface RunEvent {
   kind: string;
   detail: unknown;
 }
-
-export type OpenMode = 'create' | 'resume' | 'read';
 
 export interface CreateOptions {
   /** Replace an existing run of the same name (only a run, and only when no process is writing it). */
@@ -98,19 +84,7 @@ export class RunStore {
   ) {
     this.lock = mode === 'read' ? null : acquireRunLock(dir);
     try {
-      this.db = new Database(join(dir, 'run.sqlite'), { readonly: mode === 'read' });
-      if (mode !== 'read') {
-        this.db.pragma('journal_mode = WAL');
-        this.db.pragma('synchronous = NORMAL');
-        this.db.exec(`
-          CREATE TABLE IF NOT EXISTS metrics (step INTEGER NOT NULL, key TEXT NOT NULL, value REAL, PRIMARY KEY (step, key));
-          CREATE TABLE IF NOT EXISTS samples (step INTEGER NOT NULL, problem_id TEXT, prompt TEXT, completion TEXT, reward REAL, reason TEXT);
-          CREATE INDEX IF NOT EXISTS samples_step ON samples (step);
-          CREATE TABLE IF NOT EXISTS events (time TEXT, kind TEXT, detail TEXT);
-          CREATE TABLE IF NOT EXISTS reward_errors (step INTEGER NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (step, reason));
-        `);
-        migrateSamples(this.db);
-      }
+      this.db = openRunDatabase(join(dir, 'run.sqlite'), mode);
       this.insertMetric = this.db.prepare(
         'INSERT OR REPLACE INTO metrics (step, key, value) VALUES (?, ?, ?)',
       );
@@ -145,25 +119,7 @@ export class RunStore {
       }
       RunStore.removeForOverwrite(dir, options.onOverwrite);
     }
-    mkdirSync(dirname(dir), { recursive: true });
-    removeAbandoned(dir);
-    const staging = stagingPath(dir);
-    rmSync(staging, { recursive: true, force: true });
-    mkdirSync(join(staging, 'checkpoints'), { recursive: true });
-    writeFileAtomic(join(staging, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
-    writeFileAtomic(join(staging, 'metrics.jsonl'), '');
-    try {
-      renameSync(staging, dir);
-    } catch (error) {
-      rmSync(staging, { recursive: true, force: true });
-      // Another process created the run between the existsSync check and here (rename never replaces a
-      // non-empty directory, so its run is intact).
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
-      throw new UserError(
-        `run directory ${dir} already exists (another process created it just now); resume it with --resume ${dir}, or choose another name`,
-      );
-    }
+    stageRunDirectory(dir, config);
     const store = new RunStore(dir, 'create');
     store.event('created', {});
     return store;

@@ -1,0 +1,24 @@
+// run.sqlite of a run (the layout is in run-store.ts): opened read-only, or for writing in WAL mode with
+// its tables created when missing and the sample columns a run predates added (sample-columns.ts).
+import Database from 'better-sqlite3';
+import { migrateSamples } from './sample-columns.ts';
+
+export type OpenMode = 'create' | 'resume' | 'read';
+
+/** Opens the run database at `path`; a writer (create, resume) gets the current schema. */
+export function openRunDatabase(path: string, mode: OpenMode): Database.Database {
+  const db = new Database(path, { readonly: mode === 'read' });
+  if (mode !== 'read') {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(`
+          CREATE TABLE IF NOT EXISTS metrics (step INTEGER NOT NULL, key TEXT NOT NULL, value REAL, PRIMARY KEY (step, key));
+          CREATE TABLE IF NOT EXISTS samples (step INTEGER NOT NULL, problem_id TEXT, prompt TEXT, completion TEXT, reward REAL, reason TEXT);
+          CREATE INDEX IF NOT EXISTS samples_step ON samples (step);
+          CREATE TABLE IF NOT EXISTS events (time TEXT, kind TEXT, detail TEXT);
+          CREATE TABLE IF NOT EXISTS reward_errors (step INTEGER NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (step, reason));
+        `);
+    migrateSamples(db);
+  }
+  return db;
+}
