@@ -12,12 +12,15 @@
 // per process, also with N policy worker threads (each replica keeps its line for the main thread, which
 // prints replica 0's; printNativeWarning drops a repeat).
 // Environment: CURRICULA_NATIVE=0 forces wasm; CURRICULA_BLAS_THREADS (default 1) sets OpenBLAS's
-// threads per process (issue 10 measured no gain from two BLAS threads in one process).
+// threads per process (issue 10 measured no gain from two BLAS threads in one process);
+// CURRICULA_BLAS_CORE=auto lets OpenBLAS pick the CPU's own kernels (default on x86-64 with AVX2: its
+// Haswell kernels everywhere, so results do not depend on the machine: blas-core.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../core/errors.ts';
+import { cpuFlags, pinnedBlasCore } from './blas-core.ts';
 import { installElementwiseKernels } from './native-elementwise.ts';
 import { type FusedAddon, installFusedKernels } from './native-fused.ts';
 import { type MatMulAddon, nativeMatMul, nativeSum } from './native-matmul.ts';
@@ -130,10 +133,13 @@ export function openNativeAddon(
         : `no addon at ${addonPath} (run \`npm run build:native\`; needs a C compiler and libopenblas-dev)`,
     );
   }
-  // OpenBLAS sizes its thread pool from OPENBLAS_NUM_THREADS when it loads: set it for the load only, so
-  // that child processes (the PyTorch baseline of `bench policy`) do not inherit it.
+  // OpenBLAS sizes its thread pool from OPENBLAS_NUM_THREADS and picks its kernels (OPENBLAS_CORETYPE,
+  // blas-core.ts) when it loads: set both for the load only, so that child processes (the PyTorch
+  // baseline of `bench policy`) do not inherit them.
   const inherited = process.env.OPENBLAS_NUM_THREADS;
   if (inherited === undefined) process.env.OPENBLAS_NUM_THREADS = String(threads);
+  const core = pinnedBlasCore(env, process.arch, cpuFlags());
+  if (core !== undefined) process.env.OPENBLAS_CORETYPE = core;
   try {
     const loaded = createRequire(import.meta.url)(addonPath) as NativeAddon;
     loaded.setThreads(threads);
@@ -152,7 +158,17 @@ export function openNativeAddon(
     return unusable(`the addon does not load (${message})`);
   } finally {
     if (inherited === undefined) delete process.env.OPENBLAS_NUM_THREADS;
+    if (core !== undefined) delete process.env.OPENBLAS_CORETYPE;
   }
+}
+
+/**
+ * Loads the addon in this thread before policy workers start (parallel-backend.ts): OpenBLAS reads its
+ * environment (threads, core type: blas-core.ts) when the process first loads it, and a worker thread's
+ * process.env is its own copy, which OpenBLAS does not see. Nothing is registered.
+ */
+export function preloadNativeAddon(): void {
+  loadAddon();
 }
 
 /** Loads the addon once per process (CURRICULA_NATIVE_ADDON overrides its path, for tests). */

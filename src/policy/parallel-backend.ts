@@ -54,7 +54,7 @@ import {
 } from './gradient-exchange.ts';
 import type { ModelConfig } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
-import { printNativeWarning } from './native-kernels.ts';
+import { preloadNativeAddon, printNativeWarning } from './native-kernels.ts';
 import { splitByCost } from './parallel-split.ts';
 import { promptSeedsOf } from './prompt-seeds.ts';
 import { scatter, sumGradients } from './replica-calls.ts';
@@ -177,6 +177,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
     const json = tokenizer.toJSON();
     let backend: ParallelEmbeddedBackend | null = null;
     const links: WorkerLink[] = [];
+    if ((options.runtime ?? 'wasm') === 'wasm') preloadNativeAddon();
     for (let index = 0; index < count; index++) {
       const fault = options.fault?.worker === index ? options.fault : null;
       const init: ReplicaInit = {
