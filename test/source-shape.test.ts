@@ -11,7 +11,6 @@ const dataTables: readonly string[] = [];
 
 /** Over the limits today; each entry leaves as its file is split (issue 27). */
 const knownLongFiles: readonly string[] = [
-  'src/rewards/code-tests/linear-time.test.ts',
 ];
 const knownLongFunctions: readonly string[] = [
 ];

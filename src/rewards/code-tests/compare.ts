@@ -33,7 +33,8 @@ export function compareOutput(
 
 // Every function here runs on the host over a program's output (up to the output cap, 1 MiB by default) and
 // must take time linear in it: no regular expression that can backtrack (`/\n+$/` and `/0+$/` were
-// quadratic on long runs of newlines or zeros that do not end the text). Tested in linear-time.test.ts.
+// quadratic on long runs of newlines or zeros that do not end the text). Tested in linear-time.test.ts, and
+// against the old comparators in scanner-equivalence.test.ts.
 
 /** `text` without its trailing newlines (`text.replace(/\n+$/, '')`, in linear time). */
 function trimNewlines(text: string): string {

@@ -29,7 +29,7 @@ const tags: Record<Language, readonly string[]> = {
 // whose opening line backtracked quadratically when no newline followed it (a 1 MB completion ran past
 // 120 s). `findFences` is the same grammar as one forward pass over the text: line starts and ends are
 // those of the regular expression's multiline mode (after and before \n, \r, U+2028, U+2029), and
-// linear-time.test.ts checks it against the expression on random completions.
+// scanner-equivalence.test.ts checks it against the expression on random completions.
 
 /** Completions longer than this many UTF-16 code units are not read at all (no program). */
 export const maxCompletionChars = 1 << 20;
@@ -163,7 +163,7 @@ export function extractProgram(
  * included), with `import … from ` (before the next `;`), `import '…'` / `import "…"`, or `export `. This was
  * /^\s*(import\s[^;]*\sfrom\s|import\s+['"]|export\s)/m, which backtracked quadratically over long runs of
  * blank lines and over many `import` lines without a `;`; here it is one pass, checked against the
- * expression in linear-time.test.ts.
+ * expression in scanner-equivalence.test.ts.
  */
 export function usesModuleSyntax(code: string): boolean {
   const n = code.length;
