@@ -25,8 +25,9 @@ try {
 
 // The iterator form: each step's metrics as they are logged.
 for await (const { step, metrics } of trainSteps({ ...config, name: 'iterate-demo' }, { runsDir: 'runs', overwrite: true })) {
-  console.log(step, metrics['reward/mean']);
-  if (metrics['reward/mean'] > 0.9) break; // cancels the run after this step; it stays resumable
+  const rewardMean = metrics['reward/mean'] ?? 0; // metrics is a Record: a key may be absent
+  console.log(step, rewardMean);
+  if (rewardMean > 0.9) break; // cancels the run after this step; it stays resumable
 }
 
 function abortOnInterrupt(): AbortSignal {

@@ -1,5 +1,7 @@
 // A selector, an advantage estimator and a loss of your own, each checked by its conformance helper and
 // registered under a name a config can use (selector.name, algorithm.advantage.name, algorithm.loss.name).
+// The option schemas are zod 4 schemas: install zod beside curricula (./package.json lists both, zod at
+// the version the package's own schemas use).
 import { ConfigError, registerAdvantage, registerLoss, registerSelector } from 'curricula';
 import { aggregationOptionsShape, defineAdvantageEstimator, definePolicyLoss, includeAll } from 'curricula/algorithms';
 import type { SelectorFactory } from 'curricula/curricula';
@@ -10,12 +12,14 @@ import { z } from 'zod';
 const easiestFirst: SelectorFactory = (pool, options) => {
   const keys = Object.keys(options ?? {});
   if (keys.length > 0) throw new ConfigError(`selector 'easiest-first' takes no options, got ${keys.join(', ')}`);
+  if (pool.length === 0) throw new ConfigError("selector 'easiest-first': the problem pool is empty");
   const ordered = [...pool].sort((a, b) => a.difficulty - b.difficulty || (a.id < b.id ? -1 : 1));
   let cursor = 0;
   let observed = 0;
   return {
     name: 'easiest-first',
-    select: (count) => Array.from({ length: count }, () => ordered[cursor++ % ordered.length]),
+    // `!`: the index is below ordered.length, which is not 0.
+    select: (count) => Array.from({ length: count }, () => ordered[cursor++ % ordered.length]!),
     observe: (_step, outcomes) => {
       observed += outcomes.length;
     },

@@ -3,7 +3,7 @@
 // project that installed curricula:  npx tsx train-script.ts   (docs/library.md)
 import { checkpoints, openRun, registerReward, registerTask, type TrainConfig, train } from 'curricula';
 import { checkReward, checkTask } from 'curricula/testing';
-import { doubling, partialCredit } from './plugins.ts';
+import { doubling, partialCredit } from './plugins.js'; // plugins.ts; tsc and tsx map .js to it
 
 // The same contracts and checks as the built-in tasks and rewards: a broken plug-in fails here, with
 // the property it breaks, before any training.
@@ -30,7 +30,8 @@ const config: TrainConfig = {
 const result = await train(config, {
   runsDir: 'runs',
   overwrite: true,
-  onStep: (step, metrics) => console.log(`step ${step}: reward ${metrics['reward/mean'].toFixed(3)}`),
+  // The event trainSteps yields: the step, its metrics and, when one ran, the held-out evaluation.
+  onStepEvent: ({ step, metrics }) => console.log(`step ${step}: reward ${metrics['reward/mean']?.toFixed(3)}`),
 });
 console.log(`held-out pass@1 ${result.initialEval?.overall.passAt1} → ${result.finalEval.overall.passAt1}`);
 

@@ -1,7 +1,8 @@
-// Watch mode and hot reload: a module that registers plug-ins runs again in the same process (imported
-// again as `<file>?t=…`, as hot reloaders do, here with a line added above the calls), and its
-// registrations replace its own earlier ones instead of failing as taken names; a registration of the
-// same name from another file still fails naming both, and a built-in name cannot be taken either way.
+// Hot reload: a module that registers plug-ins runs again in the same process (imported again as
+// `<file>?t=…`, as hot reloaders do, here with lines added above the calls), and its registrations replace
+// its own earlier ones instead of failing as taken names; so does the same call made again. A registration
+// of the same name from another file, or from another line of the same module in the same run, still
+// fails naming both, and a built-in name cannot be taken either way.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +33,7 @@ registerPlugin(defineSelector({
 }
 
 describe('registering again from the same module', () => {
-  it('replaces its entries (hot reload, watch mode); another file cannot take the names', async () => {
+  it('replaces its entries when the module is imported again (hot reload); another file cannot take the names', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 're-register-')), 'plugins.mjs');
     const url = pathToFileURL(file).href;
     writeFileSync(file, pluginModule(1, 0));
@@ -53,6 +54,27 @@ describe('registering again from the same module', () => {
     );
     expect(() => registerSelector('uniform', createUniform)).toThrow(
       "selector 'uniform' is already registered (built-in)",
+    );
+  });
+
+  it('the same call again replaces; a second call in the same run of a module fails', async () => {
+    const registerOnce = (factory: typeof createUniform) => registerSelector('same-call', factory);
+    const other: typeof createUniform = (...args) => createUniform(...args);
+    registerOnce(createUniform);
+    registerOnce(other);
+    expect(defaultRegistries().selectors.get('same-call')).toBe(other);
+
+    const file = join(mkdtempSync(join(tmpdir(), 're-register-twice-')), 'twice.mjs');
+    writeFileSync(
+      file,
+      `import { registerSelector } from ${JSON.stringify(index)};
+const factory = () => { throw new Error('unused'); };
+registerSelector('twice-in-one-run', factory);
+registerSelector('twice-in-one-run', factory);
+`,
+    );
+    await expect(import(`${pathToFileURL(file).href}?t=1`)).rejects.toThrow(
+      /^selector 'twice-in-one-run' is already registered \(registered at .*twice\.mjs\?t=1:3:1\); cannot register it again \(registered at .*twice\.mjs\?t=1:4:1\)/,
     );
   });
 });

@@ -2,9 +2,9 @@
 // src/curricula, src/guidance, src/algorithms), so a config names a user's reward, task, selector,
 // scaffold, advantage estimator or loss exactly as it names a built-in one. A name that is taken fails
 // with a ConfigError naming both entries: 'built-in', or where the first was registered from (file and
-// line of the caller). The same file registering a name again (a module that runs again under watch
-// mode or hot reload) replaces its entry (src/core/registry.ts). Registration is per process: register
-// before calling `train`.
+// line of the caller). A module that runs again (hot reload: imported again under another query string)
+// or the same call made again replaces its entry (src/core/registry.ts). Registration is per process:
+// register before calling `train`.
 // `registerPlugin` takes any plug-in made by a define* wrapper (src/core/plugin.ts: defineTask,
 // defineReward, defineSelector, defineGuidance, defineAdvantage, defineLoss, definePolicyBackend), so
 // its description, paper and options schema travel with it (docs/methods.md lists registered plug-ins).

@@ -7,11 +7,13 @@
 // plug-in was registered from, src/api/register.ts), so registering a taken name names both; and, when it
 // was defined with one of the define* wrappers (src/core/plugin.ts), its plug-in description, which the
 // method index (docs/methods.md) prints.
-// Re-registering from the same place replaces the entry instead: a module that runs again in the same
-// process (watch mode, hot reload: the registries of the package, loaded once, outlive it) registers its
-// names again. The same place is the same origin, and for an origin 'registered at <file>:<line>:<col>'
-// (src/api/register.ts) the same file, its query string dropped (hot reloaders import a changed module
-// again as `<file>?t=…`, and an edit may move the call to another line). A built-in is never replaced.
+// A module that runs again in the same process (hot reload, a watcher that re-imports: the package's
+// registries, loaded once, outlive the module) registers its names again, and that replaces the entry
+// instead of failing: a registration replaces one from the same origin (the same call, or an origin
+// string given twice), or, for origins 'registered at <file>:<line>:<col>' (src/api/register.ts), one
+// from the same file under another query string (hot reloaders import a changed module again as
+// `<file>?t=…`; an edit may have moved the call to another line). The same file registering a name twice
+// in one run (same URL, two calls) still fails. A built-in is never replaced.
 import { ConfigError, UnknownNameError } from './errors.ts';
 import type { Plugin, PluginInfo } from './plugin.ts';
 
@@ -91,11 +93,19 @@ export class Registry<T> {
 
 /** Whether a registration from `origin` re-registers one from `existing` (see the file's comment). */
 function sameSource(existing: RegistryOrigin, origin: RegistryOrigin): boolean {
-  return existing !== 'built-in' && originSource(existing) === originSource(origin);
+  if (existing === 'built-in') return false;
+  if (existing === origin) return true;
+  const before = callSite(existing);
+  const now = callSite(origin);
+  return before !== null && now !== null && before.file === now.file && before.query !== now.query;
 }
 
-/** The file of a 'registered at <file>:<line>:<col>' origin without its query string; else the origin. */
-export function originSource(origin: RegistryOrigin): string {
+/** The file and query string ('' when none) of a 'registered at <url>:<line>:<col>' origin; else null. */
+function callSite(origin: RegistryOrigin): { file: string; query: string } | null {
   const location = /^registered at (.+):\d+:\d+$/.exec(origin)?.[1];
-  return location === undefined ? origin : location.replace(/[?#].*$/, '');
+  if (location === undefined) return null;
+  const query = location.search(/[?#]/);
+  return query < 0
+    ? { file: location, query: '' }
+    : { file: location.slice(0, query), query: location.slice(query) };
 }

@@ -74,12 +74,17 @@ export const aggregationOptionsShape = {
   /** Truncated or masked importance weights π_old/π_sampler; see ../mismatch.ts. Off by default. */
   rolloutCorrection: rolloutCorrectionSchema,
 };
-/** Options every loss takes: its aggregation and the sampler/trainer rollout correction. */
+/**
+ * Options every loss takes: its aggregation and the sampler/trainer rollout correction. The optional
+ * fields admit `undefined` as well, as the output of `aggregationOptionsShape`'s schema does, so that
+ * `z.strictObject(aggregationOptionsShape)` is an options schema of this type under
+ * `exactOptionalPropertyTypes` too.
+ */
 export interface AggregationOptions {
   aggregation: AggregationMode;
-  tokenSumNormaliser?: number;
+  tokenSumNormaliser?: number | undefined;
   /** Absent = off (options built by hand rather than through a schema). */
-  rolloutCorrection?: RolloutCorrection;
+  rolloutCorrection?: RolloutCorrection | undefined;
 }
 
 /** What a per-token loss term sees of one token. */
