@@ -14,7 +14,7 @@ export interface RewardedGroup {
 
 /** One member of a group: sampled, or an expert trace (its first `expertTokens` tokens not sampled). */
 export interface GroupRollout extends SampledSequence {
-  /** Leading tokens copied from an expert trace (training/rl/expert-traces.ts); absent = all sampled. */
+  /** Leading tokens copied from an expert trace (training/components/expert-traces/expert-traces.ts); absent = all sampled. */
   expertTokens?: number;
   /**
    * The context this member was sampled from, when it differs from the group's (training) context: a

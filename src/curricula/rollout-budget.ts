@@ -7,7 +7,7 @@
 // and handing the excess to uncapped problems; if all weights are 0 the rest is shared equally. Rounding is
 // largest-remainder (Hamilton): floor, then +1 to the largest remainders, ties to the lower index — the
 // result is deterministic and sums exactly to `total`.
-// Used by `curricula train` when rollout.budget.enabled (src/training/rl/rollout-budget.ts), with pass
+// Used by `curricula train` when rollout.budget.enabled (src/training/components/rollout-budget/rollout-budget.ts), with pass
 // rates from the selector (bots) or from the run's history (pass-rate-tracker.ts).
 import { ConfigError } from '../core/errors.ts';
 

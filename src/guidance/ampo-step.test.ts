@@ -15,7 +15,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Datum, PolicyBackend } from '../core/policy.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { promptTokens } from '../tasks/format.ts';
-import { teachersOf } from '../training/components/teachers.ts';
+import { teachersOf } from '../training/components/teachers/component.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 import type { RlContext } from '../training/rl/context.ts';
 import { buildContext, validateRlConfig } from '../training/rl/setup.ts';

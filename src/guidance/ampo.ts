@@ -5,7 +5,7 @@
 // `exp_scripts/train_ampo.sh`; reference/curricula.md B4).
 //
 // What it does, in the step that samples the group (a post-grading hook, teacher-help-contract.ts, run by
-// src/training/rl/teacher-help-round.ts between grading and the advantage, as the authors' mix runs):
+// src/training/components/teachers/teacher-help-round.ts between grading and the advantage, as the authors' mix runs):
 // 1. Trigger (`injection`, authors' injection_strategy): a group with fewer than 1 correct member of n
 //    (correct = reward > `correctAbove`) gets help (`adaptive`); `hybrid` also helps a solved group with
 //    probability `hybridProbability`; `always` helps every group.

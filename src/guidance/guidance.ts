@@ -12,7 +12,7 @@
 // loss (rollout.ts samples, update.ts marks the tokens). A forced `prefix` stays context before both.
 //
 // Privileged context (`Attempt.privilegedContext`, privileged-hint): text appended to the prompt for the
-// SCORER only (a teacher's forward over the student's tokens, src/training/rl/distillation.ts); the
+// SCORER only (a teacher's forward over the student's tokens, src/training/components/teachers/distillation.ts); the
 // policy samples from `prompt` and never sees it. A scaffold that sets it brings `privilegedScorer`.
 // Scaffolds removed before the loss (`trainPrompt`, `memberPrompts`; RuscaRL's
 // graded_system_prompt_participate_training=False, ERL's internalization): the policy samples with the
@@ -20,10 +20,10 @@
 // context from trainPrompt and keeps each member's sampling context; update.ts recomputes the old
 // log-probs of those members under the training context (one forward) before the loss.
 // Retries (`Guidance.retry`, src/guidance/retry-contract.ts): after a round is graded, a scaffold may ask
-// for a second round on some groups; src/training/rl/retry-round.ts samples it and merges the results.
+// for a second round on some groups; src/training/components/retry/retry-round.ts samples it and merges the results.
 // Teacher help (`Guidance.teacherHelp`, src/guidance/teacher-help-contract.ts; AMPO): after a round is
 // graded, a scaffold may have the run's teachers' solutions replace members of some groups;
-// src/training/rl/teacher-help-round.ts installs them as complete expert traces.
+// src/training/components/teachers/teacher-help-round.ts installs them as complete expert traces.
 import type { ExpertTermConfig } from '../algorithms/losses/expert-tokens.ts';
 import type { OpdOptions } from '../algorithms/opd.ts';
 import type { Problem } from '../core/problem.ts';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Datum, PolicyBackend } from '../core/policy.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { promptTokens } from '../tasks/format.ts';
-import { teachersOf } from '../training/components/teachers.ts';
+import { teachersOf } from '../training/components/teachers/component.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 import { buildContext } from '../training/rl/setup.ts';
 import { rlStep } from '../training/rl/step.ts';

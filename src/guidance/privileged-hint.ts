@@ -11,7 +11,7 @@
 // through the leakage guard (leakage.ts: cut before the final answer; shorter than minHintChars →
 // no hint for that group, counted in guidance/leak_dropped). The student's attempt is bare (guided:
 // false), so its samples are the run's unguided pass rate and `guidance/unlocked` counts its own
-// successes. The step's distillation phase (src/training/rl/distillation.ts) scores and builds the term.
+// successes. The step's distillation phase (src/training/components/teachers/distillation.ts) scores and builds the term.
 //
 // What the authors do, and what is followed:
 // - Which model scores: tinker-cookbook SDFT uses a STATIC teacher, a sampling client of the base model

@@ -1,7 +1,7 @@
 // The retry part of the guidance contract (reflect-then-retry: ERL, arXiv 2602.13949; R^3L, code
 // shiweijiezero/R3L; retry.ts): after a round of groups is graded, a scaffold may ask for a second
 // round on some of them (`plan`), with a prompt that carries what went wrong. The RL step samples and
-// grades that round (src/training/rl/retry-round.ts), lets successful retries replace failed members of
+// grades that round (src/training/components/retry/retry-round.ts), lets successful retries replace failed members of
 // the original group (at most `maxReplace`), and reports back (`observe`). A retry attempt sets
 // `trainPrompt` to the original prompt: the retried completions are trained as answers to the bare problem.
 import type { RewardResult } from '../core/reward.ts';

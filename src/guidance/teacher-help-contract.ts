@@ -1,7 +1,7 @@
 // The teacher-help part of the guidance contract (AMPO, arXiv 2510.02227; ampo.ts): after a round of
 // groups is graded, a scaffold may ask the run's teachers for solutions and have them REPLACE some
 // members of a group in the same step (AMPO's `mix_off_policy_rollout` runs between grading and the
-// advantage). The RL step calls the hook once per rollout round (src/training/rl/teacher-help-round.ts),
+// advantage). The RL step calls the hook once per rollout round (src/training/components/teachers/teacher-help-round.ts),
 // gives it the tools below, and installs what it returns: each replacement becomes a complete expert
 // trace (the text's tokens + EOS, all marked expert tokens, trained with the scaffold's `expertLoss`),
 // with the reward the hook gives it.

@@ -10,7 +10,7 @@ import { keyDefinitions, type OptionNote, optionNote } from './source-notes.ts';
 
 /**
  * The config's source files: rl/config.ts and the run components' blocks (components/config-blocks.ts)
- * first, then the rest of training/rl/ and training/.
+ * first, then the rest of training/rl/, the components' feature folders and training/.
  */
 function configSources(root: string): string[] {
   const list = (dir: string) =>
@@ -20,10 +20,15 @@ function configSources(root: string): string[] {
       .map((name) => join(root, dir, name));
   const first = join(root, 'src/training/rl/config.ts');
   const blocks = join(root, 'src/training/components/config-blocks.ts');
+  const featureDirs = readdirSync(join(root, 'src/training/components'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => `src/training/components/${entry.name}`)
+    .sort();
   return [
     first,
     blocks,
     ...list('src/training/rl').filter((file) => file !== first),
+    ...featureDirs.flatMap(list),
     ...list('src/training'),
   ];
 }

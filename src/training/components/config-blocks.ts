@@ -7,9 +7,9 @@
 // the composed config, so the schema list must sit below them.)
 import type { z } from 'zod';
 import { selfPlaySchema } from '../../selfplay/config.ts';
-import { reliftSchema } from '../rl/relift-options.ts';
-import { rolloutBudgetSchema } from '../rl/rollout-budget-options.ts';
-import { teacherBlockSchema } from '../rl/teacher-config.ts';
+import { reliftSchema } from './relift/relift-options.ts';
+import { rolloutBudgetSchema } from './rollout-budget/rollout-budget-options.ts';
+import { teacherBlockSchema } from './teachers/teacher-config.ts';
 
 export const componentBlocks = {
   rollout: {

@@ -3,12 +3,12 @@
 // run's random stream before teacher help runs, and the demo and resume fingerprints depend on it.
 // A new feature adds its definition here, once.
 import type { RlComponentDefinition } from './definition.ts';
-import { expertTracesComponent } from './expert-traces.ts';
-import { reliftComponent } from './relift.ts';
-import { retryComponent } from './retry-round.ts';
-import { rolloutBudgetComponent } from './rollout-budget.ts';
+import { expertTracesComponent } from './expert-traces/component.ts';
+import { reliftComponent } from './relift/component.ts';
+import { retryComponent } from './retry/component.ts';
+import { rolloutBudgetComponent } from './rollout-budget/component.ts';
 import { selfPlayComponent } from './self-play.ts';
-import { teachersComponent } from './teachers.ts';
+import { teachersComponent } from './teachers/component.ts';
 
 export const rlComponents: readonly RlComponentDefinition[] = [
   rolloutBudgetComponent,

@@ -138,4 +138,4 @@ export const rlConfigSchema = z.strictObject({
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
 
-export { rolloutBudgetSchema } from './rollout-budget-options.ts';
+export { rolloutBudgetSchema } from '../components/rollout-budget/rollout-budget-options.ts';

@@ -1,4 +1,4 @@
-// The `rollout.budget` block of the train config (the run component `budget`: rl/rollout-budget.ts).
+// The `rollout.budget` block of the train config (the run component `budget`: components/rollout-budget/rollout-budget.ts).
 import { z } from 'zod';
 
 export const rolloutBudgetDefaults = {

@@ -7,15 +7,15 @@
 // - a teacher that throws mid-step costs only its group the teacher term (teacher/failures,
 //   teacher/failed_groups), and the next step runs normally.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Datum, PolicyBackend } from '../../core/policy.ts';
-import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
-import { TeacherPool } from '../../teachers/teacher-pool.ts';
-import { teachersOf } from '../components/teachers.ts';
-import { rlConfigSchema } from './config.ts';
-import type { RlContext } from './context.ts';
-import type { SampledGroup } from './rollout.ts';
-import { buildContext } from './setup.ts';
-import { rlStep } from './step.ts';
+import type { Datum, PolicyBackend } from '../../../core/policy.ts';
+import { EmbeddedBackend } from '../../../policy/embedded-backend.ts';
+import { TeacherPool } from '../../../teachers/teacher-pool.ts';
+import { rlConfigSchema } from '../../rl/config.ts';
+import type { RlContext } from '../../rl/context.ts';
+import type { SampledGroup } from '../../rl/rollout.ts';
+import { buildContext } from '../../rl/setup.ts';
+import { rlStep } from '../../rl/step.ts';
+import { teachersOf } from './component.ts';
 
 const config = (teacher: object, extra: object = {}) =>
   rlConfigSchema.parse({

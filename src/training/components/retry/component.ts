@@ -1,7 +1,8 @@
 // Run component `retry`: reflect-then-retry (guidance with a `retry` hook): a second, helped round for
-// failed groups after grading (rl/retry-round.ts); one random draw per rollout round.
-import { retryRound } from '../rl/retry-round.ts';
-import { defineRlComponent } from './definition.ts';
+// failed groups after grading (components/retry/retry-round.ts); one random draw per rollout round.
+
+import { defineRlComponent } from '../definition.ts';
+import { retryRound } from './retry-round.ts';
 
 export const retryComponent = defineRlComponent({
   id: 'retry',

@@ -13,16 +13,16 @@
 // context; a trace too long for that is cut to leave one sampled token (a complete one loses its EOS and
 // counts as cut by length). Deviation: the text is tokenized on its own, not jointly with the context
 // (identical for char tokenizers; a BPE may split the boundary differently).
-import type { SampledGroup as CoreSampledGroup, GroupRollout } from '../../core/groups.ts';
-import type { SampledSequence } from '../../core/policy.ts';
-import type { Attempt, ExpertTrace } from '../../guidance/guidance.ts';
-import type { RlContext } from './context.ts';
-import { sampleRows } from './sample-rows.ts';
+import type { SampledGroup as CoreSampledGroup, GroupRollout } from '../../../core/groups.ts';
+import type { SampledSequence } from '../../../core/policy.ts';
+import type { Attempt, ExpertTrace } from '../../../guidance/guidance.ts';
+import type { RlContext } from '../../rl/context.ts';
+import { sampleRows } from '../../rl/sample-rows.ts';
 
 /** rollout.ts's SampledGroup, named from core. */
 type SampledGroup = CoreSampledGroup<Attempt>;
 
-export { hasExpertTraces } from '../../guidance/attempt.ts';
+export { hasExpertTraces } from '../../../guidance/attempt.ts';
 
 interface Job {
   group: SampledGroup;

@@ -1,4 +1,4 @@
-// Where ReLIFT's demonstrations come from (src/training/rl/relift.ts). The authors train on a fixed
+// Where ReLIFT's demonstrations come from (src/training/components/relift/relift.ts). The authors train on a fixed
 // target per question, the dataset's `target` column (OpenR1 solutions written by DeepSeek-R1; read by
 // relift/verl/verl/relift/rl_dataset_with_target.py); here that is the problem's worked solution
 // (`Problem.solution`), source 'solutions'. A teacher that writes demonstrations on demand can be plugged
@@ -6,10 +6,10 @@
 // refuses the run with a ConfigError before any model is loaded; its `demonstrate` may answer null for a
 // problem or throw, which costs those problems their place in the buffer for that step (counted as
 // relift/source_failures), never the run.
-import { ConfigError } from '../../core/errors.ts';
-import type { Problem } from '../../core/problem.ts';
-import { Registry } from '../../core/registry.ts';
-import { missingSolutions } from '../../guidance/worked-solution.ts';
+import { ConfigError } from '../../../core/errors.ts';
+import type { Problem } from '../../../core/problem.ts';
+import { Registry } from '../../../core/registry.ts';
+import { missingSolutions } from '../../../guidance/worked-solution.ts';
 
 export interface DemonstrationSource {
   readonly name: string;

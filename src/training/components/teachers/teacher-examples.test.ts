@@ -2,11 +2,11 @@
 // own settings, with a smaller batch and one worker): examples/ladder-opd.yaml (demo-cold teaching
 // ladder-cold; same tokenizer) and examples/ladder-privileged-hint.yaml (the initial self-teacher).
 import { describe, expect, it } from 'vitest';
-import { loadConfigFile } from '../../core/config.ts';
-import { teachersOf } from '../components/teachers.ts';
-import { rlConfigSchema } from './config.ts';
-import { buildContext } from './setup.ts';
-import { rlStep } from './step.ts';
+import { loadConfigFile } from '../../../core/config.ts';
+import { rlConfigSchema } from '../../rl/config.ts';
+import { buildContext } from '../../rl/setup.ts';
+import { rlStep } from '../../rl/step.ts';
+import { teachersOf } from './component.ts';
 
 async function oneStep(file: string): Promise<Record<string, number>> {
   const example = loadConfigFile(rlConfigSchema, file);

@@ -1,7 +1,8 @@
 // Run component `expertTraces`: off-policy guidance (LUFFY / Prefix-RFT). When a round's attempts carry
-// expert traces, they replace some sampled members (rl/expert-traces.ts); one random draw, only then.
-import { hasExpertTraces, injectExpertTraces } from '../rl/expert-traces.ts';
-import { defineRlComponent } from './definition.ts';
+// expert traces, they replace some sampled members (components/expert-traces/expert-traces.ts); one random draw, only then.
+
+import { defineRlComponent } from '../definition.ts';
+import { hasExpertTraces, injectExpertTraces } from './expert-traces.ts';
 
 export const expertTracesComponent = defineRlComponent({
   id: 'expertTraces',

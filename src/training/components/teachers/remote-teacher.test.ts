@@ -5,11 +5,11 @@
 // against the student's (the suite tokenizer: no policy.tokenizer given).
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKey, baseModel, startTinkerServer } from '../../testing/backends/tinker/client/test-server.ts';
-import { teachersOf } from '../components/teachers.ts';
-import { rlConfigSchema } from './config.ts';
-import { buildContext } from './setup.ts';
-import { rlStep } from './step.ts';
+import { apiKey, baseModel, startTinkerServer } from '../../../testing/backends/tinker/client/test-server.ts';
+import { rlConfigSchema } from '../../rl/config.ts';
+import { buildContext } from '../../rl/setup.ts';
+import { rlStep } from '../../rl/step.ts';
+import { teachersOf } from './component.ts';
 
 let app: FastifyInstance;
 let url: string;

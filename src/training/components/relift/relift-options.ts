@@ -1,4 +1,4 @@
-// The `algorithm.relift` config block: ReLIFT's SFT phase interleaved with RL (src/training/rl/relift.ts).
+// The `algorithm.relift` config block: ReLIFT's SFT phase interleaved with RL (src/training/components/relift/relift.ts).
 // Paper: Ma et al., "Learning What Reinforcement Learning Can't: Interleaved Online Fine-Tuning for Hardest
 // Questions", arXiv 2506.07527; code TheRoadQaQ/ReLIFT (relift/verl/verl/relift/trainer.py, actor.py,
 // fsdp_worker.py, config/relift_trainer.yaml, examples/math-7b/train.sh).
@@ -22,7 +22,7 @@
 //   fail_value 0 (reward_impl_version 3) failValue 0
 // The authors assert sft_data_size % sft_mini_batch_size == 0; validateRelift does the same.
 import { z } from 'zod';
-import { ConfigError } from '../../core/errors.ts';
+import { ConfigError } from '../../../core/errors.ts';
 
 const sourceDefaults = { name: 'solutions', options: {} };
 

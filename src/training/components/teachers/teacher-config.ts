@@ -10,8 +10,8 @@
 //     timeoutMs: 60000        # per teacher call (score or sample)
 //     opd: { teacher: wide, coef: 1, discount: 0, taskAdvantage: true }   # absent = no OPD term
 import { z } from 'zod';
-import { opdOptionsSchema } from '../../algorithms/opd.ts';
-import { rlPolicyBlockSchema } from '../policy-block.ts';
+import { opdOptionsSchema } from '../../../algorithms/opd.ts';
+import { rlPolicyBlockSchema } from '../../policy-block.ts';
 
 /** Teacher names are used in metrics and config references: short identifiers. */
 const teacherName = z

@@ -5,8 +5,8 @@
 // group fails: 3 items per step, an SFT update of 2 each step, so the buffer holds 1, 2, 3, 4 after steps
 // 1-4.
 import { describe, expect, it } from 'vitest';
-import { savedExtra, stopAndResume } from '../../testing/training/rl/resume-check.ts';
-import { rlConfigSchema } from './config.ts';
+import { savedExtra, stopAndResume } from '../../../testing/training/rl/resume-check.ts';
+import { rlConfigSchema } from '../../rl/config.ts';
 
 const config = (runsDir: string) =>
   rlConfigSchema.parse({

@@ -1,9 +1,9 @@
-// Run component `relift`: ReLIFT's SFT phase after each RL update (rl/relift.ts): failed problems into
+// Run component `relift`: ReLIFT's SFT phase after each RL update (components/relift/relift.ts): failed problems into
 // the buffer, an SFT update when it is full; buffer and count saved under the checkpoint key `relift`.
 
-import type { RlContext } from '../rl/context.ts';
-import { createRelift, type Relift, validateRelift } from '../rl/relift.ts';
-import { type BuiltComponent, defineRlComponent, findComponent } from './definition.ts';
+import type { RlContext } from '../../rl/context.ts';
+import { type BuiltComponent, defineRlComponent, findComponent } from '../definition.ts';
+import { createRelift, type Relift, validateRelift } from './relift.ts';
 
 export interface ReliftComponent extends BuiltComponent {
   readonly relift: Relift;

@@ -3,14 +3,14 @@
 // splits it in proportion to each problem's outcome uncertainty p(1 − p), within [min, max]. Pass rates come
 // from the selector when it keeps them (bots: Beta posteriors), otherwise from the run's own history of
 // each problem (PassRateTracker), which is saved with checkpoints.
-import { ConfigError } from '../../core/errors.ts';
-import type { Problem } from '../../core/problem.ts';
-import type { GroupOutcome, TaskSelector } from '../../core/selector.ts';
-import { mean } from '../../core/stats.ts';
-import type { PassRateEstimator } from '../../curricula/bots.ts';
-import { PassRateTracker } from '../../curricula/pass-rate-tracker.ts';
-import { allocateRollouts } from '../../curricula/rollout-budget.ts';
-import type { RlConfig } from './config.ts';
+import { ConfigError } from '../../../core/errors.ts';
+import type { Problem } from '../../../core/problem.ts';
+import type { GroupOutcome, TaskSelector } from '../../../core/selector.ts';
+import { mean } from '../../../core/stats.ts';
+import type { PassRateEstimator } from '../../../curricula/bots.ts';
+import { PassRateTracker } from '../../../curricula/pass-rate-tracker.ts';
+import { allocateRollouts } from '../../../curricula/rollout-budget.ts';
+import type { RlConfig } from '../../rl/config.ts';
 
 export interface RolloutBudget {
   /** 'selector' or 'history'. */

@@ -1,13 +1,13 @@
 // Run component `teachers`: the run's frozen teachers (teacher.pool, a privileged scorer's self-teacher;
-// rl/teacher-setup.ts) and the two phases that use them: teacher help after grading (AMPO, guidance with
-// a `teacherHelp` hook; rl/teacher-help-round.ts) and the distillation term of the advantages (OPD,
-// privileged-hint; rl/distillation.ts). Metrics: the phase's teacher/… and the pool's call counts.
-import type { Teachers } from '../../teachers/teacher-pool.ts';
-import type { RlContext } from '../rl/context.ts';
-import { type Distillation, distillationPhase } from '../rl/distillation.ts';
-import { teacherHelpRound } from '../rl/teacher-help-round.ts';
-import { buildTeachers, validatePrivilegedScorer, validateTeacherBlock } from '../rl/teacher-setup.ts';
-import { type BuiltComponent, defineRlComponent, findComponent } from './definition.ts';
+// components/teachers/teacher-setup.ts) and the two phases that use them: teacher help after grading (AMPO, guidance with
+// a `teacherHelp` hook; components/teachers/teacher-help-round.ts) and the distillation term of the advantages (OPD,
+// privileged-hint; components/teachers/distillation.ts). Metrics: the phase's teacher/… and the pool's call counts.
+import type { Teachers } from '../../../teachers/teacher-pool.ts';
+import type { RlContext } from '../../rl/context.ts';
+import { type BuiltComponent, defineRlComponent, findComponent } from '../definition.ts';
+import { type Distillation, distillationPhase } from './distillation.ts';
+import { teacherHelpRound } from './teacher-help-round.ts';
+import { buildTeachers, validatePrivilegedScorer, validateTeacherBlock } from './teacher-setup.ts';
 
 export interface TeachersComponent extends BuiltComponent {
   /** The pool (null: none built; teacher help then refuses to run). Replaceable by tests. */

@@ -16,12 +16,12 @@
 // and a group whose call fails too loses its teacher signal for this step (`teacher/failed_groups`; the
 // pool counts every failed call in `teacher/failures`). It keeps its task advantage when taskAdvantage
 // is on, and trains on nothing (advantage 0) when it is off. The run goes on.
-import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
-import { type OpdOptions, opdAdvantages } from '../../algorithms/opd.ts';
-import type { PolicyBackend } from '../../core/policy.ts';
-import { promptTokens } from '../../tasks/format.ts';
-import { TeacherCallError, type Teachers } from '../../teachers/teacher-pool.ts';
-import type { SampledGroup } from './rollout.ts';
+import type { AdvantageEstimate } from '../../../algorithms/advantages/estimator.ts';
+import { type OpdOptions, opdAdvantages } from '../../../algorithms/opd.ts';
+import type { PolicyBackend } from '../../../core/policy.ts';
+import { promptTokens } from '../../../tasks/format.ts';
+import { TeacherCallError, type Teachers } from '../../../teachers/teacher-pool.ts';
+import type { SampledGroup } from '../../rl/rollout.ts';
 
 export interface Distillation {
   teachers: Teachers;

@@ -25,10 +25,11 @@
 // Deviations: see relift-options.ts (defaults scaled to the ladder, no entropy bonus) and relift-sft.ts
 // (one AdamW state shared with RL; prompt + demonstration cut to the model's context).
 import { z } from 'zod';
-import { CheckpointError } from '../../core/errors.ts';
-import type { Problem } from '../../core/problem.ts';
-import type { RlConfig } from './config.ts';
-import type { RlContext } from './context.ts';
+import { CheckpointError } from '../../../core/errors.ts';
+import type { Problem } from '../../../core/problem.ts';
+import type { RlConfig } from '../../rl/config.ts';
+import type { RlContext } from '../../rl/context.ts';
+import type { SampledGroup } from '../../rl/rollout.ts';
 import { type BufferItem, ReliftBuffer } from './relift-buffer.ts';
 import {
   type DemonstrationContext,
@@ -37,7 +38,6 @@ import {
 } from './relift-demonstrations.ts';
 import { type ResolvedReliftOptions, resolveReliftOptions } from './relift-options.ts';
 import { demonstrationSequence, sftUpdate } from './relift-sft.ts';
-import type { SampledGroup } from './rollout.ts';
 
 const stateSchema = z.strictObject({
   buffer: z.unknown(),

@@ -11,11 +11,11 @@
 // that a teacher rescued has a learning signal and is kept. The hook's replacements are checked (group
 // and member in range, one per member, fitting the group's room); a violation is a bug in the scaffold
 // and throws.
-import type { GradedGroup } from '../../guidance/retry-contract.ts';
-import type { TeacherHelpTools, TeacherReplacement } from '../../guidance/teacher-help-contract.ts';
-import type { Teachers } from '../../teachers/teacher-pool.ts';
-import type { RlContext } from './context.ts';
-import { type GroupRollout, type SampledGroup, scoreGroups } from './rollout.ts';
+import type { GradedGroup } from '../../../guidance/retry-contract.ts';
+import type { TeacherHelpTools, TeacherReplacement } from '../../../guidance/teacher-help-contract.ts';
+import type { Teachers } from '../../../teachers/teacher-pool.ts';
+import type { RlContext } from '../../rl/context.ts';
+import { type GroupRollout, type SampledGroup, scoreGroups } from '../../rl/rollout.ts';
 
 export async function teacherHelpRound(
   ctx: RlContext,

@@ -9,12 +9,12 @@ import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../core/errors.ts';
-import { CharTokenizer, printableAscii, suiteTokenizer } from '../../policy/tokenizer.ts';
-import { tokenizerMismatch } from '../../teachers/tokenizer-match.ts';
-import { rlConfigSchema } from './config.ts';
-import { validateRlConfig } from './setup.ts';
-import { train } from './train.ts';
+import { ConfigError } from '../../../core/errors.ts';
+import { CharTokenizer, printableAscii, suiteTokenizer } from '../../../policy/tokenizer.ts';
+import { tokenizerMismatch } from '../../../teachers/tokenizer-match.ts';
+import { rlConfigSchema } from '../../rl/config.ts';
+import { validateRlConfig } from '../../rl/setup.ts';
+import { train } from '../../rl/train.ts';
 
 const demo = 'examples/checkpoints/demo-cold';
 

@@ -1,10 +1,10 @@
-// Run component `budget`: the adaptive rollout budget (rl/rollout-budget.ts) plans samples per problem,
+// Run component `budget`: the adaptive rollout budget (components/rollout-budget/rollout-budget.ts) plans samples per problem,
 // learns pass rates from each step's outcomes and saves them under the checkpoint key `budget`.
 
-import { advantageEstimators } from '../../algorithms/advantages/index.ts';
-import type { RlContext } from '../rl/context.ts';
-import { createRolloutBudget, type RolloutBudget, validateRolloutBudget } from '../rl/rollout-budget.ts';
-import { type BuiltComponent, defineRlComponent, findComponent } from './definition.ts';
+import { advantageEstimators } from '../../../algorithms/advantages/index.ts';
+import type { RlContext } from '../../rl/context.ts';
+import { type BuiltComponent, defineRlComponent, findComponent } from '../definition.ts';
+import { createRolloutBudget, type RolloutBudget, validateRolloutBudget } from './rollout-budget.ts';
 
 export interface RolloutBudgetComponent extends BuiltComponent {
   readonly budget: RolloutBudget;

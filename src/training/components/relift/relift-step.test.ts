@@ -8,19 +8,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfigFile } from '../../core/config.ts';
-import { ConfigError, UnknownNameError } from '../../core/errors.ts';
-import type { Datum, LossKind, OptimOptions, PolicyBackend } from '../../core/policy.ts';
-import { additionProblem } from '../../tasks/addition.ts';
-import { promptTokens } from '../../tasks/format.ts';
-import { reliftOf } from '../components/relift.ts';
-import { rlConfigSchema } from './config.ts';
-import type { RlContext } from './context.ts';
+import { loadConfigFile } from '../../../core/config.ts';
+import { ConfigError, UnknownNameError } from '../../../core/errors.ts';
+import type { Datum, LossKind, OptimOptions, PolicyBackend } from '../../../core/policy.ts';
+import { additionProblem } from '../../../tasks/addition.ts';
+import { promptTokens } from '../../../tasks/format.ts';
+import { rlConfigSchema } from '../../rl/config.ts';
+import type { RlContext } from '../../rl/context.ts';
+import type { SampledGroup } from '../../rl/rollout.ts';
+import { buildContext, drawPool, validateRlConfig } from '../../rl/setup.ts';
+import { rlStep } from '../../rl/step.ts';
+import { reliftOf } from './component.ts';
 import { createRelift, Relift, solvedNone } from './relift.ts';
 import { reliftSchema, resolveReliftOptions } from './relift-options.ts';
-import type { SampledGroup } from './rollout.ts';
-import { buildContext, drawPool, validateRlConfig } from './setup.ts';
-import { rlStep } from './step.ts';
 
 const config = (relift: object, extra: object = {}) =>
   rlConfigSchema.parse({

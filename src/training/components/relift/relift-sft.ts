@@ -23,9 +23,9 @@
 // Deviation, stated in docs/guidance.md; an exact copy would need an optional optimiser slot in
 // OptimOptions, which hosted Tinker (one optimiser per training client) could not honour.
 // Entropy bonus: the authors add −0.001·entropy; left out (the backend returns no full distributions).
-import type { Datum, OptimOptions, PolicyBackend, Tokenizer } from '../../core/policy.ts';
-import type { Problem } from '../../core/problem.ts';
-import { promptTokens } from '../../tasks/format.ts';
+import type { Datum, OptimOptions, PolicyBackend, Tokenizer } from '../../../core/policy.ts';
+import type { Problem } from '../../../core/problem.ts';
+import { promptTokens } from '../../../tasks/format.ts';
 
 export interface DemonstrationSequence {
   /** Prompt tokens, then the demonstration's tokens and EOS. */

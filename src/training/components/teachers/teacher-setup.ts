@@ -6,16 +6,16 @@
 // tokenizers (a remote teacher's is known only then); the run has not written anything yet.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../../core/errors.ts';
-import type { PolicyBackend } from '../../core/policy.ts';
-import type { Problem } from '../../core/problem.ts';
-import type { Guidance } from '../../guidance/guidance.ts';
-import { suiteTokenizer } from '../../policy/tokenizer.ts';
-import { configCheckpointModelPath, resolveCheckpoint } from '../../runs/resolve-checkpoint.ts';
-import { TeacherPool } from '../../teachers/teacher-pool.ts';
-import { canonicalJson, tokenizerMismatch } from '../../teachers/tokenizer-match.ts';
-import { type PolicyBackendRequest, policyBackendOf, policyBackends } from '../policy-backends.ts';
-import type { RlConfig } from './config.ts';
+import { ConfigError } from '../../../core/errors.ts';
+import type { PolicyBackend } from '../../../core/policy.ts';
+import type { Problem } from '../../../core/problem.ts';
+import type { Guidance } from '../../../guidance/guidance.ts';
+import { suiteTokenizer } from '../../../policy/tokenizer.ts';
+import { configCheckpointModelPath, resolveCheckpoint } from '../../../runs/resolve-checkpoint.ts';
+import { TeacherPool } from '../../../teachers/teacher-pool.ts';
+import { canonicalJson, tokenizerMismatch } from '../../../teachers/tokenizer-match.ts';
+import { type PolicyBackendRequest, policyBackendOf, policyBackends } from '../../policy-backends.ts';
+import type { RlConfig } from '../../rl/config.ts';
 import type { Distillation } from './distillation.ts';
 import { defaultTeacherTimeoutMs, type TeacherEntry } from './teacher-config.ts';
 

@@ -8,7 +8,7 @@
 // newest failures first; older items wait until a step adds fewer than `size` new ones. A problem that
 // fails in several steps is in the buffer several times (the authors do not de-duplicate either).
 import { z } from 'zod';
-import { CheckpointError } from '../../core/errors.ts';
+import { CheckpointError } from '../../../core/errors.ts';
 
 export interface BufferItem {
   /** The failed problem (its id in the run's pool). */

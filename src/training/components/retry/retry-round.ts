@@ -16,10 +16,10 @@
 // context). Retries that fail, and successes beyond maxReplace, are not trained.
 // With dynamic sampling the phase runs inside each rollout round, before the filter: a zero-success group
 // that a retry rescued has a learning signal and is kept.
-import type { Attempt } from '../../guidance/guidance.ts';
-import type { RetryRequest, RetryResult } from '../../guidance/retry-contract.ts';
-import type { RlContext } from './context.ts';
-import { type SampledGroup, sampleGroups, scoreGroups } from './rollout.ts';
+import type { Attempt } from '../../../guidance/guidance.ts';
+import type { RetryRequest, RetryResult } from '../../../guidance/retry-contract.ts';
+import type { RlContext } from '../../rl/context.ts';
+import { type SampledGroup, sampleGroups, scoreGroups } from '../../rl/rollout.ts';
 
 /** Runs the scaffold's retries for `groups` (graded) and merges successful ones into them. */
 export async function retryRound(

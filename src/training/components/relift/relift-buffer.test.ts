@@ -1,7 +1,7 @@
 // The ReLIFT buffer's order (a step's items in front, the authors' concat([new, old])), take(size) only
 // when full, and its state across a save/load, including through JSON as a checkpoint stores it.
 import { describe, expect, it } from 'vitest';
-import { CheckpointError } from '../../core/errors.ts';
+import { CheckpointError } from '../../../core/errors.ts';
 import { type BufferItem, ReliftBuffer } from './relift-buffer.ts';
 
 const item = (problemId: string, step: number): BufferItem => ({
