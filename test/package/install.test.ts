@@ -8,10 +8,8 @@
 //   - the installed CLI runs (`--help`, `eval` on two worker threads, `reward check` with math-answer's
 //     worker pool): compiled JavaScript only, tsx is not installed there;
 //   - publint and attw pass on the tarball;
-//   - the shipped library examples (examples/library/*.ts), copied into the project with the dependencies
-//     their package.json declares, type-check under the tsconfig.json that the project's own `tsc --init`
-//     writes (strict, noUncheckedIndexedAccess, exactOptionalPropertyTypes, verbatimModuleSyntax, …) with
-//     `types: ["node"]` and `skipLibCheck: false`, so every shipped .d.ts they reach is checked too.
+//   - the shipped library examples type-check there under `tsc --init`'s strict defaults with
+//     `skipLibCheck: false` (./shipped-examples.ts).
 // Nothing in the project can reach this repository: it lies outside it with no node_modules above it, the
 // children get an explicit environment (no NODE_OPTIONS, NODE_PATH or npm_config_* of the parent), the
 // tsc file list holds no path into the repository and the installed files name none.
@@ -28,28 +26,20 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  renameSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkShippedExamples, examplesDependencies } from './shipped-examples.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
   version: string;
   exports: Record<string, { types: string; default: string } | string>;
-  dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
-/** What the library examples declare they need besides curricula (zod for their option schemas). */
-const examplesManifest = JSON.parse(readFileSync(join(repo, 'examples/library/package.json'), 'utf8')) as {
-  dependencies: Record<string, string>;
-};
-const examplesDependencies = Object.entries(examplesManifest.dependencies)
-  .filter(([name]) => name !== 'curricula')
-  .map(([name, version]) => `${name}@${version}`);
 /** The public API's entry files come from issue 15's API work; without them there is nothing to import. */
 const apiMissing = ['src/index.ts', 'src/api/testing.ts'].filter((file) => !existsSync(join(repo, file)));
 if (apiMissing.length > 0) {
@@ -139,7 +129,7 @@ beforeAll(() => {
       tarball,
       `typescript@${dev.typescript}`,
       `@types/node@${dev['@types/node']}`,
-      ...examplesDependencies,
+      ...examplesDependencies(repo),
       '--prefer-offline',
       '--no-audit',
       '--no-fund',
@@ -336,67 +326,7 @@ describe('the packed package', () => {
 
   it.skipIf(apiMissing.length > 0)(
     "type-checks the shipped library examples under tsc --init's strict defaults, skipLibCheck off",
-    () => {
-      const shipped = join(installed, 'examples/library');
-      const files = readdirSync(shipped).sort();
-      // No tsconfig of the repository's ships (the one there extends a file the package does not hold).
-      expect(files).toEqual([
-        'cancel-resume.ts',
-        'custom-algorithms.ts',
-        'package.json',
-        'plugins.ts',
-        'train-script.ts',
-      ]);
-      // The examples declare their dependencies; zod is the package's own version, so one copy serves both.
-      expect(examplesManifest.dependencies.zod).toBe(manifest.dependencies.zod);
-      expect(readFileSync(join(shipped, 'package.json'), 'utf8')).toBe(
-        readFileSync(join(repo, 'examples/library/package.json'), 'utf8'),
-      );
-      const projectManifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
-        dependencies: Record<string, string>;
-      };
-      expect(Object.keys(projectManifest.dependencies)).toEqual(
-        expect.arrayContaining(Object.keys(examplesManifest.dependencies)),
-      );
-
-      const dir = join(project, 'library-examples');
-      mkdirSync(dir);
-      for (const file of files.filter((name) => name.endsWith('.ts'))) {
-        copyFileSync(join(shipped, file), join(dir, file));
-      }
-      const tsc = join(project, 'node_modules/typescript/bin/tsc');
-      ok(run(process.execPath, [tsc, '--init'], { cwd: dir }), 'tsc --init');
-      renameSync(join(dir, 'tsconfig.json'), join(dir, 'tsconfig.init.json'));
-      writeFileSync(
-        join(dir, 'tsconfig.json'),
-        JSON.stringify({
-          extends: './tsconfig.init.json',
-          // `types: []` of tsc --init admits no @types package; the examples use Node's `process`.
-          compilerOptions: { types: ['node'], skipLibCheck: false, noEmit: true },
-          include: ['*.ts'],
-        }),
-      );
-      const shown = JSON.parse(
-        ok(run(process.execPath, [tsc, '--showConfig'], { cwd: dir }), 'tsc --showConfig'),
-      );
-      expect(shown.compilerOptions).toMatchObject({
-        strict: true,
-        noUncheckedIndexedAccess: true,
-        exactOptionalPropertyTypes: true,
-        verbatimModuleSyntax: true,
-        module: 'nodenext',
-        skipLibCheck: false,
-      });
-
-      const compiled = run(process.execPath, [tsc, '-p', '.', '--listFiles'], { cwd: dir });
-      const listed = ok(compiled, 'tsc on the library examples').split('\n').filter(Boolean);
-      // The checked .d.ts include the one that once named better-sqlite3's types, whose @types package
-      // (a devDependency of the repository) a user does not have (TS7016 with skipLibCheck off).
-      expect(listed).toContain(join(installed, 'dist/runs/sample-columns.d.ts'));
-      expect(existsSync(join(project, 'node_modules/@types/better-sqlite3'))).toBe(false);
-      expect(listed).toContain(join(project, 'node_modules/zod/index.d.cts'));
-      expect(listed.filter((file) => !file.startsWith(project))).toEqual([]);
-    },
+    () => checkShippedExamples({ repo, project, installed, run, ok }),
     120_000,
   );
 
