@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { UserError } from '../core/errors.ts';
+import { boundedCount, sizeLimits } from '../core/size-limits.ts';
 import { workerCountSchema } from '../policy/parallel-options.ts';
 import { mixEntrySchema } from '../tasks/problem-mix.ts';
 import { readProblemSet } from '../tasks/problem-set.ts';
-import { boundedCount, sizeLimits } from '../core/size-limits.ts';
 import {
   type EvaluateCheckpointResult,
   evaluateCheckpoint,

@@ -1,11 +1,11 @@
 // The config of `curricula pretrain`: supervised next-token training on worked solutions (cold start).
 import { z } from 'zod';
+import { boundedCount, sizeLimits } from '../core/size-limits.ts';
 import { policyBlockSchema } from '../policy/parallel-options.ts';
 import { RUN_NAME_MAX, RUN_NAME_PATTERN, RUN_NAME_RULE } from '../runs/run-name.ts';
 import { mixEntrySchema } from '../tasks/problem-mix.ts';
 import { modelBlockSchema } from './model-presets.ts';
 import { scheduleSchema } from './schedule.ts';
-import { boundedCount, sizeLimits } from '../core/size-limits.ts';
 
 export const optimizerSchema = scheduleSchema.extend({
   betas: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).default([0.9, 0.99]),

@@ -4,9 +4,9 @@
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { shortInput } from '../../core/quote-input.ts';
+import { sizeLimits } from '../../core/size-limits.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
-import { sizeLimits } from '../../core/size-limits.ts';
 import { boundedInteger } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { parseTaskSpec } from '../task-spec.ts';
