@@ -57,7 +57,7 @@ describe('curricula --help', () => {
     expect(commandGroupHeadings.map(names)).toEqual([
       ['demo', 'help'],
       ['pretrain', 'train', 'teach', 'distill'],
-      ['eval', 'report', 'compare', 'dashboard', 'reward'],
+      ['eval', 'report', 'compare', 'plan', 'dashboard', 'reward'],
       ['serve', 'tinker-check'],
       ['bench', 'simulate'],
       ['schema', 'docs'],

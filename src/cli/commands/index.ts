@@ -9,6 +9,7 @@ import { register as registerDemo } from './demo.ts';
 import { register as registerDistill } from './distill.ts';
 import { register as registerDocs } from './docs.ts';
 import { register as registerEval } from './eval.ts';
+import { register as registerPlan } from './plan.ts';
 import { register as registerPretrain } from './pretrain.ts';
 import { register as registerReport } from './report.ts';
 import { register as registerReward } from './reward.ts';
@@ -32,7 +33,14 @@ export const commandGroups: CommandGroup[] = [
   { heading: 'Train:', commands: [registerPretrain, registerTrain, registerTeach, registerDistill] },
   {
     heading: 'Evaluate and inspect:',
-    commands: [registerEval, registerReport, registerCompare, registerDashboard, registerReward],
+    commands: [
+      registerEval,
+      registerReport,
+      registerCompare,
+      registerPlan,
+      registerDashboard,
+      registerReward,
+    ],
   },
   { heading: 'Serve and connect:', commands: [registerServe, registerTinkerCheck] },
   { heading: 'Benchmark and simulate:', commands: [registerBench, registerSimulate] },
