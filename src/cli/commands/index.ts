@@ -16,6 +16,7 @@ import { register as registerReward } from './reward.ts';
 import { register as registerSchema } from './schema.ts';
 import { register as registerServe } from './serve.ts';
 import { register as registerSimulate } from './simulate.ts';
+import { register as registerSweep } from './sweep.ts';
 import { register as registerTeach } from './teach.ts';
 import { register as registerTinkerCheck } from './tinker-check.ts';
 import { register as registerTrain } from './train.ts';
@@ -30,7 +31,10 @@ export interface CommandGroup {
 
 export const commandGroups: CommandGroup[] = [
   { heading: 'Get started:', commands: [registerDemo] },
-  { heading: 'Train:', commands: [registerPretrain, registerTrain, registerTeach, registerDistill] },
+  {
+    heading: 'Train:',
+    commands: [registerPretrain, registerTrain, registerTeach, registerDistill, registerSweep],
+  },
   {
     heading: 'Evaluate and inspect:',
     commands: [
