@@ -180,7 +180,11 @@ function main() {
     rmSync(addonFile, { force: true });
     finish(`not built: the addon does not load (${(reason ?? 'unknown').trim().slice(0, 200)})`);
   }
-  finish(`built (${probe.stdout.trim()})`);
+  // The probe loads OpenBLAS with the CPU's own kernels; runs pin Haswell's on x86-64 with AVX2
+  // (src/policy/blas-core.ts), which nativeKernelStatus().blas reports.
+  finish(
+    `built (${probe.stdout.trim()}; runs load the Haswell kernels on x86-64 with AVX2 unless CURRICULA_BLAS_CORE=auto: src/policy/blas-core.ts)`,
+  );
 }
 
 try {
