@@ -1,6 +1,7 @@
 // The held-out partition of a task's problem space: a problem is held out iff hash(task, prompt) <
 // heldOutFraction (or its own metadata.partitionPoint says so), so equal prompts always fall on the same
-// side; and one online training problem drawn outside it. Free of the task registry, so a task (the
+// side — or, with partition 'canonical' (canonicalPartition), hash(task, canonical key), so a problem's
+// variants do too; and one online training problem drawn outside it. Free of the task registry, so a task (the
 // write-problems task) can use it without an import circle through src/tasks/index.ts.
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.ts';
@@ -18,6 +19,28 @@ export function partitionPoint(task: string, prompt: string): number {
 export function isHeldOut(problem: Problem, heldOutFraction: number): boolean {
   const own = problem.metadata?.partitionPoint;
   return (typeof own === 'number' ? own : partitionPoint(problem.task, problem.prompt)) < heldOutFraction;
+}
+
+/**
+ * The task with its problems placed by their canonical key (Task.canonicalKey) instead of their prompt:
+ * variants of one problem (addition's a+b and b+a, countdown's permuted numbers) fall on one side, so no
+ * held-out problem has a training twin. The point is stored in metadata.partitionPoint (isHeldOut reads it).
+ */
+export function canonicalPartition(task: Task, where: string): Task {
+  const { canonicalKey } = task;
+  if (canonicalKey === undefined) {
+    throw new UserError(
+      `${where}: task ${task.name} has no canonical key; partition 'canonical' needs one (addition, countdown have it)`,
+    );
+  }
+  return {
+    ...task,
+    generate(rng, difficulty) {
+      const problem = task.generate(rng, difficulty);
+      const point = partitionPoint(task.name, canonicalKey(problem));
+      return { ...problem, metadata: { ...problem.metadata, partitionPoint: point } };
+    },
+  };
 }
 
 /** One problem for online training that is never in the held-out part (resamples, at most 1000 tries). */

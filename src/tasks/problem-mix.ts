@@ -7,6 +7,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import { generateSet, generateTrainingProblem, isHeldOut } from './generate-set.ts';
+import { canonicalPartition } from './held-out-partition.ts';
 import { tasks } from './index.ts';
 import type { Task } from './task.ts';
 
@@ -21,6 +22,9 @@ export const mixEntrySchema = z.strictObject({
   weight: z.number().positive().default(1),
   /** Options of a task family (Task.configure), e.g. text-corpus's `path`. */
   options: z.record(z.string(), z.unknown()).optional(),
+  /** What the held-out partition hashes: the prompt (absent: as always) or the task's canonical key, so
+   * variants of a problem (a+b and b+a) fall on one side (held-out-partition.ts canonicalPartition). */
+  partition: z.enum(['prompt', 'canonical']).optional(),
 });
 
 export type MixEntry = z.output<typeof mixEntrySchema>;
@@ -28,14 +32,19 @@ export type MixEntry = z.output<typeof mixEntrySchema>;
 const configured = new Map<string, Task>();
 
 /** The entry's task: the registered one, or the family configured by the entry's options (cached). */
-export function entryTask(entry: Pick<MixEntry, 'task' | 'options'>, where = 'tasks'): Task {
+export function entryTask(entry: Pick<MixEntry, 'task' | 'options' | 'partition'>, where = 'tasks'): Task {
   const task = tasks.get(entry.task);
-  if (entry.options === undefined) return task;
-  if (task.configure === undefined) throw new ConfigError(`${where}: task ${entry.task} takes no options`);
-  const key = `${entry.task}\u0000${JSON.stringify(entry.options)}`;
+  const canonical = entry.partition === 'canonical';
+  if (entry.options === undefined && !canonical) return task;
+  if (entry.options !== undefined && task.configure === undefined) {
+    throw new ConfigError(`${where}: task ${entry.task} takes no options`);
+  }
+  const key = `${entry.task}\u0000${JSON.stringify(entry.options ?? null)}\u0000${entry.partition ?? 'prompt'}`;
   let found = configured.get(key);
   if (found === undefined) {
-    found = task.configure(entry.options, `${where} ${entry.task} options`);
+    const family =
+      entry.options === undefined ? task : task.configure!(entry.options, `${where} ${entry.task} options`);
+    found = canonical ? canonicalPartition(family, where) : family;
     configured.set(key, found);
   }
   return found;

@@ -1,7 +1,7 @@
 // `curricula eval --checkpoint <dir>` (or `--policy openai:<baseUrl>[#model]`, an OpenAI-compatible
 // server): pass@1, unbiased pass@k and maj@k per task and difficulty, on the held-out set of a task mix or
 // on every problem of a JSONL problem set (`--problem-set`).
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { shortInput } from '../../core/quote-input.ts';
 import { sizeLimits } from '../../core/size-limits.ts';
@@ -33,6 +33,12 @@ export function register(program: Command): void {
     .option(
       '--tasks <spec>',
       "tasks and difficulties, e.g. 'addition:1-4,countdown:3' (default: the run's training mix)",
+    )
+    .addOption(
+      new Option(
+        '--partition <by>',
+        "with --tasks: what the held-out partition hashes, the prompt or the task's canonical key (as tasks[].partition)",
+      ).choices(['prompt', 'canonical']),
     )
     .option(
       '--problem-set <file>',
@@ -79,6 +85,11 @@ export function register(program: Command): void {
       if (options.problemSet !== undefined && options.tasks !== undefined) {
         throw new UserError('eval: give either --problem-set or --tasks, not both');
       }
+      if (options.partition !== undefined && options.tasks === undefined) {
+        throw new UserError(
+          "eval: --partition goes with --tasks (a run's own mix keeps its tasks[].partition)",
+        );
+      }
       const { evaluateFromConfig } = await import('../../eval/evaluate-config.ts');
       const policySpec: string | undefined = options.policy;
       const policy =
@@ -98,7 +109,12 @@ export function register(program: Command): void {
       const result = await evaluateFromConfig(
         {
           checkpoint: options.checkpoint,
-          tasks: options.tasks === undefined ? undefined : parseTaskSpec(options.tasks),
+          tasks:
+            options.tasks === undefined
+              ? undefined
+              : parseTaskSpec(options.tasks).map((entry) =>
+                  options.partition === undefined ? entry : { ...entry, partition: options.partition },
+                ),
           problemSet: options.problemSet,
           perProblem: Boolean(options.perProblem),
           samples: options.samples,
