@@ -2,6 +2,7 @@
 // addition puts some problems' swapped twins (a+b vs b+a) on the other side of the split; with
 // `partition: canonical` no held-out problem has a training twin. The default is unchanged.
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../test/helpers.ts';
 import { Rng } from '../core/rng.ts';
 import { additionCanonicalKey } from './addition.ts';
 import { isHeldOut } from './generate-set.ts';
@@ -53,5 +54,30 @@ describe('canonical held-out partition', () => {
     expect(() => entryTask({ task: 'modular-chain', partition: 'canonical' })).toThrow(
       /has no canonical key/,
     );
+  });
+});
+
+describe('curricula eval --partition', () => {
+  it('goes with --tasks only, and takes prompt or canonical', () => {
+    const alone = runCli([
+      'eval',
+      '--checkpoint',
+      'examples/checkpoints/demo-cold',
+      '--partition',
+      'canonical',
+    ]);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toMatch(/--partition goes with --tasks/);
+    const wrong = runCli([
+      'eval',
+      '--checkpoint',
+      'examples/checkpoints/demo-cold',
+      '--tasks',
+      'addition:1',
+      '--partition',
+      'sorted',
+    ]);
+    expect(wrong.status).not.toBe(0);
+    expect(wrong.stderr).toMatch(/Allowed choices are prompt, canonical/);
   });
 });
