@@ -2,7 +2,9 @@
 import { z } from 'zod';
 
 export const scheduleSchema = z.strictObject({
-  learningRate: z.number().positive(),
+  /** Peak learning rate; 0 makes a no-update control run (every step samples, grades and computes its
+   * loss as usual, and the weights stay bit-identical: issue 28's zero-learning-rate control). */
+  learningRate: z.number().nonnegative(),
   warmupSteps: z.number().int().nonnegative().default(0),
   decay: z.enum(['constant', 'cosine', 'linear']).default('constant'),
   /** Floor reached at the last step, as a fraction of learningRate. */
