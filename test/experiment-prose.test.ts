@@ -41,7 +41,7 @@ function filesUnder(dir: string): string[] {
 }
 
 /** Decimal numbers of README prose lines with no match (at their precision) among `values`. */
-export function unmatchedNumbers(readme: string, values: readonly number[]): string[] {
+function unmatchedNumbers(readme: string, values: readonly number[]): string[] {
   const missing: string[] = [];
   let inCode = false;
   for (const line of readme.split('\n')) {
