@@ -3,7 +3,7 @@
 // or whose store or config cannot be read, is listed as `unreadable` with the reason, never an error of
 // the whole list. Files and hidden entries (`.name`, the staging/removal leftovers of run-staging.ts) are
 // skipped; so are the per-run `compare/` outputs of `curricula compare` (no config.json, no run.sqlite).
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isRunDirectory, RunStore } from '../runs/run-store.ts';
 import { resolveRunDir } from './run-path.ts';
@@ -33,10 +33,15 @@ export interface UnreadableRun {
 
 export type RunRow = RunSummary | UnreadableRun;
 
+/** A sweep's own folders beside its runs (`curricula sweep`: logs/ and compare/), not runs. */
+const sweepFolders = new Set(['logs', 'compare']);
+
 export function listRuns(realRoot: string): RunRow[] {
   const rows: RunRow[] = [];
+  const sweep = existsSync(join(realRoot, 'sweep.json'));
   for (const name of readdirSync(realRoot).sort()) {
     if (name.startsWith('.')) continue;
+    if (sweep && sweepFolders.has(name)) continue;
     let isDir = false;
     try {
       isDir = statSync(join(realRoot, name)).isDirectory();
