@@ -10,18 +10,14 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processAlive } from '../core/process-alive.ts';
 import { LOCK_OWNER_FILE } from '../runs/lock.ts';
+import { finishedByEvents } from '../runs/run-finished.ts';
 import type { RunEvent } from '../runs/run-store.ts';
 
 export type RunStatus = 'running' | 'finished' | 'crashed';
 
 export function runStatus(dir: string, events: readonly RunEvent[]): RunStatus {
   if (writerAlive(dir)) return 'running';
-  let finished = false;
-  for (const event of events) {
-    if (event.kind === 'created' || event.kind === 'resumed') finished = false;
-    if (event.kind === 'finished') finished = true;
-  }
-  return finished ? 'finished' : 'crashed';
+  return finishedByEvents(events) ? 'finished' : 'crashed';
 }
 
 function writerAlive(dir: string): boolean {

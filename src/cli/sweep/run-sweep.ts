@@ -1,7 +1,8 @@
 // Runs a sweep's queue (sweep-queue.ts): at most `concurrency` `curricula train` processes at a time,
 // each run in <out>/<name> with its output in <out>/logs/<name>.log. Before starting a run its directory
-// says what to do: finished (a `finished` event) → skipped; present → `train --resume` (from its latest
-// checkpoint, or from step 0 when it has none: a kill before the first checkpoint); absent → a fresh run.
+// says what to do: finished (a `finished` event after its last start: runs/run-finished.ts) → skipped;
+// present → `train --resume` (from its latest checkpoint, or from step 0 when it has none: a kill
+// before the first checkpoint); absent → a fresh run.
 // The queue is saved after every change, so a killed sweep continues where it was; an abort (SIGINT or
 // SIGTERM to the sweep) stops the running trainers with SIGTERM and leaves their runs pending (they
 // resume from their last checkpoint: a killed run replays at most checkpoint.latestEvery − 1 steps).
@@ -9,6 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { finishedByEvents } from '../../runs/run-finished.ts';
 import { RunStore } from '../../runs/run-store.ts';
 import { type QueueEntry, type SweepQueue, saveQueue } from './sweep-queue.ts';
 
@@ -46,7 +48,7 @@ export interface SweepRunOptions {
 function isFinished(runDir: string): boolean {
   const store = RunStore.read(runDir);
   try {
-    return store.events().some((event) => event.kind === 'finished');
+    return finishedByEvents(store.events());
   } finally {
     store.close();
   }

@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../../core/errors.ts';
+import { processAlive } from '../../core/process-alive.ts';
 import type { GridAxis, SweepRun } from './sweep-plan.ts';
 
 export type RunStatus = 'pending' | 'running' | 'finished' | 'failed';
@@ -82,15 +83,6 @@ export function saveQueue(out: string, queue: SweepQueue): void {
   renameSync(temporary, path);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Takes <out>/sweep.lock for this process; returns its release. */
 export function lockSweep(out: string): () => void {
   mkdirSync(out, { recursive: true });
@@ -104,7 +96,7 @@ export function lockSweep(out: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
         throw new UserError(`another sweep (pid ${pid}) is running in ${out}; wait for it or stop it first`);
       }
       rmSync(path, { force: true });
