@@ -37,3 +37,14 @@ export const integer = (name: string) => (value: string) => {
   }
   return number;
 };
+
+/** A comma-separated list of distinct values, each read by `item` (e.g. `integer(name)`); `noun` names them. */
+export const distinctList =
+  <T>(name: string, item: (value: string) => T, noun: string) =>
+  (value: string): T[] => {
+    const values = value.split(',').map((part) => item(part.trim()));
+    if (new Set(values).size !== values.length) {
+      throw new UserError(`${name} must be distinct ${noun}, comma-separated; got '${shortInput(value)}'`);
+    }
+    return values;
+  };

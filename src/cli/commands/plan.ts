@@ -3,8 +3,9 @@
 // its assumptions), from a pilot's runs (one setting over seeds) or from a spread given by hand (--sd).
 import { type Command, Option } from 'commander';
 import { UserError } from '../../core/errors.ts';
+import { shortInput } from '../../core/quote-input.ts';
 import type { VarianceComponents } from '../../eval/power.ts';
-import { positiveInteger } from '../parse-options.ts';
+import { distinctList, positiveInteger } from '../parse-options.ts';
 
 interface PlanCliOptions {
   effect: number;
@@ -13,7 +14,7 @@ interface PlanCliOptions {
   pass: number;
   pilotEvalProblems?: number;
   pilotEvalSamples?: number;
-  coldStarts: string;
+  coldStarts: number[];
   evalProblems?: number;
   evalSamples?: number;
   maxSeeds: number;
@@ -28,7 +29,9 @@ const fraction =
   (value: string) => {
     const number = Number(value);
     if (!Number.isFinite(number) || number <= 0 || (open ? number >= 1 : number > 1)) {
-      throw new UserError(`${name} must be a number in (0, ${open ? '1)' : '1]'}, got '${value}'`);
+      throw new UserError(
+        `${name} must be a number in (0, ${open ? '1)' : '1]'}, got '${shortInput(value)}'`,
+      );
     }
     return number;
   };
@@ -71,7 +74,11 @@ export function register(program: Command): void {
       'with --sd: samples per problem it was measured with (default: --eval-samples)',
       positiveInteger('--pilot-eval-samples'),
     )
-    .option('--cold-starts <list>', 'numbers of cold starts (pretraining seeds) to plan for', '1,3')
+    .addOption(
+      new Option('--cold-starts <list>', 'numbers of cold starts (pretraining seeds) to plan for')
+        .argParser(distinctList('--cold-starts', positiveInteger('--cold-starts'), 'positive integers'))
+        .default([1, 3], '1,3'),
+    )
     .option(
       '--eval-problems <n>',
       "held-out problems per evaluation (default: the pilot's)",
@@ -94,7 +101,6 @@ export function register(program: Command): void {
     .addOption(new Option('--json', 'print the plan as JSON'))
     .action(async (pilotRuns: string[], options: PlanCliOptions) => {
       const { planExperiment, formatPlan } = await import('../../eval/plan.ts');
-      const coldStarts = parseColdStarts(options.coldStarts);
       const { components, source, evalProblems, evalSamples } = await spreadOf(pilotRuns, options);
       const plan = planExperiment({
         components,
@@ -102,7 +108,7 @@ export function register(program: Command): void {
         metric: options.metric,
         effect: options.effect,
         test: { alpha: options.alpha, power: options.power },
-        coldStarts,
+        coldStarts: options.coldStarts,
         maxSeeds: options.maxSeeds,
         evalProblems,
         evalSamples,
@@ -155,12 +161,4 @@ async function spreadOf(pilotRuns: readonly string[], options: PlanCliOptions): 
     evalProblems: options.evalProblems ?? pilot.evalProblems,
     evalSamples: options.evalSamples ?? pilot.evalSamples,
   };
-}
-
-function parseColdStarts(text: string): number[] {
-  const values = text.split(',').map((part) => Number(part.trim()));
-  if (values.length === 0 || values.some((value) => !Number.isInteger(value) || value < 1)) {
-    throw new UserError(`--cold-starts must be a comma-separated list of positive integers, got '${text}'`);
-  }
-  return values;
 }

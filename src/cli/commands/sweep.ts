@@ -7,13 +7,13 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { UserError } from '../../core/errors.ts';
-import { positiveInteger } from '../parse-options.ts';
+import { distinctList, integer, positiveInteger } from '../parse-options.ts';
 import type { SweepQueue } from '../sweep/sweep-queue.ts';
 
 interface SweepCliOptions {
   config: string;
   grid: string[];
-  seeds: string;
+  seeds: number[];
   out: string;
   prefix: string;
   set: string[];
@@ -42,7 +42,11 @@ export function register(program: Command): void {
       collect,
       [],
     )
-    .option('--seeds <list>', 'comma-separated seeds, one run per seed and grid point', '1')
+    .addOption(
+      new Option('--seeds <list>', 'comma-separated seeds, one run per seed and grid point')
+        .argParser(distinctList('--seeds', integer('--seeds'), 'integers'))
+        .default([1], '1'),
+    )
     .option('--out <dir>', 'the sweep directory: runs, logs/, sweep.json, compare/', 'runs/sweep')
     .option('--prefix <text>', 'prefix of every run name', '')
     .option('--set <path=value>', 'an override for every run (repeatable, as train --set)', collect, [])
@@ -65,14 +69,6 @@ export function register(program: Command): void {
     .action(async (options: SweepCliOptions) => sweep(options));
 }
 
-function parseSeeds(text: string): number[] {
-  const seeds = text.split(',').map((part) => Number(part.trim()));
-  if (seeds.some((seed) => !Number.isInteger(seed)) || new Set(seeds).size !== seeds.length) {
-    throw new UserError(`--seeds must be distinct integers, comma-separated; got '${text}'`);
-  }
-  return seeds;
-}
-
 async function sweep(options: SweepCliOptions): Promise<void> {
   const { parseGridAxis, sweepRuns } = await import('../sweep/sweep-plan.ts');
   const { lockSweep, openQueue, saveQueue } = await import('../sweep/sweep-queue.ts');
@@ -83,7 +79,7 @@ async function sweep(options: SweepCliOptions): Promise<void> {
     if (!set.includes('=')) throw new UserError(`--set '${set}': give path=value`);
   }
   const grid = options.grid.map(parseGridAxis);
-  const seeds = parseSeeds(options.seeds);
+  const { seeds } = options;
   const runs = sweepRuns(grid, seeds, options.prefix);
   const out = resolve(options.out);
   const request = { config, grid, seeds, prefix: options.prefix, sets: options.set };

@@ -96,6 +96,7 @@ describe('curricula sweep', () => {
       [['sweep', '--config', join(dir, 'none.yaml')], /no such file/],
       [['sweep', '--config', config(dir), '--grid', 'selector.name'], /key=value1,value2/],
       [['sweep', '--config', config(dir), '--seeds', '1,1'], /--seeds must be distinct integers/],
+      [['sweep', '--config', config(dir), '--seeds', '1,'], /--seeds must be an integer, got ''/],
       [['sweep', '--config', config(dir), '--set', 'train.steps'], /--set 'train.steps': give path=value/],
     ];
     for (const [args, message] of cases) {

@@ -1,6 +1,7 @@
 // The runs of a sweep (`curricula sweep`): every combination of the grid's values × every seed, each a
 // `curricula train` run of one config with `--set` overrides. Pure: the names and overrides only.
 import { UserError } from '../../core/errors.ts';
+import { shortInput } from '../../core/quote-input.ts';
 import { RUN_NAME_MAX, RUN_NAME_PATTERN } from '../../runs/run-name.ts';
 
 /** One axis of the grid: a config key and the values it takes (YAML text, as `--set` parses it). */
@@ -34,15 +35,16 @@ export function parseGridAxis(text: string): GridAxis {
     values.some((v) => v === '')
   ) {
     throw new UserError(
-      `--grid '${text}': give key=value1,value2,… (a config key such as selector.name, then values)`,
+      `--grid '${shortInput(text)}': give key=value1,value2,… (a config key such as selector.name, then values)`,
     );
   }
   if (['name', 'seed', 'runsDir'].includes(key)) {
     throw new UserError(
-      `--grid '${text}': the sweep sets ${key} itself (use --seeds for seeds, --out for the directory)`,
+      `--grid '${shortInput(text)}': the sweep sets ${key} itself (use --seeds for seeds, --out for the directory)`,
     );
   }
-  if (new Set(values).size !== values.length) throw new UserError(`--grid '${text}': a value is given twice`);
+  if (new Set(values).size !== values.length)
+    throw new UserError(`--grid '${shortInput(text)}': a value is given twice`);
   return { key, values };
 }
 
