@@ -1,8 +1,9 @@
 // A pilot for `curricula plan` (power.ts): run directories of one setting over seeds, read for the final
 // value of a metric, grouped by the cold start each run started from (config init.checkpoint; a run from
 // a fresh model groups by its model block), and the evaluation size their config names.
+import { basename } from 'node:path';
 import { UserError } from '../core/errors.ts';
-import { readRunData } from '../runs/report/run-data.ts';
+import { RunStore } from '../runs/run-store.ts';
 
 export interface PilotRun {
   name: string;
@@ -52,17 +53,31 @@ function evalSize(config: PilotConfig, metric: string, where: string): { problem
   return { problems: perLevelMetric ? perLevel : perLevel * Math.max(1, levels), samples };
 }
 
+/** A run's config and the last finite value of `metric` (only that series is read, not the whole run). */
+function finalValue(dir: string, metric: string) {
+  const store = RunStore.read(dir);
+  try {
+    const rows = store.series(metric).filter((row) => row.value !== null && Number.isFinite(row.value));
+    return {
+      name: basename(store.dir),
+      config: (store.config() ?? {}) as PilotConfig,
+      last: rows.at(-1),
+      keys: rows.length > 0 ? [] : store.keys(),
+    };
+  } finally {
+    store.close();
+  }
+}
+
 export function readPilot(runDirs: readonly string[], metric: string): Pilot {
   if (runDirs.length < 2)
     throw new UserError('plan: a pilot needs two runs at least (of one setting, different seeds)');
   const runs: PilotRun[] = [];
   const sizes: { problems: number; samples: number }[] = [];
   for (const dir of runDirs) {
-    const data = readRunData(dir);
-    const points = data.series.get(metric);
-    const last = points?.[points.length - 1];
+    const { name, config, last, keys } = finalValue(dir, metric);
     if (last === undefined) {
-      const known = data.keys
+      const known = keys
         .filter((key) => key.startsWith('eval/'))
         .slice(0, 6)
         .join(', ');
@@ -70,9 +85,8 @@ export function readPilot(runDirs: readonly string[], metric: string): Pilot {
         `plan: run ${dir} has no metric '${metric}' (its eval metrics: ${known || 'none'}…); pass --metric`,
       );
     }
-    const config = (data.config ?? {}) as PilotConfig;
     const coldStart = config.init?.checkpoint ?? `fresh model ${JSON.stringify(config.model ?? null)}`;
-    runs.push({ name: data.name, coldStart, value: last[1], step: last[0] });
+    runs.push({ name, coldStart, value: last.value, step: last.step });
     sizes.push(evalSize(config, metric, dir));
   }
   const distinct = new Set(sizes.map((size) => `${size.problems}×${size.samples}`));
