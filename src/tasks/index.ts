@@ -3,6 +3,7 @@
 // (importing this file registers nothing).
 import { Registry } from '../core/registry.ts';
 import { addition } from './addition.ts';
+import { alignedAddition } from './aligned-addition.ts';
 import { countdown } from './countdown.ts';
 import { defineTask, type TaskPlugin } from './define.ts';
 import { modularChain } from './modular-chain.ts';
@@ -18,6 +19,7 @@ const hallucinationTax = { title: 'The Hallucination Tax of Reinforcement Finetu
 /** The built-in tasks that stand alone (write-problems, which wraps another task, is added after them). */
 export const builtinTasks: readonly TaskPlugin[] = [
   defineTask(addition),
+  defineTask(alignedAddition),
   defineTask(stringCompose),
   defineTask(countdown, {
     paper: {

@@ -1,0 +1,49 @@
+// The minimum detectable effect an experiment's design had (issue 28 items 2 and 6): from the final
+// held-out metric of each arm's runs (one value per seed), the pooled spread between seeds within the arms,
+// and the two-arm MDE of src/eval/power.ts at the experiment's own number of seeds per arm (one cold start,
+// blocked, α = 0.05 two-sided, power 0.8). The pooled spread already holds the evaluation's sampling
+// noise at the size the runs were evaluated at, so it is passed as the RL-seed part with no extra
+// evaluation term. Seed pairing (the experiments share pools and held-out sets by seed) is not counted,
+// so the MDE is conservative for them, as `curricula plan` says of its own.
+import { minimumDetectableEffect } from '../../src/eval/power.ts';
+
+export interface MdeResult {
+  /** Pooled SD between seeds within the arms. */
+  sd: number;
+  /** Degrees of freedom of the pooled SD: Σ (nᵢ − 1). */
+  df: number;
+  /** Seeds per arm assumed for the MDE (the smallest arm's count). */
+  seeds: number;
+  /** Smallest difference of two arms' means the design detects with power 0.8 at α = 0.05. */
+  mde: number;
+}
+
+/** MDE of two-arm comparisons among `arms` (arm → final values over seeds); null with no spread to pool. */
+export function mdeOf(arms: Record<string, readonly number[]>): MdeResult | null {
+  const groups = Object.values(arms).filter((values) => values.length >= 2);
+  const df = groups.reduce((sum, values) => sum + values.length - 1, 0);
+  if (df < 1) return null;
+  let squares = 0;
+  for (const values of groups) {
+    const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+    for (const value of values) squares += (value - mean) ** 2;
+  }
+  const variance = squares / df;
+  const seeds = Math.min(...groups.map((values) => values.length));
+  const components = { coldStart: 0, rlSeed: variance, pass: 0, coldStartEstimated: false };
+  const design = { coldStarts: 1, rlSeeds: seeds, evalProblems: 1, evalSamples: 1, blocked: true };
+  const mde = minimumDetectableEffect(components, design, { alpha: 0.05, power: 0.8 });
+  return { sd: Math.sqrt(variance), df, seeds, mde };
+}
+
+/** One Markdown line stating the MDE, for an analysis's output (README prose quotes its numbers). */
+export function mdeLine(metric: string, arms: Record<string, readonly number[]>): string {
+  const result = mdeOf(arms);
+  if (result === null) return `Minimum detectable effect on ${metric}: not estimable (no arm has two seeds).`;
+  const armCount = Object.values(arms).filter((values) => values.length >= 2).length;
+  return (
+    `Minimum detectable effect on ${metric} (two arms × ${result.seeds} seeds, α 0.05 two-sided, power 0.8; ` +
+    `pooled SD between seeds ${result.sd.toFixed(4)} over ${armCount} arms, ${result.df} df): ` +
+    `**±${result.mde.toFixed(3)}**.`
+  );
+}

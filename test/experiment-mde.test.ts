@@ -1,0 +1,25 @@
+// experiments/lib/mde.ts: the MDE line every experiment README quotes (issue 28 item 2).
+import { describe, expect, it } from 'vitest';
+import { mdeLine, mdeOf } from '../experiments/lib/mde.ts';
+
+describe('experiment MDE', () => {
+  it('is (t₀.₉₇₅ + t₀.₈ at 2n − 2 df) · s · √(2/n) with the SD pooled within arms', () => {
+    // arms with within-arm SD exactly 0.01 (values m − 0.01, m, m + 0.01), 3 seeds: df 4 for the test
+    const result = mdeOf({ a: [0.49, 0.5, 0.51], b: [0.69, 0.7, 0.71] });
+    expect(result?.sd).toBeCloseTo(0.01, 12);
+    expect(result?.df).toBe(4);
+    // t(0.975, 4) = 2.7764451, t(0.8, 4) = 0.9409646 (tables)
+    expect(result?.mde).toBeCloseTo((2.7764451 + 0.9409646) * 0.01 * Math.sqrt(2 / 3), 6);
+  });
+
+  it('ignores the spread between arms and arms of one seed, and says when nothing is estimable', () => {
+    const wide = mdeOf({ a: [0, 0.02], b: [0.98, 1], c: [0.3] });
+    expect(wide?.sd).toBeCloseTo(Math.SQRT1_2 * 0.02, 12);
+    expect(wide?.seeds).toBe(2);
+    expect(mdeOf({ a: [0.5], b: [0.7] })).toBeNull();
+    expect(mdeLine('held-out pass@1', { a: [0.5] })).toContain('not estimable');
+    expect(mdeLine('held-out pass@1', { a: [0.49, 0.5, 0.51], b: [0.7, 0.7, 0.7] })).toMatch(
+      /two arms × 3 seeds.*over 2 arms, 4 df\): \*\*±0\.0\d\d\*\*/,
+    );
+  });
+});
