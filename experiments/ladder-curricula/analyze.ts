@@ -10,10 +10,17 @@
 // every setting samples 8 completions per group on average (the adaptive budget varies group sizes under
 // the same total). Seconds = Σ perf/step_seconds (training steps only, not evaluations); runs shared the
 // 2 cores two at a time, so seconds compare only roughly.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+//
+// Power (issue 28 item 2): the minimum detectable effect of the design on the final overall held-out pass@1
+// and on the final 6-digit pass@1 (the edge level the DAPO finding is about), from the seed spread within the
+// settings of at least two seeds (experiments/lib/mde.ts).
+//
+// runsDir holds <setting>-s<seed>/ with result.json and metrics.jsonl, or metrics.jsonl.gz as in the
+// committed raw/ (`experiments/ladder-curricula/raw` can be passed as it is; the first line then names it).
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-
-type Row = Record<string, number | string>;
+import { type Row, readMetrics } from '../lib/analysis.ts';
+import { mdeLine } from '../lib/mde.ts';
 interface Run {
   setting: string;
   seed: number;
@@ -32,10 +39,8 @@ function readRuns(): Run[] {
     if (!match) continue;
     // A run without result.json is unfinished.
     if (!existsSync(join(runsDir, name, 'result.json'))) continue;
-    const rows = readFileSync(join(runsDir, name, 'metrics.jsonl'), 'utf8')
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as Row);
+    const rows =
+      readMetrics([join(runsDir, name, 'metrics.jsonl'), join(runsDir, name, 'metrics.jsonl.gz')]) ?? [];
     runs.push({ setting: match[1], seed: Number(match[2]), rows, path: trajectory(rows) });
   }
   return runs;
@@ -151,6 +156,22 @@ function main(): void {
         .join(' / ')}.`,
     );
   }
+  /** setting → the final value of `key` of each of its runs (one per seed). */
+  const finals = (key: string) =>
+    Object.fromEntries(
+      settings.map((setting) => [
+        setting,
+        runs.filter((run) => run.setting === setting).map((run) => num(finalEval(run), key)!),
+      ]),
+    );
+  lines.push(
+    '',
+    '### Power',
+    '',
+    mdeLine('final overall held-out pass@1', finals('eval/pass@1')),
+    '',
+    mdeLine('final 6-digit held-out pass@1', finals('eval/pass@1/addition/6')),
+  );
   console.log(lines.join('\n'));
 }
 

@@ -6,10 +6,16 @@
 //   curricula experiment counts them) and the guided share of attempts (guidance/guided_frac).
 // The cold start is evaluated once per seed on the same held-out problems with the same sampling seed
 // (seed 11), so its three held-out rows are the same run (sd 0).
+// Power (issue 28 item 2): the minimum detectable effect (experiments/lib/mde.ts) on the final overall
+// held-out pass@1, on the 6-digit held-out pass@1 and on the share of the zero-success problems solved
+// unguided, from the seed spread within the trained settings; the cold start (one evaluation, sd 0 by
+// construction) and privileged-hint (collapsed to 0 on every seed: no seed spread to measure) are left out
+// of the pool, as they would shrink it without measuring any seed noise.
 //   node --import tsx experiments/ladder-guidance/analyze.ts [settings] > experiments/ladder-guidance/results/tables.md
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fmt, mean, type Row, readJson, readMetrics, sd } from '../lib/analysis.ts';
+import { mdeLine } from '../lib/mde.ts';
 
 const here = 'experiments/ladder-guidance';
 const levels = [1, 2, 3, 4, 5, 6, 7, 8];
@@ -104,6 +110,39 @@ for (const setting of settings) {
     `| ${setting} | ${done.join(',')} | ${setting === 'cold' ? '0 (by definition)' : `${fmt(solved, 3)} (${solved.map((value) => value.toFixed(3)).join(' / ')})`} | ${pairedDelta(setting, done)} | ${solvedAt.map((values) => fmt(values)).join(' / ')} | ${pass1.map((values) => fmt(values)).join(' / ')} | ${pass8.map((values) => fmt(values)).join(' / ')} | ${fmt(tokens)} | ${fmt(guided)} |`,
   );
 }
+
+/** Held-out evaluation of a trained setting's seed (undefined when not evaluated). */
+const heldOutOf = (setting: string, seed: number) =>
+  readJson<EvalJson & { summary: { metrics: Record<string, number> } }>(
+    join(here, 'results', `${setting}-s${seed}.heldout.json`),
+  )?.summary;
+const powerArms = settings.filter((setting) => setting !== 'cold' && setting !== 'privileged-hint');
+/** setting → value(setting, seed) over the seeds where it is defined. */
+const arms = (value: (setting: string, seed: number) => number | undefined) =>
+  Object.fromEntries(
+    powerArms.map((setting) => [
+      setting,
+      seeds.map((seed) => value(setting, seed)).filter((entry): entry is number => entry !== undefined),
+    ]),
+  );
+lines.push(
+  '',
+  '### Power',
+  '',
+  `Arms: ${powerArms.join(', ')} (not the cold start, one evaluation; not privileged-hint, 0 on every seed).`,
+  '',
+  mdeLine(
+    'final overall held-out pass@1',
+    arms((setting, seed) => heldOutOf(setting, seed)?.metrics['eval/pass@1']),
+  ),
+  '',
+  mdeLine(
+    'final 6-digit held-out pass@1',
+    arms((setting, seed) => heldOutOf(setting, seed)?.groups.find((group) => group.difficulty === 6)?.passAt['1']),
+  ),
+  '',
+  mdeLine('the share of the zero-success problems solved unguided', arms(solvedShare)),
+);
 console.log(lines.join('\n'));
 
 /** Per seed, this setting's solved share minus grpo's on the same seed (and their mean ± sd). */

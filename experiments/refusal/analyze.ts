@@ -1,10 +1,13 @@
 // Tables for the refusal study (run.sh here, issue 16 item 3): every model evaluated on the same held-out
 // addition and addition-unanswerable problems (1-6 digits, 50 per task and level, 4 samples at T = 1):
 // refusal rate on unanswerable problems, false-refusal rate and accuracy on answerable ones, per setting
-// (mean ± sd over seeds) beside the cold start before RL, and the seed-wise change from the cold start.
+// (mean ± sd over seeds) beside the cold start before RL, and the seed-wise change from the cold start;
+// power (issue 28 item 2): the minimum detectable effect (experiments/lib/mde.ts) on the refusal rate and on
+// answerable accuracy, from the seed spread within the two RL settings.
 //   node --import tsx experiments/refusal/analyze.ts > experiments/refusal/results/tables.md
 import { join } from 'node:path';
 import { fmt, mean, passAt1, readJson, type Summary, signed } from '../lib/analysis.ts';
+import { mdeLine } from '../lib/mde.ts';
 
 const here = 'experiments/refusal';
 const seeds = [1, 2, 3];
@@ -63,4 +66,20 @@ lines.push(`| cold start | ${perLevel(['cold']).join(' | ')} |`);
 for (const [setting] of settings) {
   lines.push(`| ${setting} (mean of seeds) | ${perLevel(seeds.map((seed) => `${setting}-s${seed}`)).join(' | ')} |`);
 }
+/** setting → its seeds' values of `key`. */
+const arms = (key: string) =>
+  Object.fromEntries(
+    settings.map(([setting]) => [
+      setting,
+      defined(seeds.map((seed) => metric(evaluation(`${setting}-s${seed}`), key))),
+    ]),
+  );
+lines.push(
+  '',
+  '### Power',
+  '',
+  mdeLine('the refusal rate on unanswerable problems', arms('eval/refusal/unanswerable_rate')),
+  '',
+  mdeLine('answerable accuracy', arms('eval/refusal/answerable_accuracy')),
+);
 process.stdout.write(`${lines.join('\n')}\n`);
