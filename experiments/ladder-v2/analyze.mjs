@@ -8,6 +8,15 @@ const pilots = [
   { pilot: 'b', axis: 'addition digits (1–8 seen, steeper; 9 unseen)' },
   { pilot: 'c', axis: 'modular-chain steps (1–7 seen; 8 unseen), 1,200 steps' },
   { pilot: 'd', axis: 'modular-chain steps (1–6 seen; 7–8 unseen), 600 steps' },
+  { pilot: 'e', axis: 'aligned-addition digits (1–8 seen, uniform; 9–10 unseen), 1,200 steps' },
+  { pilot: 'e900', axis: 'pilot e at step 900 of its 1,200' },
+  { pilot: 'e300', axis: 'pilot e at step 300 of its 1,200' },
+  { pilot: 'f', axis: 'aligned-addition digits (1–8 seen, uniform; 9–10 unseen), 600 steps' },
+  { pilot: 'f300', axis: 'pilot f at step 300 of its 600' },
+  { pilot: 'g', axis: 'aligned-addition digits (1–8 seen, mild thinning; 9–10 unseen)' },
+  { pilot: 'h', axis: 'aligned-addition digits (1–8 seen, steep thinning; 9–10 unseen)' },
+  { pilot: 'i-s1', axis: 'aligned-addition, 5–8 digits at 3.2–4.5 % of the mix, pretraining seed 1' },
+  { pilot: 'i-s2', axis: 'pilot i, pretraining seed 2' },
 ];
 console.log('| pilot | axis | pass@1 (pass@8) by level 1, 2, … | levels in 0.1–0.7 | top ≥ 0.9 | a level at 0 |');
 console.log('|---|---|---|---|---|---|');
