@@ -17,6 +17,10 @@ const pilots = [
   { pilot: 'h', axis: 'aligned-addition digits (1–8 seen, steep thinning; 9–10 unseen)' },
   { pilot: 'i-s1', axis: 'aligned-addition, 5–8 digits at 3.2–4.5 % of the mix, pretraining seed 1' },
   { pilot: 'i-s2', axis: 'pilot i, pretraining seed 2' },
+  { pilot: 'j-s1', axis: 'aligned-addition, 1–4 digits 72 %, 5–8 digits 7 % each, 900 steps, seed 1' },
+  { pilot: 'j-s2', axis: 'pilot j, pretraining seed 2' },
+  { pilot: 'j600-s1', axis: 'pilot j at step 600 of its 900, seed 1' },
+  { pilot: 'j600-s2', axis: 'pilot j at step 600 of its 900, seed 2' },
 ];
 console.log('| pilot | axis | pass@1 (pass@8) by level 1, 2, … | levels in 0.1–0.7 | top ≥ 0.9 | a level at 0 |');
 console.log('|---|---|---|---|---|---|');
