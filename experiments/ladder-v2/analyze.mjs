@@ -1,7 +1,7 @@
 // Ladder v2 pilots (README.md): pass@1 (pass@8) per level of each pilot's evaluation, and how many levels
 // sit in the learnable band 0.1–0.7 pass@1 (issue 28's target: ≥ 4, a top level ≥ 0.9, one at 0).
 // node experiments/ladder-v2/analyze.mjs > experiments/ladder-v2/results/tables.md
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const pilots = [
   { pilot: 'a', axis: 'addition digits (1–8 seen, thinning; 9 unseen)' },
@@ -33,4 +33,37 @@ for (const { pilot, axis } of pilots) {
   console.log(
     `| ${pilot} | ${axis} | ${cells} | ${band} | ${Math.max(...p1) >= 0.9 ? 'yes' : 'no'} | ${p1.some((p) => p === 0) ? 'yes' : 'no'} |`,
   );
+}
+
+// Selection (README "Selection"): select-cold-start.mjs's evaluations (seed 13, 50 problems × 8) of each
+// seed's checkpoints in step order, and the re-measurement of the chosen one (seed 11, 100 problems × 8).
+const resultsDir = new URL('results/', import.meta.url);
+const verdictOf = (p1) => {
+  const band = p1.filter((p) => p >= 0.1 && p <= 0.7).length;
+  const top = Math.max(...p1);
+  const zero = p1.some((p) => p === 0);
+  return { band, top, zero, ok: band >= 4 && top >= 0.9 && zero };
+};
+const row = (label, file) => {
+  const groups = JSON.parse(readFileSync(new URL(file, resultsDir), 'utf8')).summary.groups;
+  const p1 = groups.map((group) => group.passAt['1']);
+  const v = verdictOf(p1);
+  const cells = groups.map((group, i) => `${p1[i].toFixed(3)} (${(group.passAt['8'] ?? 0).toFixed(3)})`).join(' · ');
+  console.log(`| ${label} | ${cells} | ${v.band} | ${v.top >= 0.9 ? 'yes' : 'no'} | ${v.zero ? 'yes' : 'no'} | ${v.ok ? '**yes**' : 'no'} |`);
+};
+console.log('');
+console.log('### Selection and re-measurement (pilot j, checkpoints every 50 steps)');
+console.log('');
+console.log('| seed · step · evaluation | pass@1 (pass@8) by level 1–10 | levels in 0.1–0.7 | top ≥ 0.9 | a level at 0 | meets |');
+console.log('|---|---|---|---|---|---|');
+const files = readdirSync(resultsDir);
+for (const seed of [1, 2, 3, 4]) {
+  const selections = files
+    .map((name) => new RegExp(`^select-ladder-v2-j-s${seed}-step(\\d+)-seed13\\.json$`).exec(name))
+    .filter(Boolean)
+    .sort((a, b) => Number(a[1]) - Number(b[1]));
+  for (const match of selections) row(`s${seed} · ${match[1]} · selection (seed 13)`, match[0]);
+  for (const name of files.filter((f) => new RegExp(`^remeasure-j-s${seed}-step\\d+-seed11\\.json$`).test(f))) {
+    row(`s${seed} · ${/step(\d+)/.exec(name)[1]} · **re-measurement (seed 11)**`, name);
+  }
 }
