@@ -67,3 +67,17 @@ for (const seed of [1, 2, 3, 4]) {
     row(`s${seed} · ${/step(\d+)/.exec(name)[1]} · **re-measurement (seed 11)**`, name);
   }
 }
+
+// The RL pilot's runs (raw/<run>/result.json): held-out pass@1 per level and overall, before and after.
+console.log('');
+console.log('### RL pilot (rl-pilot.yaml): held-out pass@1 before → after, by level 1–10 and overall');
+console.log('');
+console.log('| run | by level | overall |');
+console.log('|---|---|---|');
+const rawDir = new URL('raw/', import.meta.url);
+for (const run of readdirSync(rawDir).sort()) {
+  const result = JSON.parse(readFileSync(new URL(`${run}/result.json`, rawDir), 'utf8'));
+  const [before, after] = [result.initialEval, result.finalEval];
+  const levels = before.groups.map((group, i) => `${group.passAt['1'].toFixed(3)} → ${after.groups[i].passAt['1'].toFixed(3)}`);
+  console.log(`| ${run} | ${levels.join(' · ')} | ${before.overall.passAt1.toFixed(3)} → ${after.overall.passAt1.toFixed(3)} |`);
+}
