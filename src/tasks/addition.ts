@@ -73,8 +73,27 @@ export function additionProblem(left: string, right: string): Problem {
   });
 }
 
-function generateFromDigits(rng: Rng, digitsA: number, digitsB: number): Problem {
-  return additionProblem(randomDigits(rng, digitsA), randomDigits(rng, digitsB));
+/**
+ * generate and generateFromParams of an addition-shaped task: `build(left, right)` makes its problem from
+ * two random operands; at level d the longer has d digits, the other 1..d (uniform), order random.
+ */
+export function operandGenerators(
+  task: { name: string; difficulty: { min: number; max: number; meaning: string } },
+  build: (left: string, right: string) => Problem,
+): Pick<Task, 'generate' | 'generateFromParams'> {
+  const fromDigits = (rng: Rng, digitsA: number, digitsB: number) =>
+    build(randomDigits(rng, digitsA), randomDigits(rng, digitsB));
+  const max = task.difficulty.max;
+  return {
+    generate(rng, level) {
+      checkDifficulty(task.name, task.difficulty, level);
+      const shorter = rng.int(1, level);
+      return rng.next() < 0.5 ? fromDigits(rng, level, shorter) : fromDigits(rng, shorter, level);
+    },
+    generateFromParams(rng, params) {
+      return fromDigits(rng, knob(params.digitsA, 1, max, 1), knob(params.digitsB, 1, max, 1));
+    },
+  };
 }
 
 /** Self-play: the first line of a generated statement as `<digits>+<digits>` (each ≤ 12 digits). */
@@ -93,12 +112,14 @@ export function parseAdditionProblem(text: string): ParsedProblem {
 
 /** Operands without leading zeros, smaller first: equal for swapped and zero-padded variants. */
 export function additionCanonicalKey(problem: Problem): string {
-  const operands = problem.prompt
-    .trim()
-    .split('+')
-    .map((operand) => operand.replace(/^0+(?=\d)/, ''));
-  operands.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
-  return `${name}:${operands.join('+')}`;
+  return canonicalOperandKey(name, problem.prompt.trim().split('+'));
+}
+
+/** `<task>:<smaller>+<larger>` of two operands, leading zeros dropped (the addition tasks' canonical key). */
+export function canonicalOperandKey(task: string, operands: string[]): string {
+  const numbers = operands.map((operand) => operand.replace(/^0+(?=\d)/, ''));
+  numbers.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  return `${task}:${numbers.join('+')}`;
 }
 
 export const addition: Task = {
@@ -110,20 +131,7 @@ export const addition: Task = {
     { name: 'digitsA', min: 1, max: maxDigits, integer: true },
     { name: 'digitsB', min: 1, max: maxDigits, integer: true },
   ],
-  generate(rng, level) {
-    checkDifficulty(name, difficulty, level);
-    const shorter = rng.int(1, level);
-    return rng.next() < 0.5
-      ? generateFromDigits(rng, level, shorter)
-      : generateFromDigits(rng, shorter, level);
-  },
-  generateFromParams(rng, params) {
-    return generateFromDigits(
-      rng,
-      knob(params.digitsA, 1, maxDigits, 1),
-      knob(params.digitsB, 1, maxDigits, 1),
-    );
-  },
+  ...operandGenerators({ name, difficulty }, additionProblem),
   // prompt 2d+2 (`a+b\n`, both padded to d digits), solution 9d-1 (d columns of 8 and d-1 newlines) + 3 (`\nA:`) + d+1 (sum), BOS and EOS: 12d+7
   maxSequenceTokens: (level) => 12 * level + 7,
   verify: verifyExactAnswer,

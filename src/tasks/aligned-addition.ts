@@ -13,12 +13,9 @@
 //                                                      column is `.` in both operands where it stops)
 // Difficulty d: the longer operand has exactly d digits (1..10), the other 1..d digits (uniform).
 import type { Problem } from '../core/problem.ts';
-import type { Rng } from '../core/rng.ts';
-import { additionTrace, randomDigits } from './addition.ts';
+import { additionTrace, canonicalOperandKey, operandGenerators } from './addition.ts';
 import {
-  checkDifficulty,
   extractAnswerLine,
-  knob,
   makeProblem,
   type ParsedProblem,
   sortedAlphabet,
@@ -47,10 +44,6 @@ export function alignedAdditionProblem(left: string, right: string): Problem {
   });
 }
 
-function generateFromDigits(rng: Rng, digitsA: number, digitsB: number): Problem {
-  return alignedAdditionProblem(randomDigits(rng, digitsA), randomDigits(rng, digitsB));
-}
-
 /** Self-play: the first line as `<digits>+<digits>`, each operand optionally led by dots, ≤ 10 digits. */
 export function parseAlignedAdditionProblem(text: string): ParsedProblem {
   if (typeof text !== 'string') return { ok: false, reason: 'unparsable', detail: 'not text' };
@@ -66,12 +59,11 @@ export function parseAlignedAdditionProblem(text: string): ParsedProblem {
 
 /** Operands without padding or leading zeros, smaller first: equal for swapped twins. */
 export function alignedAdditionCanonicalKey(problem: Problem): string {
-  const operands = problem.prompt
-    .trim()
-    .split('+')
-    .map((operand) => operand.replace(/^\.*/, '').replace(/^0+(?=\d)/, ''));
-  operands.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
-  return `${name}:${operands.join('+')}`;
+  const operands = problem.prompt.trim().split('+');
+  return canonicalOperandKey(
+    name,
+    operands.map((operand) => operand.replace(/^\.*/, '')),
+  );
 }
 
 export const alignedAddition: Task = {
@@ -84,20 +76,7 @@ export const alignedAddition: Task = {
     { name: 'digitsA', min: 1, max: alignedWidth, integer: true },
     { name: 'digitsB', min: 1, max: alignedWidth, integer: true },
   ],
-  generate(rng, level) {
-    checkDifficulty(name, difficulty, level);
-    const shorter = rng.int(1, level);
-    return rng.next() < 0.5
-      ? generateFromDigits(rng, level, shorter)
-      : generateFromDigits(rng, shorter, level);
-  },
-  generateFromParams(rng, params) {
-    return generateFromDigits(
-      rng,
-      knob(params.digitsA, 1, alignedWidth, 1),
-      knob(params.digitsB, 1, alignedWidth, 1),
-    );
-  },
+  ...operandGenerators({ name, difficulty }, alignedAdditionProblem),
   // prompt 2·10+2 = 22, solution 9d-1 (d columns and d-1 newlines) + 3 (`\nA:`) + d+1 (sum), BOS and EOS: 10d+27
   maxSequenceTokens: (level) => 10 * level + 27,
   verify: verifyExactAnswer,
