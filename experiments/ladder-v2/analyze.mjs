@@ -2,6 +2,7 @@
 // sit in the learnable band 0.1–0.7 pass@1 (issue 28's target: ≥ 4, a top level ≥ 0.9, one at 0).
 // node experiments/ladder-v2/analyze.mjs > experiments/ladder-v2/results/tables.md
 import { readdirSync, readFileSync } from 'node:fs';
+import { meetsTarget } from './target.mjs';
 
 const pilots = [
   { pilot: 'a', axis: 'addition digits (1–8 seen, thinning; 9 unseen)' },
@@ -28,26 +29,18 @@ for (const { pilot, axis } of pilots) {
   const result = JSON.parse(readFileSync(new URL(`results/eval-${pilot}-seed11.json`, import.meta.url), 'utf8'));
   const groups = result.summary.groups;
   const p1 = groups.map((group) => group.passAt['1']);
-  const band = p1.filter((p) => p >= 0.1 && p <= 0.7).length;
+  const { band, top, zero } = meetsTarget(p1);
   const cells = groups.map((group, i) => `${p1[i].toFixed(3)} (${(group.passAt['8'] ?? 0).toFixed(3)})`).join(' · ');
-  console.log(
-    `| ${pilot} | ${axis} | ${cells} | ${band} | ${Math.max(...p1) >= 0.9 ? 'yes' : 'no'} | ${p1.some((p) => p === 0) ? 'yes' : 'no'} |`,
-  );
+  console.log(`| ${pilot} | ${axis} | ${cells} | ${band} | ${top >= 0.9 ? 'yes' : 'no'} | ${zero ? 'yes' : 'no'} |`);
 }
 
 // Selection (README "Selection"): select-cold-start.mjs's evaluations (seed 13, 50 problems × 8) of each
 // seed's checkpoints in step order, and the re-measurement of the chosen one (seed 11, 100 problems × 8).
 const resultsDir = new URL('results/', import.meta.url);
-const verdictOf = (p1) => {
-  const band = p1.filter((p) => p >= 0.1 && p <= 0.7).length;
-  const top = Math.max(...p1);
-  const zero = p1.some((p) => p === 0);
-  return { band, top, zero, ok: band >= 4 && top >= 0.9 && zero };
-};
 const row = (label, file) => {
   const groups = JSON.parse(readFileSync(new URL(file, resultsDir), 'utf8')).summary.groups;
   const p1 = groups.map((group) => group.passAt['1']);
-  const v = verdictOf(p1);
+  const v = meetsTarget(p1);
   const cells = groups.map((group, i) => `${p1[i].toFixed(3)} (${(group.passAt['8'] ?? 0).toFixed(3)})`).join(' · ');
   console.log(`| ${label} | ${cells} | ${v.band} | ${v.top >= 0.9 ? 'yes' : 'no'} | ${v.zero ? 'yes' : 'no'} | ${v.ok ? '**yes**' : 'no'} |`);
 };

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { meetsTarget } from './target.mjs';
 
 const [runDir, ...rest] = process.argv.slice(2);
 if (!runDir) {
@@ -20,11 +21,6 @@ const option = (name, fallback) => {
 const from = option('--from', 400);
 const to = option('--to', 900);
 const results = new URL('results/', import.meta.url).pathname;
-
-export function meetsTarget(passAt1) {
-  const band = passAt1.filter((p) => p >= 0.1 && p <= 0.7).length;
-  return { band, top: Math.max(...passAt1), zero: passAt1.some((p) => p === 0), ok: band >= 4 && Math.max(...passAt1) >= 0.9 && passAt1.some((p) => p === 0) };
-}
 
 const steps = readdirSync(join(runDir, 'checkpoints'))
   .map((name) => /^step-(\d+)$/.exec(name))
