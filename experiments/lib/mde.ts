@@ -5,7 +5,7 @@
 // noise at the size the runs were evaluated at, so it is passed as the RL-seed part with no extra
 // evaluation term. Seed pairing (the experiments share pools and held-out sets by seed) is not counted,
 // so the MDE is conservative for them, as `curricula plan` says of its own.
-import { minimumDetectableEffect } from '../../src/eval/power.ts';
+import { minimumDetectableEffect, varianceComponents } from '../../src/eval/power.ts';
 
 export interface MdeResult {
   /** Pooled SD between seeds within the arms. */
@@ -23,12 +23,9 @@ export function mdeOf(arms: Record<string, readonly number[]>): MdeResult | null
   const groups = Object.values(arms).filter((values) => values.length >= 2);
   const df = groups.reduce((sum, values) => sum + values.length - 1, 0);
   if (df < 1) return null;
-  let squares = 0;
-  for (const values of groups) {
-    const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
-    for (const value of values) squares += (value - mean) ** 2;
-  }
-  const variance = squares / df;
+  // power.ts's within-group mean square, arms as the groups; an evaluation of infinite size adds no
+  // sampling term, so rlSeed is the pooled variance itself
+  const { rlSeed: variance } = varianceComponents(groups, { problems: Number.POSITIVE_INFINITY, samples: 1 });
   const seeds = Math.min(...groups.map((values) => values.length));
   const components = { coldStart: 0, rlSeed: variance, pass: 0, coldStartEstimated: false };
   const design = { coldStarts: 1, rlSeeds: seeds, evalProblems: 1, evalSamples: 1, blocked: true };
