@@ -71,6 +71,7 @@ describe('algorithm.vcrlFilter in rlStep', () => {
     expect(sent).toHaveLength(8);
     expect(metrics['sampling/rounds']).toBe(2);
     expect(metrics['sampling/groups']).toBe(3);
+    expect(metrics['sampling/tokens']).toBe(3 * 4 * 2); // 3 groups of 4 completions of 2 tokens each
     expect(metrics['sampling/trained_groups']).toBe(2);
   });
 

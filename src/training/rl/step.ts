@@ -90,6 +90,12 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     ...klMetrics,
     ...afterUpdate,
     'sampling/groups': sampledAll.length,
+    // Completion tokens sampled this step, over every group (the dropped ones too): the cost axis of an
+    // equal-tokens comparison (a batch filter samples more per step than plain GRPO).
+    'sampling/tokens': sampledAll.reduce(
+      (sum, group) => sum + group.rollouts.reduce((total, rollout) => total + rollout.tokens.length, 0),
+      0,
+    ),
     'sampling/trained_groups': groups.length,
     'sampling/trained_sequences': update.trainedSequences,
     'sampling/filtered_frac': sampledAll.length > 0 ? 1 - groups.length / sampledAll.length : 0,

@@ -1,0 +1,125 @@
+// The claims on the new ladder (README.md): reads raw/<run>/ (config, result, gzipped metrics) of run.sh's
+// sweeps and prints the tables the README quotes.
+//   node --import tsx experiments/ladder-v2-claims/analyze.ts > experiments/ladder-v2-claims/results/tables.md
+// Design: one RL seed on each of 3 cold starts per setting, blocked by cold start, so every comparison is a
+// paired difference over cold starts (n = 3, df = 2): mean, 95% t-interval, and the MDE of that paired
+// design from the observed SD of the differences, (t_{0.975,n−1} + t_{0.8,n−1})·sd/√n. The planned MDE
+// (from the RL pilot, before these runs) is in experiments/ladder-v2/results/plan-rl-pilot.txt.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { tQuantile } from '../../src/core/student-t.ts';
+import { evalSamplingVariance } from '../../src/eval/power.ts';
+import { mean, readJson, readMetrics, type Row, type Summary, sd } from '../lib/analysis.ts';
+
+const rawDir = process.argv[2] ?? join(import.meta.dirname, 'raw'); // another raw/ for a dry run
+const levels = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+interface Run {
+  name: string;
+  setting: string;
+  cold: number;
+  curve: Map<number, number>; // eval step → eval/pass@1 (all levels)
+  tokens: number; // completion tokens sampled over the run
+  initial: Summary & { overall?: { passAt: Record<string, number> } };
+  final: Summary & { overall?: { passAt: Record<string, number> } };
+}
+
+function load(): Run[] {
+  const runs: Run[] = [];
+  for (const name of readdirSync(rawDir).sort()) {
+    const match = /^(?:(lr0)-)?(?:(\w+)-)?examples-checkpoints-ladder-v2-cold-s(\d)-s1$/.exec(name);
+    if (!match) throw new Error(`analyze: unexpected run name ${name}`);
+    const result = readJson<{ initialEval: Run['initial']; finalEval: Run['final'] }>(join(rawDir, name, 'result.json'));
+    const rows = readMetrics([join(rawDir, name, 'metrics.jsonl.gz')]) as Row[];
+    if (!result) continue; // not finished
+    const curve = new Map<number, number>();
+    let tokens = 0;
+    for (const row of rows) {
+      if (typeof row['eval/pass@1'] === 'number') curve.set(Number(row.step), row['eval/pass@1'] as number);
+      if (typeof row['sampling/tokens'] === 'number') tokens += row['sampling/tokens'] as number;
+    }
+    runs.push({ name, setting: match[1] ?? match[2], cold: Number(match[3]), curve, tokens, initial: result.initialEval, final: result.finalEval });
+  }
+  return runs;
+}
+
+const f3 = (value: number | undefined) => (value === undefined ? '—' : value.toFixed(3));
+const signed3 = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
+const finalOf = (run: Run) => run.curve.get(Math.max(...run.curve.keys()))!;
+const initialOf = (run: Run) => run.curve.get(0)!;
+
+/** A paired comparison over cold starts: mean difference, 95% interval, observed-SD MDE (n − 1 df). */
+function paired(differences: number[]): string {
+  const n = differences.length;
+  if (n < 2) return `${differences.map(signed3).join(', ')} (n=${n}: no interval)`;
+  const m = mean(differences);
+  const s = sd(differences);
+  const half = tQuantile(0.975, n - 1) * (s / Math.sqrt(n));
+  const mde = (tQuantile(0.975, n - 1) + tQuantile(0.8, n - 1)) * (s / Math.sqrt(n));
+  return `mean ${signed3(m)}, 95% interval [${signed3(m - half)}, ${signed3(m + half)}], SD of the differences ${s.toFixed(3)}, MDE of this paired design ±${mde.toFixed(3)} (n=${n} cold starts)`;
+}
+
+const runs = load();
+const by = (setting: string) => new Map(runs.filter((run) => run.setting === setting).map((run) => [run.cold, run]));
+const uniform = by('uniform');
+const colds = [...uniform.keys()].sort();
+
+console.log('## Runs\n');
+console.log('eval/pass@1 over all 10 levels (100 problems × 4 samples per level, T = 1) at each evaluation step, and');
+console.log('the completion tokens sampled over the run.\n');
+const steps = [...new Set(runs.flatMap((run) => [...run.curve.keys()]))].sort((a, b) => a - b);
+console.log(`| setting | cold start | ${steps.map((step) => `step ${step}`).join(' | ')} | tokens sampled |`);
+console.log(`|---|---|${steps.map(() => '---|').join('')}---|`);
+for (const run of runs) {
+  console.log(`| ${run.setting} | s${run.cold} | ${steps.map((step) => f3(run.curve.get(step))).join(' | ')} | ${run.tokens.toLocaleString('en-US')} |`);
+}
+
+console.log('\n## Claim (i): sec against uniform, paired by cold start\n');
+const sec = by('sec');
+const differences: number[] = [];
+console.log('| cold start | uniform final | sec final | Δ | first step sec ≥ uniform final | sec tokens / uniform tokens |');
+console.log('|---|---|---|---|---|---|');
+for (const cold of colds) {
+  const u = uniform.get(cold)!;
+  const s = sec.get(cold);
+  if (!s) continue;
+  const target = finalOf(u);
+  const reached = [...s.curve.entries()].sort((a, b) => a[0] - b[0]).find(([, value]) => value >= target);
+  differences.push(finalOf(s) - target);
+  console.log(`| s${cold} | ${f3(target)} | ${f3(finalOf(s))} | ${signed3(finalOf(s) - target)} | ${reached ? reached[0] : 'not reached'} | ${(s.tokens / u.tokens).toFixed(3)} |`);
+}
+console.log(`\nFinal held-out pass@1, sec − uniform: ${paired(differences)}.`);
+
+console.log('\n## Control: zero learning rate (train.learningRate = 0)\n');
+const lr0 = by('lr0');
+const problems = (summary: Summary) =>
+  (summary.groups as { problems: number }[]).reduce((sum, group) => sum + group.problems, 0);
+// the SD of (final − initial) of a model that does not change: two independent evaluations' sampling noise
+const driftSd = (run: Run) => Math.sqrt(2 * evalSamplingVariance(initialOf(run), problems(run.initial), 4));
+console.log('| cold start | lr-0 step 0 | lr-0 last evaluation | lr-0 drift | 2 × SD of a drift from evaluation noise alone | uniform gain | uniform gain − lr-0 drift |');
+console.log('|---|---|---|---|---|---|---|');
+const gains: number[] = [];
+for (const cold of colds) {
+  const z = lr0.get(cold);
+  const u = uniform.get(cold)!;
+  if (!z) continue;
+  const drift = finalOf(z) - initialOf(z);
+  const gain = finalOf(u) - initialOf(u);
+  gains.push(gain - drift);
+  console.log(`| s${cold} | ${f3(initialOf(z))} | ${f3(finalOf(z))} | ${signed3(drift)} | ${(2 * driftSd(z)).toFixed(3)} | ${signed3(gain)} | ${signed3(gain - drift)} |`);
+}
+console.log(`\nUniform GRPO's gain over the zero-learning-rate run: ${paired(gains)}.`);
+
+console.log('\n## Claim (v): pass@k per level before and after uniform GRPO (mean over cold starts)\n');
+console.log('pass@1 and pass@4 of the initial and final evaluations (the same 100 held-out problems per level, 4 samples).\n');
+console.log('| level | pass@1 before | pass@1 after | Δ pass@1 | pass@4 before | pass@4 after | Δ pass@4 |');
+console.log('|---|---|---|---|---|---|---|');
+const at = (summary: Summary, level: number, k: string) => summary.groups.find((group) => group.difficulty === level)!.passAt[k];
+const uniformRuns = colds.map((cold) => uniform.get(cold)!);
+for (const level of levels) {
+  const v = (which: 'initial' | 'final', k: string) => mean(uniformRuns.map((run) => at(run[which], level, k)));
+  console.log(`| ${level} | ${f3(v('initial', '1'))} | ${f3(v('final', '1'))} | ${signed3(v('final', '1') - v('initial', '1'))} | ${f3(v('initial', '4'))} | ${f3(v('final', '4'))} | ${signed3(v('final', '4') - v('initial', '4'))} |`);
+}
+const overall = (run: Run, which: 'initial' | 'final', k: string) => run[which].overall!.passAt[k];
+const gap = uniformRuns.map((run) => overall(run, 'final', '4') - overall(run, 'final', '1') - (overall(run, 'initial', '4') - overall(run, 'initial', '1')));
+console.log(`\nChange of the pass@4 − pass@1 gap over all levels (after − before): ${paired(gap)}.`);
