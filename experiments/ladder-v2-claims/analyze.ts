@@ -7,9 +7,9 @@
 // (from the RL pilot, before these runs) is in experiments/ladder-v2/results/plan-rl-pilot.txt.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { tQuantile } from '../../src/core/student-t.ts';
 import { evalSamplingVariance } from '../../src/eval/power.ts';
-import { mean, readJson, readMetrics, type Row, type Summary, sd } from '../lib/analysis.ts';
+import { mean, readJson, readMetrics, type Row, type Summary } from '../lib/analysis.ts';
+import { pairedDifference } from '../lib/mde.ts';
 
 const rawDir = process.argv[2] ?? join(import.meta.dirname, 'raw'); // another raw/ for a dry run
 const levels = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -50,12 +50,9 @@ const initialOf = (run: Run) => run.curve.get(0)!;
 
 /** A paired comparison over cold starts: mean difference, 95% interval, observed-SD MDE (n − 1 df). */
 function paired(differences: number[]): string {
-  const n = differences.length;
-  if (n < 2) return `${differences.map(signed3).join(', ')} (n=${n}: no interval)`;
-  const m = mean(differences);
-  const s = sd(differences);
-  const half = tQuantile(0.975, n - 1) * (s / Math.sqrt(n));
-  const mde = (tQuantile(0.975, n - 1) + tQuantile(0.8, n - 1)) * (s / Math.sqrt(n));
+  const result = pairedDifference(differences);
+  if (result === null) return `${differences.map(signed3).join(', ')} (n=${differences.length}: no interval)`;
+  const { mean: m, half, sd: s, mde, n } = result;
   return `mean ${signed3(m)}, 95% interval [${signed3(m - half)}, ${signed3(m + half)}], SD of the differences ${s.toFixed(3)}, MDE of this paired design ±${mde.toFixed(3)} (n=${n} cold starts)`;
 }
 

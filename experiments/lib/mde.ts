@@ -5,6 +5,7 @@
 // noise at the size the runs were evaluated at, so it is passed as the RL-seed part with no extra
 // evaluation term. Seed pairing (the experiments share pools and held-out sets by seed) is not counted,
 // so the MDE is conservative for them, as `curricula plan` says of its own.
+import { tQuantile } from '../../src/core/student-t.ts';
 import { minimumDetectableEffect, varianceComponents } from '../../src/eval/power.ts';
 
 export interface MdeResult {
@@ -43,4 +44,28 @@ export function mdeLine(metric: string, arms: Record<string, readonly number[]>)
     `pooled SD between seeds ${result.sd.toFixed(4)} over ${armCount} arms, ${result.df} df): ` +
     `**±${result.mde.toFixed(3)}**.`
   );
+}
+
+export interface PairedResult {
+  n: number;
+  mean: number;
+  sd: number;
+  /** Half-width of the two-sided 95% t-interval of the mean difference. */
+  half: number;
+  /** MDE of the paired design at the observed SD: (t_{0.975, n−1} + t_{0.8, n−1}) · sd / √n. */
+  mde: number;
+}
+
+/**
+ * A paired comparison (one difference per block, e.g. per cold start with one RL seed on each): the mean
+ * difference, its 95% t-interval and the MDE of that design at the spread of the differences; null for
+ * fewer than two blocks.
+ */
+export function pairedDifference(differences: readonly number[]): PairedResult | null {
+  const n = differences.length;
+  if (n < 2) return null;
+  const mean = differences.reduce((sum, value) => sum + value, 0) / n;
+  const sd = Math.sqrt(differences.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (n - 1));
+  const se = sd / Math.sqrt(n);
+  return { n, mean, sd, half: tQuantile(0.975, n - 1) * se, mde: (tQuantile(0.975, n - 1) + tQuantile(0.8, n - 1)) * se };
 }
