@@ -7,8 +7,8 @@
 // (from the RL pilot, before these runs) is in experiments/ladder-v2/results/plan-rl-pilot.txt.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { evalSamplingVariance } from '../../src/eval/power.ts';
-import { mean, readJson, readMetrics, type Row, type Summary } from '../lib/analysis.ts';
+import { evalSamplingVariance, minimumDetectableEffect, varianceComponents } from '../../src/eval/power.ts';
+import { mean, readMetrics, type Row } from '../lib/analysis.ts';
 import { pairedDifference } from '../lib/mde.ts';
 
 const rawDir = process.argv[2] ?? join(import.meta.dirname, 'raw'); // another raw/ for a dry run
@@ -20,25 +20,21 @@ interface Run {
   cold: number;
   curve: Map<number, number>; // eval step → eval/pass@1 (all levels)
   tokens: number; // completion tokens sampled over the run
-  initial: Summary & { overall?: { passAt: Record<string, number> } };
-  final: Summary & { overall?: { passAt: Record<string, number> } };
+  initial: Row; // the step-0 evaluation's metrics
+  final: Row; // the last evaluation's metrics
 }
 
+// Runs of `curricula sweep` write no result.json: everything is read from metrics.jsonl.
 function load(): Run[] {
   const runs: Run[] = [];
   for (const name of readdirSync(rawDir).sort()) {
     const match = /^(?:(lr0)-)?(?:(\w+)-)?examples-checkpoints-ladder-v2-cold-s(\d)-s1$/.exec(name);
     if (!match) throw new Error(`analyze: unexpected run name ${name}`);
-    const result = readJson<{ initialEval: Run['initial']; finalEval: Run['final'] }>(join(rawDir, name, 'result.json'));
     const rows = readMetrics([join(rawDir, name, 'metrics.jsonl.gz')]) as Row[];
-    if (!result) continue; // not finished
-    const curve = new Map<number, number>();
-    let tokens = 0;
-    for (const row of rows) {
-      if (typeof row['eval/pass@1'] === 'number') curve.set(Number(row.step), row['eval/pass@1'] as number);
-      if (typeof row['sampling/tokens'] === 'number') tokens += row['sampling/tokens'] as number;
-    }
-    runs.push({ name, setting: match[1] ?? match[2], cold: Number(match[3]), curve, tokens, initial: result.initialEval, final: result.finalEval });
+    const evals = rows.filter((row) => typeof row['eval/pass@1'] === 'number');
+    const curve = new Map(evals.map((row) => [Number(row.step), row['eval/pass@1'] as number]));
+    const tokens = rows.reduce((sum, row) => sum + (typeof row['sampling/tokens'] === 'number' ? (row['sampling/tokens'] as number) : 0), 0);
+    runs.push({ name, setting: match[1] ?? match[2], cold: Number(match[3]), curve, tokens, initial: evals[0], final: evals[evals.length - 1] });
   }
   return runs;
 }
@@ -89,10 +85,11 @@ console.log(`\nFinal held-out pass@1, sec − uniform: ${paired(differences)}.`)
 
 console.log('\n## Control: zero learning rate (train.learningRate = 0)\n');
 const lr0 = by('lr0');
-const problems = (summary: Summary) =>
-  (summary.groups as { problems: number }[]).reduce((sum, group) => sum + group.problems, 0);
+// Held-out problems of an evaluation: 100 per level but 26 at 1 digit (all the 1-digit problems the
+// canonical split holds out; experiments/ladder-v2/raw/uniform-c2-s1/result.json lists the counts).
+const heldOutProblems = 26 + 9 * 100;
 // the SD of (final − initial) of a model that does not change: two independent evaluations' sampling noise
-const driftSd = (run: Run) => Math.sqrt(2 * evalSamplingVariance(initialOf(run), problems(run.initial), 4));
+const driftSd = (run: Run) => Math.sqrt(2 * evalSamplingVariance(initialOf(run), heldOutProblems, 4));
 console.log('| cold start | lr-0 step 0 | lr-0 last evaluation | lr-0 drift | 2 × SD of a drift from evaluation noise alone | uniform gain | uniform gain − lr-0 drift |');
 console.log('|---|---|---|---|---|---|---|');
 const gains: number[] = [];
@@ -111,12 +108,31 @@ console.log('\n## Claim (v): pass@k per level before and after uniform GRPO (mea
 console.log('pass@1 and pass@4 of the initial and final evaluations (the same 100 held-out problems per level, 4 samples).\n');
 console.log('| level | pass@1 before | pass@1 after | Δ pass@1 | pass@4 before | pass@4 after | Δ pass@4 |');
 console.log('|---|---|---|---|---|---|---|');
-const at = (summary: Summary, level: number, k: string) => summary.groups.find((group) => group.difficulty === level)!.passAt[k];
+const at = (row: Row, level: number, k: string) => row[`eval/pass@${k}/aligned-addition/${level}`] as number;
 const uniformRuns = colds.map((cold) => uniform.get(cold)!);
 for (const level of levels) {
   const v = (which: 'initial' | 'final', k: string) => mean(uniformRuns.map((run) => at(run[which], level, k)));
   console.log(`| ${level} | ${f3(v('initial', '1'))} | ${f3(v('final', '1'))} | ${signed3(v('final', '1') - v('initial', '1'))} | ${f3(v('initial', '4'))} | ${f3(v('final', '4'))} | ${signed3(v('final', '4') - v('initial', '4'))} |`);
 }
-const overall = (run: Run, which: 'initial' | 'final', k: string) => run[which].overall!.passAt[k];
+const overall = (run: Run, which: 'initial' | 'final', k: string) => run[which][`eval/pass@${k}`] as number;
 const gap = uniformRuns.map((run) => overall(run, 'final', '4') - overall(run, 'final', '1') - (overall(run, 'initial', '4') - overall(run, 'initial', '1')));
 console.log(`\nChange of the pass@4 − pass@1 gap over all levels (after − before): ${paired(gap)}.`);
+
+console.log('\n## Power\n');
+// The pilot's second RL seed on cold start s2 (experiments/ladder-v2/raw/uniform-c2-s2) beside this
+// folder's uniform runs (RL seed 1 on s2, s3, s4; the s2 run repeats the pilot's seed-1 run to the last
+// digit): two runs on one cold start give the RL-seed spread, three cold starts the cold-start spread.
+const pilotRows = readMetrics([join(import.meta.dirname, '..', 'ladder-v2', 'raw', 'uniform-c2-s2', 'metrics.jsonl.gz')])!;
+const pilotFinal = pilotRows.filter((row) => typeof row['eval/pass@1'] === 'number').at(-1)!['eval/pass@1'] as number;
+const groups = colds.map((cold) => [finalOf(uniform.get(cold)!), ...(cold === 2 ? [pilotFinal] : [])]);
+const components = varianceComponents(groups, { problems: heldOutProblems, samples: 4 });
+console.log(
+  `Variance components of uniform's final held-out pass@1 (${groups.flat().length} runs on ${groups.length} cold starts): ` +
+    `cold start SD ${Math.sqrt(components.coldStart).toFixed(4)}, RL seed SD ${Math.sqrt(components.rlSeed).toFixed(4)}, ` +
+    `evaluation sampling SD ${Math.sqrt(evalSamplingVariance(components.pass, heldOutProblems, 4)).toFixed(4)}.`,
+);
+const test = { alpha: 0.05, power: 0.8 };
+for (const rlSeeds of [1, 2, 3]) {
+  const design = { coldStarts: 3, rlSeeds, evalProblems: heldOutProblems, evalSamples: 4, blocked: true };
+  console.log(`- 3 cold starts × ${rlSeeds} RL seed(s) per arm, blocked: MDE ±${minimumDetectableEffect(components, design, test).toFixed(3)}`);
+}
