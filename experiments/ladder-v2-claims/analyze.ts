@@ -20,6 +20,7 @@ interface Run {
   cold: number;
   curve: Map<number, number>; // eval step → eval/pass@1 (all levels)
   tokens: number; // completion tokens sampled over the run
+  tokensAt: Map<number, number>; // eval step → completion tokens sampled up to and including that step
   initial: Row; // the step-0 evaluation's metrics
   final: Row; // the last evaluation's metrics
 }
@@ -33,8 +34,11 @@ function load(): Run[] {
     const rows = readMetrics([join(rawDir, name, 'metrics.jsonl.gz')]) as Row[];
     const evals = rows.filter((row) => typeof row['eval/pass@1'] === 'number');
     const curve = new Map(evals.map((row) => [Number(row.step), row['eval/pass@1'] as number]));
-    const tokens = rows.reduce((sum, row) => sum + (typeof row['sampling/tokens'] === 'number' ? (row['sampling/tokens'] as number) : 0), 0);
-    runs.push({ name, setting: match[1] ?? match[2], cold: Number(match[3]), curve, tokens, initial: evals[0], final: evals[evals.length - 1] });
+    const sampled = (upTo: number) =>
+      rows.reduce((sum, row) => sum + (Number(row.step) <= upTo && typeof row['sampling/tokens'] === 'number' ? (row['sampling/tokens'] as number) : 0), 0);
+    const tokens = sampled(Number.POSITIVE_INFINITY);
+    const tokensAt = new Map([...curve.keys()].map((step) => [step, sampled(step)]));
+    runs.push({ name, setting: match[1] ?? match[2], cold: Number(match[3]), curve, tokens, tokensAt, initial: evals[0], final: evals[evals.length - 1] });
   }
   return runs;
 }
@@ -82,6 +86,41 @@ for (const cold of colds) {
   console.log(`| s${cold} | ${f3(target)} | ${f3(finalOf(s))} | ${signed3(finalOf(s) - target)} | ${reached ? reached[0] : 'not reached'} | ${(s.tokens / u.tokens).toFixed(3)} |`);
 }
 console.log(`\nFinal held-out pass@1, sec − uniform: ${paired(differences)}.`);
+
+/** pass@1 of a run at `budget` sampled tokens, linear between its evaluations; null past its last one. */
+function passAtTokens(run: Run, budget: number): number | null {
+  const points = [...run.curve.keys()].sort((a, b) => a - b).map((step) => [run.tokensAt.get(step)!, run.curve.get(step)!]);
+  for (let i = 1; i < points.length; i++) {
+    const [t0, p0] = points[i - 1];
+    const [t1, p1] = points[i];
+    if (budget <= t1) return p0 + ((p1 - p0) * (budget - t0)) / (t1 - t0);
+  }
+  return null;
+}
+
+for (const [setting, what] of [['dapo', 'dynamic sampling (DAPO)'], ['balanced', 'the online-filtering selector']] as const) {
+  const arm = by(setting);
+  if (arm.size === 0) continue;
+  console.log(`\n## Claim (ii): ${setting}, ${what}, against uniform at equal steps and at equal tokens\n`);
+  console.log(`pass@1 at equal tokens: ${setting}'s curve read at uniform's total sampled tokens, linear between its`);
+  console.log('evaluations (every 50 steps); where it sampled fewer tokens in all, its final value (marked *).\n');
+  console.log(`| cold start | uniform final | ${setting} final | Δ at equal steps | ${setting} tokens / uniform tokens | ${setting} at uniform's tokens | Δ at equal tokens |`);
+  console.log('|---|---|---|---|---|---|---|');
+  const atSteps: number[] = [];
+  const atTokens: number[] = [];
+  for (const cold of colds) {
+    const u = uniform.get(cold)!;
+    const a = arm.get(cold);
+    if (!a) continue;
+    const read = passAtTokens(a, u.tokens);
+    const equal = read ?? finalOf(a);
+    atSteps.push(finalOf(a) - finalOf(u));
+    atTokens.push(equal - finalOf(u));
+    console.log(`| s${cold} | ${f3(finalOf(u))} | ${f3(finalOf(a))} | ${signed3(finalOf(a) - finalOf(u))} | ${(a.tokens / u.tokens).toFixed(3)} | ${f3(equal)}${read === null ? '*' : ''} | ${signed3(equal - finalOf(u))} |`);
+  }
+  console.log(`\nFinal held-out pass@1, ${setting} − uniform, at equal steps: ${paired(atSteps)}.`);
+  console.log(`At equal sampled tokens: ${paired(atTokens)}.`);
+}
 
 console.log('\n## Control: zero learning rate (train.learningRate = 0)\n');
 const lr0 = by('lr0');
