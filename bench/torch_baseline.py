@@ -32,9 +32,10 @@ import torch.nn.functional as F
 
 
 class Block(nn.Module):
-    def __init__(self, d: int, heads: int):
+    def __init__(self, d: int, heads: int, attention: str = "add"):
         super().__init__()
         self.heads = heads
+        self.attention = attention
         self.ln_1 = nn.LayerNorm(d, eps=1e-5)
         self.c_attn = nn.Linear(d, 3 * d)
         self.c_proj = nn.Linear(d, d)
@@ -48,18 +49,28 @@ class Block(nn.Module):
         # [B, T, 3d] -> q, k, v each [B, H, T, hd]
         q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=2)
         q, k, v = (t.view(batch, time_, self.heads, hd).transpose(1, 2) for t in (q, k, v))
-        scores = (q @ k.transpose(-2, -1)) / math.sqrt(hd) + mask  # [B, H, T, T]
+        if self.attention == "baddbmm":
+            # mask + scale·q·kᵀ in one BLAS-backed call over [B·H, T, hd] (the mask broadcast over B·H)
+            rows = batch * self.heads
+            scores = torch.baddbmm(
+                mask.expand(rows, time_, time_),
+                q.reshape(rows, time_, hd),
+                k.reshape(rows, time_, hd).transpose(1, 2),
+                alpha=1 / math.sqrt(hd),
+            ).view(batch, self.heads, time_, time_)
+        else:
+            scores = (q @ k.transpose(-2, -1)) / math.sqrt(hd) + mask  # [B, H, T, T]
         attended = (scores.softmax(-1) @ v).transpose(1, 2).reshape(batch, time_, d)
         x = x + self.c_proj(attended)
         return x + self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
 
 
 class Transformer(nn.Module):
-    def __init__(self, vocab: int, d: int, layers: int, heads: int, context: int):
+    def __init__(self, vocab: int, d: int, layers: int, heads: int, context: int, attention: str = "add"):
         super().__init__()
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(context, d)
-        self.h = nn.ModuleList(Block(d, heads) for _ in range(layers))
+        self.h = nn.ModuleList(Block(d, heads, attention) for _ in range(layers))
         self.ln_f = nn.LayerNorm(d, eps=1e-5)
         self.lm_head = nn.Linear(d, vocab, bias=False)
         mask = torch.triu(torch.full((context, context), -1e9), diagonal=1)
@@ -236,6 +247,10 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=8, help="sample: rows per prompt")
     parser.add_argument("--prompt-length", type=int, default=8, help="sample: tokens per prompt")
     parser.add_argument("--shapes", default="1024,1024,1024", help="gemm: 'm,k,n;m,k,n'")
+    parser.add_argument("--adam", choices=("loop", "foreach"), default="loop",
+                        help="train: torch.optim.Adam's per-parameter loop or its foreach (multi-tensor) path")
+    parser.add_argument("--attention", choices=("add", "baddbmm"), default="add",
+                        help="train: scores as (q·kᵀ)/√hd + mask, or one baddbmm(mask, q, kᵀ, alpha)")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -243,15 +258,15 @@ def main() -> None:
     if args.mode == "gemm":
         print(json.dumps({**thread_report(), **run_gemm(args)}))
         return
-    model = Transformer(args.vocab, args.d_model, args.layers, args.heads, args.context)
+    model = Transformer(args.vocab, args.d_model, args.layers, args.heads, args.context, args.attention)
     if args.mode == "sample":
         print(json.dumps({**thread_report(), **run_sample(args, model)}))
         return
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, foreach=args.adam == "foreach")
     # B sequences of T random tokens, as the TypeScript benchmark: inputs tokens[:, :-1], targets
     # tokens[:, 1:] (T - 1 predictions each); tokens/s counts the B*T sequence tokens, as there.
     tokens = torch.randint(0, args.vocab, (args.batch, args.context))
-    inputs, targets = tokens[:, :-1], tokens[:, 1:]
+    inputs, targets = tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
 
     def step() -> float:
         optimizer.zero_grad(set_to_none=True)
@@ -278,6 +293,8 @@ def main() -> None:
             {
                 **thread_report(),
                 "mode": "train",
+                "adam": args.adam,
+                "attention": args.attention,
                 "batch": args.batch,
                 "context": args.context,
                 "tokensPerRun": tokens_per_step,
