@@ -189,6 +189,7 @@ static napi_value blas_config(napi_env env, napi_callback_info info) {
 
 void register_fused(napi_env env, napi_value exports);
 void register_attention(napi_env env, napi_value exports);
+void register_model(napi_env env, napi_value exports);
 
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
@@ -204,6 +205,7 @@ static napi_value init(napi_env env, napi_value exports) {
   register_elementwise(env, exports);
   register_fused(env, exports);
   register_attention(env, exports);
+  register_model(env, exports);
   return exports;
 }
 
