@@ -24,10 +24,17 @@ import { Rng } from '../core/rng.ts';
 import { type CheckpointContents, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
 import { type ModelConfig, TransformerModel } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
+import {
+  nativeForwardBackward,
+  nativeModelAvailable,
+  nativeModelStatus,
+  packParameters,
+  unpackParameters,
+} from './native-model.ts';
 import { AdamW } from './optimizer.ts';
 import { initRuntime, type RuntimeBackend, tf } from './runtime.ts';
 import { sampleWithKvCache } from './sampler.ts';
-import { microBatches, padBatch, tokenLogprobs, unpadRows } from './teacher-forcing.ts';
+import { microBatches, type PaddedBatch, padBatch, tokenLogprobs, unpadRows } from './teacher-forcing.ts';
 import { CharTokenizer } from './tokenizer.ts';
 
 /** A tokenizer that a checkpoint can store. */
@@ -42,7 +49,15 @@ export interface EmbeddedBackendOptions {
   runtime?: RuntimeBackend;
   /** Largest padded micro-batch (rows × positions) run through the model at once. Default 4096. */
   maxTokensPerMicroBatch?: number;
+  /**
+   * What runs forwardBackward: 'tfjs' (default; the tfjs graph with the native kernels where built) or
+   * 'native' (native/model.c: the whole forward and backward in one call, native-model.ts). Sampling,
+   * forward and the optimizer are the same on both. 'native' where the addon is not built is an error.
+   */
+  engine?: TrainEngine;
 }
+
+export type TrainEngine = 'tfjs' | 'native';
 
 export interface LoadOptions extends EmbeddedBackendOptions {
   /** Rebuilds the tokenizer from tokenizer.json; default CharTokenizer.fromJSON. */
@@ -61,6 +76,11 @@ export class EmbeddedBackend implements PolicyBackend {
   private gradients: Map<string, tf.Tensor> | null = null;
   /** tfjs variable name → checkpoint parameter name (tf.variableGrads keys by the former). */
   private readonly parameterOfVariable = new Map<string, string>();
+  readonly engine: TrainEngine;
+  /** engine 'native': gradients summed since the last optimStep, canonical order (null when empty). */
+  private flatGradients: Float32Array | null = null;
+  /** engine 'native': the packed weights and the optimizer step they were read at. */
+  private packed: { step: number; params: Float32Array } | null = null;
 
   private constructor(
     model: TransformerModel,
@@ -75,6 +95,10 @@ export class EmbeddedBackend implements PolicyBackend {
     this.model = model;
     this.tokenizer = tokenizer;
     this.tokenBudget = options.maxTokensPerMicroBatch ?? defaultTokenBudget;
+    this.engine = options.engine ?? 'tfjs';
+    if (this.engine === 'native' && !nativeModelAvailable()) {
+      throw new ConfigError(`policy.engine 'native' cannot run here: ${nativeModelStatus().reason}`);
+    }
     const shapes = new Map<string, number[]>();
     for (const [name, variable] of model.params) {
       shapes.set(name, variable.shape);
@@ -190,6 +214,15 @@ export class EmbeddedBackend implements PolicyBackend {
         this.tokenizer.pad,
       );
       for (const weight of batch.weights) if (weight !== 0) weightedTokens++;
+      if (this.engine === 'native') {
+        const result = this.nativeMicroBatch(batch, sign);
+        totalLoss += result.loss;
+        const rows = unpadRows(result.logprobs, batch.time, batch.lengths);
+        group.forEach((datumIndex, row) => {
+          logprobs[datumIndex] = rows[row];
+        });
+        continue;
+      }
       let tokenValues: tf.Tensor | undefined;
       const { value, grads } = tf.variableGrads(() => {
         const inputs = tf.tensor2d(batch.inputs, [batch.rows, batch.time], 'int32');
@@ -214,6 +247,19 @@ export class EmbeddedBackend implements PolicyBackend {
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {
     const gradients = this.gradients ?? new Map<string, tf.Tensor>();
     this.gradients = null;
+    if (this.flatGradients) {
+      for (const [name, values] of unpackParameters(this.model.config, this.flatGradients)) {
+        const variable = this.model.param(name);
+        const native = tf.tensor(values, variable.shape, 'float32');
+        const old = gradients.get(name);
+        gradients.set(name, old ? tf.add(old, native) : native);
+        if (old) {
+          old.dispose();
+          native.dispose();
+        }
+      }
+      this.flatGradients = null;
+    }
     try {
       return this.optimizer.apply(this.model.params, gradients, options);
     } finally {
@@ -226,6 +272,12 @@ export class EmbeddedBackend implements PolicyBackend {
     const values = new Map<string, Float32Array>();
     for (const [name, gradient] of this.gradients ?? [])
       values.set(name, gradient.dataSync() as Float32Array);
+    if (this.flatGradients) {
+      for (const [name, native] of unpackParameters(this.model.config, this.flatGradients)) {
+        const tfjs = values.get(name);
+        values.set(name, tfjs ? tfjs.map((value, i) => value + native[i]) : native.slice());
+      }
+    }
     return values;
   }
 
@@ -233,6 +285,7 @@ export class EmbeddedBackend implements PolicyBackend {
   zeroGradients(): void {
     if (this.gradients) for (const gradient of this.gradients.values()) gradient.dispose();
     this.gradients = null;
+    this.flatGradients = null;
   }
 
   async save(dir: string): Promise<void> {
@@ -256,7 +309,10 @@ export class EmbeddedBackend implements PolicyBackend {
    */
   snapshotForSampling(): EmbeddedBackend {
     const model = this.model.shareWeights();
-    return new EmbeddedBackend(model, this.tokenizer, { maxTokensPerMicroBatch: this.tokenBudget });
+    return new EmbeddedBackend(model, this.tokenizer, {
+      maxTokensPerMicroBatch: this.tokenBudget,
+      engine: this.engine,
+    });
   }
 
   /** Frees every tensor the backend holds; the backend is unusable afterwards. */
@@ -264,6 +320,21 @@ export class EmbeddedBackend implements PolicyBackend {
     this.zeroGradients();
     this.optimizer.dispose();
     this.model.dispose();
+  }
+
+  /**
+   * One micro-batch through native/model.c, its gradient added into flatGradients. The weights are
+   * packed once per optimizer step (every weight update, optimStep's or the parallel backend's, goes
+   * through this.optimizer and advances its step).
+   */
+  private nativeMicroBatch(batch: PaddedBatch, sign: 1 | -1) {
+    const step = this.optimizer.step;
+    if (this.packed?.step !== step) this.packed = { step, params: packParameters(this.model) };
+    this.flatGradients ??= new Float32Array(this.packed.params.length);
+    return nativeForwardBackward(this.model, batch, sign, {
+      params: this.packed.params,
+      gradients: this.flatGradients,
+    });
   }
 
   private accumulate(grads: tf.NamedTensorMap): void {

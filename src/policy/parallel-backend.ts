@@ -185,6 +185,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
         count,
         runtime: options.runtime ?? 'wasm',
         maxTokensPerMicroBatch: options.maxTokensPerMicroBatch ?? Math.ceil(defaultTokenBudget / count),
+        engine: options.engine,
         tokenizer: { ...factory, json },
         model,
         fault,

@@ -2,7 +2,7 @@
 // EmbeddedBackend for 1 worker (no threads: exactly the path that existed before workers), the
 // worker-parallel backend for more.
 
-import { EmbeddedBackend, type SerializableTokenizer } from './embedded-backend.ts';
+import { EmbeddedBackend, type SerializableTokenizer, type TrainEngine } from './embedded-backend.ts';
 import type { ModelConfig } from './model.ts';
 import { ParallelEmbeddedBackend } from './parallel-backend.ts';
 import { defaultWorkers, resolveWorkerCount, type WorkerCount } from './parallel-options.ts';
@@ -13,18 +13,20 @@ export async function createEmbeddedPolicy(
   tokenizer: SerializableTokenizer,
   seed: number,
   workers: WorkerCount = defaultWorkers,
+  engine?: TrainEngine,
 ): Promise<EmbeddedBackend | ParallelEmbeddedBackend> {
   const count = resolveWorkerCount(workers);
-  if (count === 1) return EmbeddedBackend.create(config, tokenizer, seed);
-  return ParallelEmbeddedBackend.create(config, tokenizer, seed, { workers: count });
+  if (count === 1) return EmbeddedBackend.create(config, tokenizer, seed, { engine });
+  return ParallelEmbeddedBackend.create(config, tokenizer, seed, { workers: count, engine });
 }
 
 /** Loads a checkpoint: the in-process EmbeddedBackend for 1 worker, the parallel one for more. */
 export async function loadEmbeddedPolicy(
   dir: string,
   workers: WorkerCount = defaultWorkers,
+  engine?: TrainEngine,
 ): Promise<EmbeddedBackend | ParallelEmbeddedBackend> {
   const count = resolveWorkerCount(workers);
-  if (count === 1) return EmbeddedBackend.load(dir);
-  return ParallelEmbeddedBackend.load(dir, { workers: count });
+  if (count === 1) return EmbeddedBackend.load(dir, { engine });
+  return ParallelEmbeddedBackend.load(dir, { workers: count, engine });
 }

@@ -32,6 +32,11 @@ export const defaultWorkers: WorkerCount = 'auto';
 export const policyBlockSchema = z.strictObject({
   /** Replicas of the embedded policy in worker threads; 1 = in process (no threads); auto = one per core. */
   workers: workerCountSchema.default(defaultWorkers),
+  /**
+   * What computes forward and backward in training: absent or 'tfjs' = the tfjs graph (with the native
+   * kernels where built); 'native' = native/model.c, the whole pass in one call (needs the addon).
+   */
+  engine: z.enum(['tfjs', 'native']).optional(),
 });
 
 export type PolicyBlock = z.output<typeof policyBlockSchema>;

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Datum, LossKind, OptimOptions, SampleOptions } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
-import { EmbeddedBackend } from './embedded-backend.ts';
+import { EmbeddedBackend, type TrainEngine } from './embedded-backend.ts';
 import { ExchangeMember, type GradientExchange } from './gradient-exchange.ts';
 import type { ModelConfig } from './model.ts';
 import { nativeKernelWarning, relayNativeWarning } from './native-kernels.ts';
@@ -28,6 +28,8 @@ export interface ReplicaInit {
   count: number;
   runtime: RuntimeBackend;
   maxTokensPerMicroBatch?: number;
+  /** EmbeddedBackendOptions.engine of every replica. */
+  engine?: TrainEngine;
   /** Module URL and export name of a `(json) => tokenizer` function; the tokenizer's JSON form. */
   tokenizer: TokenizerFactory & { json: unknown };
   model:
@@ -50,7 +52,11 @@ export interface GradientList {
 
 async function build(init: ReplicaInit): Promise<EmbeddedBackend> {
   const tokenizer = (await importTokenizerFactory(init.tokenizer))(init.tokenizer.json);
-  const options = { runtime: init.runtime, maxTokensPerMicroBatch: init.maxTokensPerMicroBatch };
+  const options = {
+    runtime: init.runtime,
+    maxTokensPerMicroBatch: init.maxTokensPerMicroBatch,
+    engine: init.engine,
+  };
   if (init.model.kind === 'create') {
     return EmbeddedBackend.create(init.model.config, tokenizer, init.model.seed, options);
   }

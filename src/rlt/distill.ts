@@ -92,7 +92,7 @@ export async function distill(given: DistillConfig, options: DistillOptions = {}
       join(store.dir, 'explanations.jsonl'),
       examples.map((example) => JSON.stringify(example)).join('\n') + (examples.length > 0 ? '\n' : ''),
     );
-    const student: PolicyBackend = await loadEmbeddedPolicy(plan.studentPath, workers);
+    const student: PolicyBackend = await loadEmbeddedPolicy(plan.studentPath, workers, config.policy?.engine);
     opened.push(student);
     const data = trainingData(student, config, plan.pool, examples);
     const dropped = examples.length - data.length;

@@ -72,7 +72,7 @@ const embedded: PolicyBackendFactory = {
     }
   },
   build: ({ policy, checkpoint, create }) =>
-    checkpoint ? loadEmbeddedPolicy(checkpoint, policy?.workers ?? defaultWorkers) : create(),
+    checkpoint ? loadEmbeddedPolicy(checkpoint, policy?.workers ?? defaultWorkers, policy?.engine) : create(),
 };
 
 /**

@@ -184,7 +184,7 @@ async function openPolicy(
 ): Promise<{ backend: PolicyBackend; step: number; rng: Rng; bestScore: number }> {
   const workers = config.policy?.workers ?? defaultWorkers;
   if (latest) {
-    const backend = await loadEmbeddedPolicy(latest.modelPath, workers);
+    const backend = await loadEmbeddedPolicy(latest.modelPath, workers, config.policy?.engine);
     const step = latest.state.step;
     const replayed = store.truncateAfter(step);
     store.event('resumed', { step, replayed });
@@ -203,6 +203,7 @@ async function openPolicy(
     tokenizer,
     config.seed,
     workers,
+    config.policy?.engine,
   );
   return { backend, step: 0, rng: new Rng(config.seed), bestScore: Number.NEGATIVE_INFINITY };
 }

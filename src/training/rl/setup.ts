@@ -250,5 +250,6 @@ async function createFresh(config: RlConfig): Promise<PolicyBackend> {
     tokenizer,
     config.seed,
     config.policy?.workers ?? defaultWorkers,
+    config.policy?.engine,
   );
 }
