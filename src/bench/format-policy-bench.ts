@@ -96,6 +96,7 @@ export function formatPolicyBench(result: PolicyBenchResult): string {
     machine.kernels.active
       ? `kernels: native OpenBLAS matmul (${machine.kernels.threads} BLAS thread${machine.kernels.threads === 1 ? '' : 's'} per process)`
       : `kernels: tfjs-wasm only (${machine.kernels.reason})`,
+    `training engine: ${result.engine === 'native' ? 'native (native/model.c forward and backward)' : 'tfjs'}`,
   );
   if (load > machine.cpus)
     lines.push('  the machine was busy: wall-clock figures are pessimistic; per-CPU-second figures less so');

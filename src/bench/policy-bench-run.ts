@@ -10,7 +10,7 @@
 // - with --roofline, the forward pass alone as well, for the per-phase achieved GFLOP/s.
 import type { Datum, PolicyBackend } from '../core/policy.ts';
 import type { Rng } from '../core/rng.ts';
-import { EmbeddedBackend } from '../policy/embedded-backend.ts';
+import { EmbeddedBackend, type TrainEngine } from '../policy/embedded-backend.ts';
 import type { ModelConfig } from '../policy/model-config.ts';
 import { ParallelEmbeddedBackend } from '../policy/parallel-backend.ts';
 import { fmt, type Measurement, measurement, timeRuns } from './bench-timing.ts';
@@ -29,6 +29,8 @@ export interface WorkersRunOptions {
   roofline: boolean;
   /** Where the parallel backend's warnings go (more workers than cores). */
   onWarning?: (message: string) => void;
+  /** policy.engine of the measured backend (default tfjs). */
+  engine?: TrainEngine;
 }
 
 /** The measurements of one worker count (before the ratios to PyTorch). */
@@ -63,11 +65,13 @@ async function createBackend(
   config: ModelConfig,
   workers: number,
   onWarning?: (message: string) => void,
+  engine?: TrainEngine,
 ): Promise<EmbeddedBackend | ParallelEmbeddedBackend> {
   const tokenizer = benchTokenizer(config.vocabSize);
-  if (workers === 1) return EmbeddedBackend.create(config, tokenizer, 1);
+  if (workers === 1) return EmbeddedBackend.create(config, tokenizer, 1, { engine });
   return ParallelEmbeddedBackend.create(config, tokenizer, 1, {
     workers,
+    engine,
     tokenizerFactory: noEosTokenizerFactory,
     onWarning,
   });
@@ -86,8 +90,9 @@ export async function measureWorkers(
     config,
     workers,
     options.onWarning,
+    options.engine,
   );
-  const name = `${label}, ${workers} worker${workers === 1 ? '' : 's'}`;
+  const name = `${label}, ${workers} worker${workers === 1 ? '' : 's'}${options.engine === 'native' ? ', native engine' : ''}`;
   try {
     // The two halves of each step are timed too, for the roofline (the last `repeats` are the timed runs).
     const forwardBackwardMs: number[] = [];

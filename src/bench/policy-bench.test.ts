@@ -79,6 +79,7 @@ function fakeResult(train: number, sample: number, torch: number | null, rssMB: 
   };
   return {
     configs: [base],
+    engine: 'tfjs',
     peakRssMB: rssMB,
     torch: {
       used: torch !== null,

@@ -80,6 +80,8 @@ export interface PolicyBenchOptions {
   blasThreads: number[];
   /** Also measure peak GFLOP/s and the achieved GFLOP/s of each phase. */
   roofline: boolean;
+  /** policy.engine of our side: 'tfjs' (default) or 'native' (native/model.c's forward and backward). */
+  engine?: 'tfjs' | 'native';
   /** Runs the PyTorch script; the default spawns `python`. Tests inject a stub. */
   torchRunner?: TorchRunner;
   /** One line per finished measurement (the CLI prints them on stderr). */
@@ -118,6 +120,8 @@ export interface PolicyBenchConfigResult {
 
 export interface PolicyBenchResult {
   configs: PolicyBenchConfigResult[];
+  /** policy.engine of our training step. */
+  engine: 'tfjs' | 'native';
   peakRssMB: number;
   torch: {
     used: boolean;
@@ -273,6 +277,7 @@ export async function runPolicyBench(options: PolicyBenchOptions): Promise<Polic
   for (const name of options.configs) configs.push(await benchConfig(name, options, runner, blasPeaks));
   return {
     configs,
+    engine: options.engine ?? 'tfjs',
     peakRssMB: process.resourceUsage().maxRSS / 1024,
     torch: {
       used: runner !== null,

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-configs.ts';
 import { parseThreadList } from '../../bench/torch-sweep.ts';
 import { UserError } from '../../core/errors.ts';
+import { shortInput } from '../../core/quote-input.ts';
 import { parseWorkersList } from '../../policy/parallel-options.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
 import { registerRemoteBench } from './bench-remote.ts';
@@ -60,6 +61,11 @@ function registerPolicyBench(bench: Command): void {
     .option('--blas-threads <list>', 'OPENBLAS_NUM_THREADS values to sweep', '1,2')
     .option('--no-torch', 'skip the PyTorch baseline')
     .option(
+      '--engine <name>',
+      "our training step's policy.engine: tfjs (the tfjs graph) or native (native/model.c's whole forward and backward)",
+      'tfjs',
+    )
+    .option(
       '--roofline',
       'also measure peak GFLOP/s (tfjs-wasm; OpenBLAS via torch) and achieved GFLOP/s per phase',
     )
@@ -82,6 +88,7 @@ function registerPolicyBench(bench: Command): void {
         torchThreads,
         blasThreads,
         roofline: Boolean(options.roofline),
+        engine: parseEngine(options.engine),
         onProgress: (line) => console.error(line),
       });
       console.log(options.json ? JSON.stringify(result, null, 2) : formatPolicyBench(result));
@@ -234,4 +241,10 @@ export function register(program: Command): void {
     .summary('performance benchmarks, one subcommand each')
     .description('performance benchmarks, one subcommand each (policy, train, rewards, selectors, remote)');
   for (const registerSubcommand of benchSubcommands) registerSubcommand(bench);
+}
+
+/** --engine: tfjs or native (a UserError naming the option otherwise). */
+function parseEngine(value: string): 'tfjs' | 'native' {
+  if (value === 'tfjs' || value === 'native') return value;
+  throw new UserError(`--engine must be tfjs or native, got '${shortInput(value)}'`);
 }
