@@ -11,6 +11,9 @@ import { checkpoints } from '../api/checkpoints.ts';
 import type { Datum } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { relativeError } from '../testing/policy/kernel-test-helpers.ts';
+import { rlConfigSchema } from '../training/rl/config.ts';
+import { buildContext } from '../training/rl/setup.ts';
+import { rlStep } from '../training/rl/step.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { nativeModelStatus } from './native-model.ts';
 import { ParallelEmbeddedBackend } from './parallel-backend.ts';
@@ -110,6 +113,39 @@ describe(`policy engine 'native'${native.label}`, () => {
       } finally {
         await parallel.close();
         single.dispose();
+      }
+    },
+    60_000,
+  );
+});
+
+describe(`policy.engine native in an RL run${native.label}`, () => {
+  it.skipIf(native.skip)(
+    'the run builds its policy on the native engine and its steps train it',
+    async () => {
+      const config = rlConfigSchema.parse({
+        seed: 7,
+        init: { checkpoint },
+        tasks: [{ task: 'addition', difficulties: [2, 3] }],
+        poolSize: 6,
+        rollout: { groupSize: 4, maxTokens: 40 },
+        train: { steps: 2, batchSize: 3, learningRate: 1e-3 },
+        policy: { workers: 1, engine: 'native' },
+      });
+      const ctx = await buildContext(config);
+      try {
+        expect((ctx.policy as EmbeddedBackend).engine).toBe('native');
+        const probe = [ctx.policy.tokenizer.bos, ...ctx.policy.tokenizer.encode('12+34=46\n', 'probe')];
+        const [before] = await ctx.policy.forward([probe]);
+        for (let step = 1; step <= 2; step++) {
+          const report = await rlStep(ctx, step, 1e-3);
+          expect(report.metrics['train/grad_norm']).toBeGreaterThan(0);
+          expect(Number.isFinite(report.metrics['train/grad_norm'])).toBe(true);
+        }
+        const [after] = await ctx.policy.forward([probe]);
+        expect(relativeError(after, before)).toBeGreaterThan(1e-4); // the weights moved
+      } finally {
+        await ctx.policy.close?.();
       }
     },
     60_000,
