@@ -159,6 +159,12 @@ describe('train --resume after kill -9', () => {
     expect(replayEvents(crashed)).toEqual([{ step: 4, replayed: before.pastLatest }]);
     expect(metricsOf(crashed)).toEqual(reference);
     expect(sqliteOf(crashed)).toEqual(referenceSqlite);
+    // the start and the resume each recorded their kernel set (the same here, so no warning above)
+    const store = RunStore.read(crashed);
+    const kernels = store.events().filter((event) => event.kind === 'kernels');
+    store.close();
+    expect(kernels).toHaveLength(2);
+    expect(kernels[1].detail).toEqual(kernels[0].detail);
   }, 180_000);
 
   it('with 2 policy workers: killed between checkpoints, resumes bit-identical to an uninterrupted 2-worker run', async () => {

@@ -12,6 +12,7 @@ import { type CheckpointRef, saveCheckpoint } from '../../runs/checkpoints.ts';
 import { checkRunsDirectory, runDirectory } from '../../runs/run-name.ts';
 import { RunStore } from '../../runs/run-store.ts';
 import { heldOutProblems } from '../../tasks/problem-mix.ts';
+import { recordKernels } from '../kernels-event.ts';
 import { type ResumedConfig, type ResumeRequest, recordNewSteps, resumedRlConfig } from '../resume.ts';
 import { resumePoint, runSteps } from '../run-driver.ts';
 import { learningRateAt } from '../schedule.ts';
@@ -239,6 +240,7 @@ async function openRun(
       if (ctx.poolFile) {
         checkPoolUnchanged(store.events().find((event) => event.kind === 'pool-file')?.detail, ctx.poolFile);
       }
+      if ((ctx.config.policy?.backend ?? 'embedded') === 'embedded') recordKernels(store, options.onWarning);
       return { store, ctx, latest, previousSteps: resumed.previousSteps };
     } catch (error) {
       store.close();
@@ -259,6 +261,7 @@ async function openRun(
     onOverwrite: options.onOverwrite,
   });
   if (ctx.poolFile) store.event('pool-file', ctx.poolFile);
+  if ((ctx.config.policy?.backend ?? 'embedded') === 'embedded') recordKernels(store, options.onWarning);
   return { store, ctx, latest: null };
 }
 
