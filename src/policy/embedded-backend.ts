@@ -24,17 +24,12 @@ import { Rng } from '../core/rng.ts';
 import { type CheckpointContents, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
 import { type ModelConfig, TransformerModel } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
-import {
-  nativeForwardBackward,
-  nativeModelAvailable,
-  nativeModelStatus,
-  packParameters,
-  unpackParameters,
-} from './native-model.ts';
+import { NativeGradients } from './native-gradients.ts';
+import { nativeModelAvailable, nativeModelStatus } from './native-model.ts';
 import { AdamW } from './optimizer.ts';
 import { initRuntime, type RuntimeBackend, tf } from './runtime.ts';
 import { sampleWithKvCache } from './sampler.ts';
-import { microBatches, type PaddedBatch, padBatch, tokenLogprobs, unpadRows } from './teacher-forcing.ts';
+import { microBatches, padBatch, tokenLogprobs, unpadRows } from './teacher-forcing.ts';
 import { CharTokenizer } from './tokenizer.ts';
 
 /** A tokenizer that a checkpoint can store. */
@@ -77,10 +72,8 @@ export class EmbeddedBackend implements PolicyBackend {
   /** tfjs variable name → checkpoint parameter name (tf.variableGrads keys by the former). */
   private readonly parameterOfVariable = new Map<string, string>();
   readonly engine: TrainEngine;
-  /** engine 'native': gradients summed since the last optimStep, canonical order (null when empty). */
-  private flatGradients: Float32Array | null = null;
-  /** engine 'native': the packed weights and the optimizer step they were read at. */
-  private packed: { step: number; params: Float32Array } | null = null;
+  /** engine 'native': native/model.c's micro-batches and their summed gradient (null on tfjs). */
+  private readonly native: NativeGradients | null;
 
   private constructor(
     model: TransformerModel,
@@ -105,6 +98,7 @@ export class EmbeddedBackend implements PolicyBackend {
       this.parameterOfVariable.set(variable.name, name);
     }
     this.optimizer = new AdamW(shapes);
+    this.native = this.engine === 'native' ? new NativeGradients(model, this.optimizer) : null;
   }
 
   /** A freshly initialised model (GPT-2 init drawn from Rng(seed)). */
@@ -214,8 +208,8 @@ export class EmbeddedBackend implements PolicyBackend {
         this.tokenizer.pad,
       );
       for (const weight of batch.weights) if (weight !== 0) weightedTokens++;
-      if (this.engine === 'native') {
-        const result = this.nativeMicroBatch(batch, sign);
+      if (this.native) {
+        const result = this.native.microBatch(batch, sign);
         totalLoss += result.loss;
         const rows = unpadRows(result.logprobs, batch.time, batch.lengths);
         group.forEach((datumIndex, row) => {
@@ -247,19 +241,7 @@ export class EmbeddedBackend implements PolicyBackend {
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {
     const gradients = this.gradients ?? new Map<string, tf.Tensor>();
     this.gradients = null;
-    if (this.flatGradients) {
-      for (const [name, values] of unpackParameters(this.model.config, this.flatGradients)) {
-        const variable = this.model.param(name);
-        const native = tf.tensor(values, variable.shape, 'float32');
-        const old = gradients.get(name);
-        gradients.set(name, old ? tf.add(old, native) : native);
-        if (old) {
-          old.dispose();
-          native.dispose();
-        }
-      }
-      this.flatGradients = null;
-    }
+    this.native?.takeInto(gradients);
     try {
       return this.optimizer.apply(this.model.params, gradients, options);
     } finally {
@@ -272,12 +254,7 @@ export class EmbeddedBackend implements PolicyBackend {
     const values = new Map<string, Float32Array>();
     for (const [name, gradient] of this.gradients ?? [])
       values.set(name, gradient.dataSync() as Float32Array);
-    if (this.flatGradients) {
-      for (const [name, native] of unpackParameters(this.model.config, this.flatGradients)) {
-        const tfjs = values.get(name);
-        values.set(name, tfjs ? tfjs.map((value, i) => value + native[i]) : native.slice());
-      }
-    }
+    this.native?.addValuesInto(values);
     return values;
   }
 
@@ -285,7 +262,7 @@ export class EmbeddedBackend implements PolicyBackend {
   zeroGradients(): void {
     if (this.gradients) for (const gradient of this.gradients.values()) gradient.dispose();
     this.gradients = null;
-    this.flatGradients = null;
+    this.native?.clear();
   }
 
   async save(dir: string): Promise<void> {
@@ -320,21 +297,6 @@ export class EmbeddedBackend implements PolicyBackend {
     this.zeroGradients();
     this.optimizer.dispose();
     this.model.dispose();
-  }
-
-  /**
-   * One micro-batch through native/model.c, its gradient added into flatGradients. The weights are
-   * packed once per optimizer step (every weight update, optimStep's or the parallel backend's, goes
-   * through this.optimizer and advances its step).
-   */
-  private nativeMicroBatch(batch: PaddedBatch, sign: 1 | -1) {
-    const step = this.optimizer.step;
-    if (this.packed?.step !== step) this.packed = { step, params: packParameters(this.model) };
-    this.flatGradients ??= new Float32Array(this.packed.params.length);
-    return nativeForwardBackward(this.model, batch, sign, {
-      params: this.packed.params,
-      gradients: this.flatGradients,
-    });
   }
 
   private accumulate(grads: tf.NamedTensorMap): void {
