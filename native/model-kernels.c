@@ -3,6 +3,8 @@
 // and backward, on row-major float32 buffers with double accumulators where noted.
 #include "model-kernels.h"
 
+#include "fast-math.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -100,29 +102,6 @@ void model_layer_norm_backward(float *restrict dx, float *restrict d_weight, flo
     d_weight[j] += (float)weight_sums[j];
     d_bias[j] += (float)bias_sums[j];
   }
-}
-
-// e^x for x ≤ 0 in straight-line code the compiler vectorises, as fused.c's exp_nonpositive (relative error
-// below 3e-7; exactly 0 below −87): x = n·ln 2 + r, e^r by its degree-6 Taylor polynomial, 2^n in the bits.
-static inline float exp_nonpositive(float x) {
-  const float clamped = x < -87.0f ? -87.0f : x;
-  const float n = (clamped * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  const float r = (clamped - n * 0.693359375f) + n * 2.12194440e-4f;
-  const float p =
-      1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
-  const int32_t bits = ((int32_t)n + 127) << 23;
-  float scale;
-  memcpy(&scale, &bits, sizeof scale);
-  return x < -87.0f ? 0.0f : p * scale;
-}
-
-// GELU, tanh approximation, as x·s with s = sigmoid(2·sqrt(2/π)·x·(1 + 0.044715·x²)) (layers.ts's form).
-static const float gelu_scale = 1.5957691216057308f, gelu_cubic = 0.044715f;
-
-static inline float gelu_gate(float x) {
-  const float z = x * (x * x * gelu_cubic + 1.0f) * gelu_scale;
-  const float e = exp_nonpositive(-fabsf(z));
-  return (z >= 0 ? 1.0f : e) / (1.0f + e);
 }
 
 WIDE_CLONES void model_gelu_forward(float *restrict out, const float *restrict x, int64_t count) {
