@@ -58,6 +58,7 @@ export {
 export { torchAvailability } from './torch-sweep.ts';
 
 import { type NativeKernelStatus, nativeKernelStatus } from '../policy/native-kernels.ts';
+import type { TrainEngine } from '../policy/parallel-options.ts';
 import { initRuntime } from '../policy/runtime.ts';
 
 export interface PolicyBenchOptions {
@@ -81,7 +82,7 @@ export interface PolicyBenchOptions {
   /** Also measure peak GFLOP/s and the achieved GFLOP/s of each phase. */
   roofline: boolean;
   /** policy.engine of our side: 'tfjs' (default) or 'native' (native/model.c's forward and backward). */
-  engine?: 'tfjs' | 'native';
+  engine?: TrainEngine;
   /** Runs the PyTorch script; the default spawns `python`. Tests inject a stub. */
   torchRunner?: TorchRunner;
   /** One line per finished measurement (the CLI prints them on stderr). */
@@ -121,7 +122,7 @@ export interface PolicyBenchConfigResult {
 export interface PolicyBenchResult {
   configs: PolicyBenchConfigResult[];
   /** policy.engine of our training step. */
-  engine: 'tfjs' | 'native';
+  engine: TrainEngine;
   peakRssMB: number;
   torch: {
     used: boolean;

@@ -27,6 +27,7 @@ import { parseModelConfig } from './model-config.ts';
 import { NativeGradients } from './native-gradients.ts';
 import { nativeModelAvailable, nativeModelStatus } from './native-model.ts';
 import { AdamW } from './optimizer.ts';
+import type { TrainEngine } from './parallel-options.ts';
 import { initRuntime, type RuntimeBackend, tf } from './runtime.ts';
 import { sampleWithKvCache } from './sampler.ts';
 import { microBatches, padBatch, tokenLogprobs, unpadRows } from './teacher-forcing.ts';
@@ -52,7 +53,7 @@ export interface EmbeddedBackendOptions {
   engine?: TrainEngine;
 }
 
-export type TrainEngine = 'tfjs' | 'native';
+export type { TrainEngine } from './parallel-options.ts';
 
 export interface LoadOptions extends EmbeddedBackendOptions {
   /** Rebuilds the tokenizer from tokenizer.json; default CharTokenizer.fromJSON. */

@@ -1,8 +1,8 @@
 // The whole transformer's forward and backward pass in one native call (native/model.c): what
 // EmbeddedBackend.forwardBackward computes with tfjs for one padded batch — per-token log-probs
 // logp_t = log softmax(logits)[target_t], the loss L = sign · Σ w_t · logp_t and dL/dθ — on plain
-// Float32Array copies of the weights instead of ~100 tfjs kernels per layer. Not wired into the backend
-// yet (issue 29); native-model.test.ts checks it against the tfjs path.
+// Float32Array copies of the weights instead of ~100 tfjs kernels per layer. EmbeddedBackend runs it with
+// policy.engine 'native' (native-gradients.ts); native-model.test.ts checks it against the tfjs path.
 //
 // The addon is the one native-kernels.ts loads (same path, same OpenBLAS settings); an addon built before
 // native/model.c existed has no modelForwardBackward, and nativeModelStatus() says to rebuild it.

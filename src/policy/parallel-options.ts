@@ -28,6 +28,11 @@ export type WorkerCount = z.output<typeof workerCountSchema>;
 /** policy.workers when a config has no `policy` block and a command no --workers: one per core. */
 export const defaultWorkers: WorkerCount = 'auto';
 
+/** What computes forward and backward in training (policy.engine; EmbeddedBackendOptions.engine). */
+export const trainEngineSchema = z.enum(['tfjs', 'native']);
+
+export type TrainEngine = z.output<typeof trainEngineSchema>;
+
 /** The `policy` block of the train and pretrain configs. */
 export const policyBlockSchema = z.strictObject({
   /** Replicas of the embedded policy in worker threads; 1 = in process (no threads); auto = one per core. */
@@ -36,7 +41,7 @@ export const policyBlockSchema = z.strictObject({
    * What computes forward and backward in training: absent or 'tfjs' = the tfjs graph (with the native
    * kernels where built); 'native' = native/model.c, the whole pass in one call (needs the addon).
    */
-  engine: z.enum(['tfjs', 'native']).optional(),
+  engine: trainEngineSchema.optional(),
 });
 
 export type PolicyBlock = z.output<typeof policyBlockSchema>;

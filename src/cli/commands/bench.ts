@@ -5,7 +5,7 @@ import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-
 import { parseThreadList } from '../../bench/torch-sweep.ts';
 import { UserError } from '../../core/errors.ts';
 import { shortInput } from '../../core/quote-input.ts';
-import { parseWorkersList } from '../../policy/parallel-options.ts';
+import { parseWorkersList, type TrainEngine, trainEngineSchema } from '../../policy/parallel-options.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
 import { registerRemoteBench } from './bench-remote.ts';
 
@@ -244,7 +244,8 @@ export function register(program: Command): void {
 }
 
 /** --engine: tfjs or native (a UserError naming the option otherwise). */
-function parseEngine(value: string): 'tfjs' | 'native' {
-  if (value === 'tfjs' || value === 'native') return value;
+function parseEngine(value: string): TrainEngine {
+  const parsed = trainEngineSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
   throw new UserError(`--engine must be tfjs or native, got '${shortInput(value)}'`);
 }
