@@ -3,9 +3,10 @@
     {
       "target_name": "curricula_native",
       "sources": ["curricula_native.c", "elementwise.c", "fused.c", "attention.c", "model.c", "model-shapes.c",
-                  "model-kernels.c", "model-passes.c", "model-diagnostics.c"],
-      "cflags": ["-O3", "-std=c11", "-fno-trapping-math", "-fno-math-errno", "-Wall", "-Wextra"],
-      "libraries": ["-lopenblas", "-lm"]
+                  "model-kernels.c", "model-passes.c", "model-diagnostics.c",
+                  "model-arena.c"],
+      "cflags": ["-O3", "-std=c11", "-fno-trapping-math", "-fno-math-errno", "-Wall", "-Wextra", "-pthread"],
+      "libraries": ["-lopenblas", "-lm", "-lpthread"]
     }
   ]
 }

@@ -23,105 +23,87 @@
 //
 // The files: model-shapes.c (dimensions and the parameter layout; model-shapes.h also holds the activation
 // records), model-kernels.c (sgemm, LayerNorm, GELU, attention), model-passes.c (forward, loss, backward),
-// model-diagnostics.c (where a non-finite value appears); this one checks the arguments, manages the arena
-// and is the N-API entry point.
+// model-diagnostics.c (where a non-finite value appears), model-arena.c (the activation arena and its layout);
+// this one checks the arguments, splits the rows between threads (each with its own arena and gradient,
+// summed in a fixed order) and is the N-API entry point.
 #include <math.h>
 #include <node_api.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "model-arena.h"
 #include "model-diagnostics.h"
 #include "model-passes.h"
+#include "model-profile.h"
 #include "model-shapes.h"
 
 static const char *const fn = "curricula_native.modelForwardBackward";
 
 // Limits that keep every size product far below int64 overflow and every sgemm dimension below 2^31.
 enum { MaxWidth = 1 << 14, MaxLayers = 1 << 10, MaxContext = 1 << 16, MaxVocab = 1 << 24, MaxTokens = 1 << 22 };
-// The arena may not exceed 8 GiB (in floats).
+// One thread's arena may not exceed 8 GiB (in floats).
 static const uint64_t max_arena_floats = (uint64_t)1 << 31;
 
-// ----------------------------------------------------------------------------------------------- arena
+// The most threads one call may use: a fixed number, so that an argument cannot make the process start
+// thousands; the pool keeps one arena per thread.
+enum { MaxThreads = 16 };
 
 typedef struct {
-  float *floats;
-  uint64_t float_capacity;
-  double *doubles; // [8d] double accumulators of the bias and gain gradients
-  uint64_t double_capacity;
-  LayerActivations *layers;
-  uint64_t layer_capacity;
-} Arena;
+  Arena arenas[MaxThreads];
+  bool profiling;
+  ModelProfile profile; // summed over calls and threads since modelProfile last read it
+  double calls, wall_seconds;
+} Pool;
 
-// Carves consecutive 64-byte-aligned slices out of the arena; with base NULL it only counts (saturating,
-// so that absurd sizes compare above the limit instead of wrapping).
+static double wall_clock(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+static void pool_free(void *data) {
+  Pool *pool = data;
+  for (int i = 0; i < MaxThreads; i++) model_arena_release(&pool->arenas[i]);
+  free(pool);
+}
+
+// ------------------------------------------------------------------------------------------- chunks
+
+// One thread's share of a call: `rows` consecutive rows of the batch, their inputs, and what the pass
+// leaves (the loss, and a message when the forward pass went non-finite).
 typedef struct {
-  float *base;
-  uint64_t used;
-} Carver;
+  Inputs in;
+  Dims s;
+  Buffers b;
+  Arena *arena;
+  double loss;
+  int failed;
+  char message[320];
+  ModelProfile *profile; // NULL unless profiling
+} Chunk;
 
-static float *take(Carver *carver, uint64_t count) {
-  const uint64_t rounded = (count + 15) & ~(uint64_t)15;
-  float *slice = carver->base ? carver->base + carver->used : NULL;
-  carver->used = (carver->used > UINT64_MAX / 4 || rounded > UINT64_MAX / 4) ? UINT64_MAX / 2
-                                                                             : carver->used + rounded;
-  return slice;
-}
-
-static uint64_t layout(Carver *c, const Dims *s, Buffers *b, LayerActivations *layers) {
-  const uint64_t n = (uint64_t)s->tokens, d = (uint64_t)s->width;
-  b->gradients = take(c, (uint64_t)model_parameter_count(s));
-  b->logprobs = take(c, n);
-  b->x0 = take(c, n * d);
-  for (int64_t l = 0; l < s->layers; l++) {
-    LayerActivations a;
-    a.ln1 = take(c, n * d), a.ln1_mean = take(c, n), a.ln1_rstd = take(c, n);
-    a.qkv = take(c, 3 * n * d);
-    a.att = take(c, n * (uint64_t)s->heads * (uint64_t)s->time);
-    a.att_out = take(c, n * d), a.x1 = take(c, n * d);
-    a.ln2 = take(c, n * d), a.ln2_mean = take(c, n), a.ln2_rstd = take(c, n);
-    a.fc = take(c, 4 * n * d), a.out = take(c, n * d);
-    if (layers) layers[l] = a;
+static void *run_chunk(void *data) {
+  Chunk *c = data;
+  model_profile = c->profile;
+  const int64_t P = model_parameter_count(&c->s);
+  memset(c->b.gradients, 0, (size_t)P * sizeof(float));
+  model_forward(&c->in, &c->s, &c->b, c->arena->layers);
+  c->loss = model_loss_and_logit_gradient(&c->in, &c->s, &c->b);
+  if (!isfinite(c->loss) || model_first_non_finite(c->b.logprobs, c->s.tokens) >= 0) {
+    model_describe_forward_failure(c->message, sizeof c->message, fn, &c->in, &c->s, &c->b, c->arena->layers,
+                                   c->loss);
+    c->failed = 1;
+    model_profile = NULL;
+    return NULL;
   }
-  b->lnf = take(c, n * d), b->lnf_mean = take(c, n), b->lnf_rstd = take(c, n);
-  b->logits = take(c, n * (uint64_t)s->vocab);
-  b->gelu = take(c, 4 * n * d), b->d_hidden = take(c, 4 * n * d);
-  b->d_residual = take(c, n * d), b->d_norm = take(c, n * d), b->d_qkv = take(c, 3 * n * d);
-  b->d_scores = take(c, (uint64_t)s->time * (uint64_t)s->time);
-  return c->used;
-}
-
-// Makes room for `floats` floats, 8d doubles and L layer records. 0 when malloc fails.
-static int arena_reserve(Arena *arena, uint64_t floats, uint64_t doubles, uint64_t layers) {
-  if (floats > arena->float_capacity) {
-    free(arena->floats);
-    arena->floats = aligned_alloc(64, (size_t)floats * sizeof(float)); // floats is a multiple of 16
-    arena->float_capacity = arena->floats ? floats : 0;
-    if (!arena->floats) return 0;
-  }
-  if (doubles > arena->double_capacity) {
-    free(arena->doubles);
-    arena->doubles = malloc((size_t)doubles * sizeof(double));
-    arena->double_capacity = arena->doubles ? doubles : 0;
-    if (!arena->doubles) return 0;
-  }
-  if (layers > arena->layer_capacity) {
-    free(arena->layers);
-    arena->layers = malloc((size_t)layers * sizeof(LayerActivations));
-    arena->layer_capacity = arena->layers ? layers : 0;
-    if (!arena->layers) return 0;
-  }
-  return 1;
-}
-
-static void arena_free(void *data) {
-  Arena *arena = data;
-  free(arena->floats);
-  free(arena->doubles);
-  free(arena->layers);
-  free(arena);
+  model_backward(&c->in, &c->s, &c->b, c->arena->layers, c->arena->doubles);
+  model_profile = NULL;
+  return NULL;
 }
 
 // ---------------------------------------------------------------------------------------- arguments
@@ -160,17 +142,21 @@ static bool overlaps(const void *a, int64_t a_bytes, const void *b, int64_t b_by
 }
 
 // modelForwardBackward(vocab, dModel, layers, heads, context, params, gradients, inputs, targets, weights,
-//                      rows, time, logprobs) → loss
+//                      rows, time, logprobs[, threads]) → loss
 // params, gradients: Float32Array [P] (canonical order; dLoss/dθ is ADDED to gradients); inputs, targets:
 // Int32Array [rows·time]; weights: Float32Array [rows·time], signed (loss = Σ weights·logp); logprobs:
-// Float32Array [rows·time], written with every position's log p(target), padding included.
+// Float32Array [rows·time], written with every position's log p(target), padding included; threads: 1 to
+// MaxThreads (default 1), how many threads share the rows (at most one per row).
 static napi_value model_forward_backward(napi_env env, napi_callback_info info) {
-  size_t argc = 13;
-  napi_value argv[13];
+  size_t argc = 14;
+  napi_value argv[14];
   void *data;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, &data) != napi_ok) FAIL(env, "%s: bad call", fn);
-  if (argc != 13) FAIL(env, "%s: expected 13 arguments, got %zu", fn, argc);
-  Arena *arena = data;
+  if (argc != 13 && argc != 14) FAIL(env, "%s: expected 13 or 14 arguments, got %zu", fn, argc);
+  Pool *pool = data;
+  int64_t threads = 1;
+  if (argc == 14 && !get_integer(env, argv[13], 1, MaxThreads, &threads))
+    FAIL(env, "%s: threads must be an integer in [1, %d]", fn, MaxThreads);
   Dims s;
   if (!get_integer(env, argv[0], 2, MaxVocab, &s.vocab))
     FAIL(env, "%s: vocab must be an integer in [2, %d]", fn, MaxVocab);
@@ -228,52 +214,145 @@ static napi_value model_forward_backward(napi_env env, napi_callback_info info) 
     if (!isfinite(in.weights[n])) FAIL(env, "%s: weights[%lld] is not finite", fn, (long long)n);
   }
 
-  Buffers b;
-  Carver counter = {NULL, 0};
-  const uint64_t floats = layout(&counter, &s, &b, NULL);
-  if (floats > max_arena_floats)
-    FAIL(env, "%s: %llu MiB of activations exceed the %llu MiB limit; use fewer rows per call", fn,
-         (unsigned long long)(floats >> 18), (unsigned long long)(max_arena_floats >> 18));
-  if (!arena_reserve(arena, floats, 8 * (uint64_t)s.width, (uint64_t)s.layers))
-    FAIL(env, "%s: cannot allocate %llu MiB of activations", fn, (unsigned long long)(floats >> 18));
-  Carver carver = {arena->floats, 0};
-  layout(&carver, &s, &b, arena->layers);
-  memset(b.gradients, 0, (size_t)P * sizeof(float));
-
-  model_forward(&in, &s, &b, arena->layers);
-  const double loss = model_loss_and_logit_gradient(&in, &s, &b);
-  if (!isfinite(loss) || model_first_non_finite(b.logprobs, N) >= 0) {
-    char message[320];
-    model_describe_forward_failure(message, sizeof message, fn, &in, &s, &b, arena->layers, loss);
-    napi_throw_error(env, NULL, message);
-    return NULL;
+  // The rows split into `threads` consecutive chunks (the first rows % threads one row longer), each with its
+  // own arena and gradient; chunk 0 runs on this thread. The result depends on the thread count (the
+  // chunks' gradients are summed in chunk order), never on timing.
+  if (threads > s.rows) threads = s.rows;
+  Chunk *chunks = calloc((size_t)threads, sizeof(Chunk));
+  ModelProfile *profiles = pool->profiling ? calloc((size_t)threads, sizeof(ModelProfile)) : NULL;
+  if (!chunks || (pool->profiling && !profiles)) {
+    free(chunks);
+    free(profiles);
+    FAIL(env, "%s: cannot allocate %lld chunk records", fn, (long long)threads);
   }
-  model_backward(&in, &s, &b, arena->layers, arena->doubles);
+  const double wall_start = pool->profiling ? wall_clock() : 0;
+  int64_t row = 0;
+  for (int64_t t = 0; t < threads; t++) {
+    Chunk *c = &chunks[t];
+    c->s = s;
+    c->s.rows = s.rows / threads + (t < s.rows % threads ? 1 : 0);
+    c->s.tokens = c->s.rows * s.time;
+    const int64_t first = row * s.time;
+    c->in = (Inputs){in.params, in.inputs + first, in.targets + first, in.weights + first};
+    c->arena = &pool->arenas[t];
+    c->profile = profiles ? &profiles[t] : NULL;
+    const uint64_t floats = model_arena_layout(NULL, &c->s, &c->b, NULL);
+    if (floats > max_arena_floats) {
+      free(chunks);
+      FAIL(env, "%s: %llu MiB of activations per thread exceed the %llu MiB limit; use fewer rows per call", fn,
+           (unsigned long long)(floats >> 18), (unsigned long long)(max_arena_floats >> 18));
+    }
+    if (!model_arena_reserve(c->arena, floats, 8 * (uint64_t)s.width, (uint64_t)s.layers)) {
+      free(chunks);
+      FAIL(env, "%s: cannot allocate %llu MiB of activations", fn, (unsigned long long)(floats >> 18));
+    }
+    model_arena_layout(c->arena->floats, &c->s, &c->b, c->arena->layers);
+    row += c->s.rows;
+  }
+  pthread_t workers[MaxThreads];
+  int64_t started = 1;
+  for (; started < threads; started++)
+    if (pthread_create(&workers[started], NULL, run_chunk, &chunks[started]) != 0) break;
+  run_chunk(&chunks[0]);
+  // A thread that could not start runs here, after the others: the same result, later.
+  for (int64_t t = started; t < threads; t++) run_chunk(&chunks[t]);
+  for (int64_t t = 1; t < started; t++) pthread_join(workers[t], NULL);
+  if (profiles) {
+    for (int64_t t = 0; t < threads; t++)
+      for (int p = 0; p < PhaseCount; p++) {
+        pool->profile.seconds[p] += profiles[t].seconds[p];
+        pool->profile.flops[p] += profiles[t].flops[p];
+        pool->profile.calls[p] += profiles[t].calls[p];
+      }
+    pool->calls += 1;
+    pool->wall_seconds += wall_clock() - wall_start;
+    free(profiles);
+  }
+
+  double loss = 0;
+  for (int64_t t = 0; t < threads; t++) loss += chunks[t].loss;
+  for (int64_t t = 0; t < threads; t++) {
+    if (chunks[t].failed) {
+      char message[320];
+      snprintf(message, sizeof message, "%s", chunks[t].message);
+      free(chunks);
+      napi_throw_error(env, NULL, message);
+      return NULL;
+    }
+  }
+  float *total = chunks[0].b.gradients;
+  for (int64_t t = 1; t < threads; t++) {
+    const float *part = chunks[t].b.gradients;
+    for (int64_t i = 0; i < P; i++) total[i] += part[i];
+  }
   // The gradient is checked tensor by tensor in backward order: the first one named is the first computed.
   const int64_t tensors = 2 + LayerTensors * s.layers + 3;
   for (int64_t i = tensors - 1; i >= 0; i--) {
     char name[64];
     int64_t offset, count;
     model_parameter_tensor(&s, i, name, sizeof name, &offset, &count);
-    if (model_first_non_finite(b.gradients + offset, count) >= 0)
+    if (model_first_non_finite(total + offset, count) >= 0) {
+      free(chunks);
       FAIL(env, "%s: non-finite gradient (the loss is %g), first in %s (in backward order)", fn, loss, name);
+    }
   }
-  for (int64_t i = 0; i < P; i++) gradients[i] += b.gradients[i];
-  memcpy(logprobs, b.logprobs, (size_t)N * sizeof(float));
+  for (int64_t i = 0; i < P; i++) gradients[i] += total[i];
+  for (int64_t t = 0, offset = 0; t < threads; offset += chunks[t].s.tokens, t++)
+    memcpy(logprobs + offset, chunks[t].b.logprobs, (size_t)chunks[t].s.tokens * sizeof(float));
+  free(chunks);
   napi_value result;
   if (napi_create_double(env, loss, &result) != napi_ok) FAIL(env, "%s: cannot return the loss", fn);
   return result;
 }
 
+static int set_number(napi_env env, napi_value object, const char *key, double value) {
+  napi_value number;
+  return napi_create_double(env, value, &number) == napi_ok &&
+         napi_set_named_property(env, object, key, number) == napi_ok;
+}
+
+// modelProfile(enable) → { calls, wallSeconds, phases: { <phase>: { seconds, flops, calls } } }: what the
+// profiled calls since the last modelProfile spent (seconds summed over threads), then starts afresh;
+// enable (boolean) turns profiling on or off for the calls that follow.
+static napi_value model_profile_entry(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  void *data;
+  bool enable;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, &data) != napi_ok || argc != 1 ||
+      napi_get_value_bool(env, argv[0], &enable) != napi_ok)
+    FAIL(env, "curricula_native.modelProfile: expected one boolean (profile the calls that follow)");
+  Pool *pool = data;
+  napi_value result, phases;
+  if (napi_create_object(env, &result) != napi_ok || napi_create_object(env, &phases) != napi_ok ||
+      !set_number(env, result, "calls", pool->calls) || !set_number(env, result, "wallSeconds", pool->wall_seconds))
+    FAIL(env, "curricula_native.modelProfile: cannot build the result");
+  for (int p = 0; p < PhaseCount; p++) {
+    napi_value phase;
+    if (napi_create_object(env, &phase) != napi_ok || !set_number(env, phase, "seconds", pool->profile.seconds[p]) ||
+        !set_number(env, phase, "flops", pool->profile.flops[p]) ||
+        !set_number(env, phase, "calls", pool->profile.calls[p]) ||
+        napi_set_named_property(env, phases, model_phase_names[p], phase) != napi_ok)
+      FAIL(env, "curricula_native.modelProfile: cannot build the result");
+  }
+  if (napi_set_named_property(env, result, "phases", phases) != napi_ok)
+    FAIL(env, "curricula_native.modelProfile: cannot build the result");
+  memset(&pool->profile, 0, sizeof pool->profile);
+  pool->calls = 0, pool->wall_seconds = 0;
+  pool->profiling = enable;
+  return result;
+}
+
 void register_model(napi_env env, napi_value exports) {
-  Arena *arena = calloc(1, sizeof(Arena));
-  if (!arena) return;
-  if (napi_add_env_cleanup_hook(env, arena_free, arena) != napi_ok) {
-    free(arena);
+  Pool *pool = calloc(1, sizeof(Pool));
+  if (!pool) return;
+  if (napi_add_env_cleanup_hook(env, pool_free, pool) != napi_ok) {
+    free(pool);
     return;
   }
   napi_property_descriptor properties[] = {
-      {"modelForwardBackward", NULL, model_forward_backward, NULL, NULL, NULL, napi_enumerable, arena},
+      {"modelForwardBackward", NULL, model_forward_backward, NULL, NULL, NULL, napi_enumerable, pool},
+      {"modelProfile", NULL, model_profile_entry, NULL, NULL, NULL, napi_enumerable, pool},
   };
   napi_define_properties(env, exports, sizeof(properties) / sizeof(properties[0]), properties);
 }

@@ -13,7 +13,39 @@ const best = (sweep: TorchSweep | null, key: 'tokensPerSecond' | 'tokensPerCpuSe
   sweep?.best ? fmt(sweep.best.measurement[key]) : '—';
 
 const workersLabel = (run: PolicyBenchWorkersResult) =>
-  `${run.workers} worker${run.workers === 1 ? '' : 's'}`;
+  `${run.workers} worker${run.workers === 1 ? '' : 's'}` +
+  (run.engineThreads === null ? '' : ` × ${run.engineThreads} thread${run.engineThreads === 1 ? '' : 's'}`);
+
+/** native/model.c's own profile of the timed steps: where each step's pass spends its thread time. */
+function nativePhaseLines(result: PolicyBenchResult): string[] {
+  const lines: string[] = [];
+  for (const c of result.configs) {
+    for (const run of c.runs) {
+      if (!run.nativePhases) continue;
+      lines.push(
+        '',
+        `native/model.c per step (${c.name}, ${workersLabel(run)}): ms summed over threads, share, matrix-product GFLOP/s per thread and % of one thread's peak`,
+      );
+      for (const phase of run.nativePhases) {
+        const rate =
+          phase.gflops === null
+            ? ''
+            : `  ${phase.gflops.toFixed(1)} GFLOP/s` +
+              (phase.fractionOfPeak === null ? '' : ` (${(100 * phase.fractionOfPeak).toFixed(0)}%)`);
+        lines.push(
+          `  ${phase.phase.padEnd(18)} ${phase.msPerStep.toFixed(2).padStart(8)} ms ${(100 * phase.share).toFixed(1).padStart(5)}%${rate}`,
+        );
+      }
+      const products = run.nativePhases.filter((phase) => phase.gflops !== null);
+      const other = run.nativePhases.filter((phase) => phase.gflops === null);
+      const sum = (list: typeof products) => list.reduce((total, phase) => total + phase.share, 0);
+      lines.push(
+        `  matrix products (linear layers and attention) ${(100 * sum(products)).toFixed(0)}% of the pass, the rest ${(100 * sum(other)).toFixed(0)}%`,
+      );
+    }
+  }
+  return lines;
+}
 
 function throughputRow(
   c: PolicyBenchConfigResult,
@@ -96,7 +128,7 @@ export function formatPolicyBench(result: PolicyBenchResult): string {
     machine.kernels.active
       ? `kernels: native OpenBLAS matmul (${machine.kernels.threads} BLAS thread${machine.kernels.threads === 1 ? '' : 's'} per process)`
       : `kernels: tfjs-wasm only (${machine.kernels.reason})`,
-    `training engine: ${result.engine === 'native' ? 'native (native/model.c forward and backward)' : 'tfjs'}`,
+    `training engine: ${result.engine === 'native' ? 'native (native/model.c forward and backward; × N threads per worker)' : 'tfjs'}`,
   );
   if (load > machine.cpus)
     lines.push('  the machine was busy: wall-clock figures are pessimistic; per-CPU-second figures less so');
@@ -121,7 +153,7 @@ export function formatPolicyBench(result: PolicyBenchResult): string {
       if (c.torchSample) lines.push(`  ${c.name} sampling: ${sweepLine(c.torchSample)}`);
     }
   }
-  lines.push(...rooflineLines(result));
+  lines.push(...rooflineLines(result), ...nativePhaseLines(result));
 
   lines.push('', `peak RSS: ${fmt(result.peakRssMB)} MB (this process)`);
   const base = result.configs.find((c) => c.name === 'base');

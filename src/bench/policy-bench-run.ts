@@ -7,12 +7,16 @@
 // - KV-cached sampling through PolicyBackend.sample of 8 prompts × n rows, temperature 1, from an
 //   8-token prompt to the full context (EOS disabled, bench-tokenizer.ts); tokens/s = generated tokens /
 //   wall time, prefill included. With N workers the prompts are split across the replicas;
-// - with --roofline, the forward pass alone as well, for the per-phase achieved GFLOP/s.
+// - with --roofline, the forward pass alone as well, for the per-phase achieved GFLOP/s; on the native
+//   engine with 1 worker also native/model.c's own profile of the timed steps (time and GFLOP/s per phase
+//   of the pass: where the non-matmul time goes).
 import type { Datum, PolicyBackend } from '../core/policy.ts';
 import type { Rng } from '../core/rng.ts';
 import { EmbeddedBackend, type TrainEngine } from '../policy/embedded-backend.ts';
 import type { ModelConfig } from '../policy/model-config.ts';
+import { type NativeModelProfile, nativeModelProfile } from '../policy/native-model.ts';
 import { ParallelEmbeddedBackend } from '../policy/parallel-backend.ts';
+import { type EngineThreads, resolveEngineThreads } from '../policy/parallel-options.ts';
 import { fmt, type Measurement, measurement, timeRuns } from './bench-timing.ts';
 import { benchTokenizer, noEosTokenizerFactory } from './bench-tokenizer.ts';
 import { samplingFlops, trainStepFlops } from './flops.ts';
@@ -31,6 +35,8 @@ export interface WorkersRunOptions {
   onWarning?: (message: string) => void;
   /** policy.engine of the measured backend (default tfjs). */
   engine?: TrainEngine;
+  /** policy.threads of the native engine (default 'auto': the cores per worker). */
+  engineThreads?: EngineThreads;
 }
 
 /** The measurements of one worker count (before the ratios to PyTorch). */
@@ -40,6 +46,10 @@ export interface WorkersRun {
   sample: Measurement & { batch: number; promptLength: number };
   /** Analytic FLOPs and median times of each phase (--roofline), or null. */
   phases: { phase: Phase; flops: number; medianMs: number }[] | null;
+  /** The native engine's threads per replica, or null on tfjs. */
+  engineThreads: number | null;
+  /** native/model.c's own profile of the timed training steps (--roofline, native engine, 1 worker). */
+  nativePhases: NativeModelProfile | null;
 }
 
 export const samplePromptLength = 8;
@@ -64,14 +74,16 @@ export function samplingPrompts(config: ModelConfig, rng: Rng, bos: number): num
 async function createBackend(
   config: ModelConfig,
   workers: number,
-  onWarning?: (message: string) => void,
-  engine?: TrainEngine,
+  onWarning: ((message: string) => void) | undefined,
+  engine: TrainEngine | undefined,
+  engineThreads: number | undefined,
 ): Promise<EmbeddedBackend | ParallelEmbeddedBackend> {
   const tokenizer = benchTokenizer(config.vocabSize);
-  if (workers === 1) return EmbeddedBackend.create(config, tokenizer, 1, { engine });
+  if (workers === 1) return EmbeddedBackend.create(config, tokenizer, 1, { engine, engineThreads });
   return ParallelEmbeddedBackend.create(config, tokenizer, 1, {
     workers,
     engine,
+    engineThreads,
     tokenizerFactory: noEosTokenizerFactory,
     onWarning,
   });
@@ -86,18 +98,30 @@ export async function measureWorkers(
   options: WorkersRunOptions,
   progress: (line: string) => void,
 ): Promise<WorkersRun> {
+  const engineThreads =
+    options.engine === 'native' ? resolveEngineThreads(options.engineThreads, workers) : null;
   const backend: PolicyBackend & { close?: () => Promise<void>; dispose?: () => void } = await createBackend(
     config,
     workers,
     options.onWarning,
     options.engine,
+    engineThreads ?? undefined,
   );
-  const name = `${label}, ${workers} worker${workers === 1 ? '' : 's'}${options.engine === 'native' ? ', native engine' : ''}`;
+  const engineLabel =
+    engineThreads === null
+      ? ''
+      : `, native engine (${engineThreads} thread${engineThreads === 1 ? '' : 's'})`;
+  const name = `${label}, ${workers} worker${workers === 1 ? '' : 's'}${engineLabel}`;
+  // native/model.c profiles itself in this thread's addon instance (workers have their own).
+  const profiling = options.roofline && engineThreads !== null && workers === 1;
   try {
     // The two halves of each step are timed too, for the roofline (the last `repeats` are the timed runs).
     const forwardBackwardMs: number[] = [];
     const optimizerMs: number[] = [];
+    let timed = 0;
     const trainRuns = await timeRuns(options.warmup, options.repeats, async () => {
+      // the profile covers the timed runs only: it is (re)started before the first of them
+      if (profiling && timed++ === options.warmup) nativeModelProfile(true);
       const start = performance.now();
       await backend.forwardBackward(input.data, 'cross_entropy');
       const middle = performance.now();
@@ -105,6 +129,7 @@ export async function measureWorkers(
       forwardBackwardMs.push(middle - start);
       optimizerMs.push(performance.now() - middle);
     });
+    const nativePhases = profiling ? nativeModelProfile(false) : null;
     const train = {
       ...measurement(options.trainBatch * config.contextLength, trainRuns),
       batch: options.trainBatch,
@@ -159,7 +184,7 @@ export async function measureWorkers(
         },
       );
     }
-    return { workers, train, sample, phases };
+    return { workers, train, sample, phases, engineThreads, nativePhases };
   } finally {
     backend.dispose?.();
     await backend.close?.();

@@ -64,6 +64,8 @@ function run(workers: number, train: number, sample: number, torch: number | nul
     sampleRatioToTorch: torch === null ? null : sample / (torch * 4),
     sampleCpuRatioToTorch: torch === null ? null : (sample * 2) / (torch * 4),
     phases: null,
+    engineThreads: null,
+    nativePhases: null,
   };
 }
 

@@ -58,7 +58,8 @@ export {
 export { torchAvailability } from './torch-sweep.ts';
 
 import { type NativeKernelStatus, nativeKernelStatus } from '../policy/native-kernels.ts';
-import type { TrainEngine } from '../policy/parallel-options.ts';
+import type { NativeModelProfile } from '../policy/native-model.ts';
+import type { EngineThreads, TrainEngine } from '../policy/parallel-options.ts';
 import { initRuntime } from '../policy/runtime.ts';
 
 export interface PolicyBenchOptions {
@@ -83,6 +84,8 @@ export interface PolicyBenchOptions {
   roofline: boolean;
   /** policy.engine of our side: 'tfjs' (default) or 'native' (native/model.c's forward and backward). */
   engine?: TrainEngine;
+  /** policy.threads of the native engine: a count, or 'auto' (default: the cores per worker). */
+  engineThreads?: EngineThreads;
   /** Runs the PyTorch script; the default spawns `python`. Tests inject a stub. */
   torchRunner?: TorchRunner;
   /** One line per finished measurement (the CLI prints them on stderr). */
@@ -103,6 +106,40 @@ export interface PolicyBenchWorkersResult {
   sampleCpuRatioToTorch: number | null;
   /** Achieved GFLOP/s per phase (--roofline), or null. */
   phases: PhaseRoofline[] | null;
+  /** The native engine's threads per replica, or null on tfjs. */
+  engineThreads: number | null;
+  /** native/model.c's profile of the timed steps (--roofline, native engine, 1 worker), or null. */
+  nativePhases: NativePhase[] | null;
+}
+
+/** One phase of native/model.c's pass over the timed training steps (model-profile.h). */
+export interface NativePhase {
+  phase: string;
+  /** Milliseconds per step, summed over the pass's threads. */
+  msPerStep: number;
+  /** Its share of all the pass's thread time. */
+  share: number;
+  /** Matrix-product GFLOP/s per thread (null for phases without products). */
+  gflops: number | null;
+  /** gflops over one thread's matrix-product peak at this size's shapes (the `wasm` rates: OpenBLAS
+   * sgemm through tf.matMul where the native kernels are active), or null. */
+  fractionOfPeak: number | null;
+}
+
+/** The native profile as per-step phases, their shares and (for products) GFLOP/s against the peak. */
+export function nativePhaseTable(profile: NativeModelProfile, peakGflops: number | null): NativePhase[] {
+  const entries = Object.entries(profile.phases);
+  const total = entries.reduce((sum, [, phase]) => sum + phase.seconds, 0);
+  return entries.map(([phase, { seconds, flops }]) => {
+    const gflops = flops > 0 && seconds > 0 ? flops / seconds / 1e9 : null;
+    return {
+      phase,
+      msPerStep: (1000 * seconds) / Math.max(1, profile.calls),
+      share: total > 0 ? seconds / total : 0,
+      gflops,
+      fractionOfPeak: gflops !== null && peakGflops ? gflops / peakGflops : null,
+    };
+  });
 }
 
 export interface PolicyBenchConfigResult {
@@ -209,7 +246,7 @@ async function benchConfig(
   const bestTrain = torchTrain?.best?.measurement;
   const bestSample = torchSample?.best?.measurement;
   const blasPeak = blasPeaks ? (bestBlasPeak(blasPeaks)?.gflops ?? null) : null;
-  const runs = measured.map(({ workers, train, sample, phases }) => {
+  const runs = measured.map(({ workers, train, sample, phases, engineThreads, nativePhases }) => {
     const rooflines = phases && wasm ? phaseRooflines(phases, wasm.peakGflops, blasPeak) : null;
     for (const phase of rooflines ?? [])
       progress(
@@ -224,6 +261,8 @@ async function benchConfig(
       sampleRatioToTorch: ratio(sample.tokensPerSecond, bestSample?.tokensPerSecond),
       sampleCpuRatioToTorch: ratio(sample.tokensPerCpuSecond, bestSample?.tokensPerCpuSecond),
       phases: rooflines,
+      engineThreads,
+      nativePhases: nativePhases ? nativePhaseTable(nativePhases, wasm?.peakGflops ?? null) : null,
     };
   });
   return { name, config, parameters: parameterCount(config), runs, torchTrain, torchSample, wasm };

@@ -51,6 +51,8 @@ export interface EmbeddedBackendOptions {
    * forward and the optimizer are the same on both. 'native' where the addon is not built is an error.
    */
   engine?: TrainEngine;
+  /** With engine 'native': threads of each forwardBackward (native-model.ts; default 1). */
+  engineThreads?: number;
 }
 
 export type { TrainEngine } from './parallel-options.ts';
@@ -99,7 +101,10 @@ export class EmbeddedBackend implements PolicyBackend {
       this.parameterOfVariable.set(variable.name, name);
     }
     this.optimizer = new AdamW(shapes);
-    this.native = this.engine === 'native' ? new NativeGradients(model, this.optimizer) : null;
+    this.native =
+      this.engine === 'native'
+        ? new NativeGradients(model, this.optimizer, options.engineThreads ?? 1)
+        : null;
   }
 
   /** A freshly initialised model (GPT-2 init drawn from Rng(seed)). */
@@ -290,6 +295,7 @@ export class EmbeddedBackend implements PolicyBackend {
     return new EmbeddedBackend(model, this.tokenizer, {
       maxTokensPerMicroBatch: this.tokenBudget,
       engine: this.engine,
+      engineThreads: this.native?.threads,
     });
   }
 

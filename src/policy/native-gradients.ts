@@ -18,6 +18,8 @@ export class NativeGradients {
   constructor(
     private readonly model: TransformerModel,
     private readonly optimizer: AdamW,
+    /** native/model.c threads of each micro-batch. */
+    readonly threads = 1,
   ) {}
 
   /** One padded micro-batch: loss and log-probs; its gradient is added to the sum. */
@@ -28,6 +30,7 @@ export class NativeGradients {
     return nativeForwardBackward(this.model, batch, sign, {
       params: this.packed.params,
       gradients: this.flat,
+      threads: this.threads,
     });
   }
 

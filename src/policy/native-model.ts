@@ -32,6 +32,7 @@ type ModelForwardBackward = (
   rows: number,
   time: number,
   logprobs: Float32Array,
+  threads?: number,
 ) => number;
 
 export interface NativeModelStatus {
@@ -40,7 +41,20 @@ export interface NativeModelStatus {
   reason: string;
 }
 
+/** native/model.c's modelProfile: what the profiled calls since the last read spent, per phase. */
+export interface NativeModelProfile {
+  /** Profiled calls. */
+  calls: number;
+  /** Their wall-clock seconds. */
+  wallSeconds: number;
+  /** Per phase of the pass (model-profile.h): seconds summed over threads, matrix-product FLOPs, calls. */
+  phases: Record<string, { seconds: number; flops: number; calls: number }>;
+}
+
+type ModelProfileEntry = (enable: boolean) => NativeModelProfile;
+
 let entry: ModelForwardBackward | undefined;
+let profileEntry: ModelProfileEntry | undefined;
 let status: NativeModelStatus | undefined;
 
 function load(): NativeModelStatus {
@@ -53,8 +67,10 @@ function load(): NativeModelStatus {
   // Node caches the addon by path: this is the instance native-kernels.ts has just loaded.
   const addon = createRequire(import.meta.url)(process.env.CURRICULA_NATIVE_ADDON || nativeAddonPath) as {
     modelForwardBackward?: ModelForwardBackward;
+    modelProfile?: ModelProfileEntry;
   };
   entry = addon.modelForwardBackward;
+  profileEntry = addon.modelProfile;
   status = entry
     ? { available: true, reason: 'native/model.c forward and backward on OpenBLAS' }
     : {
@@ -115,6 +131,12 @@ export interface NativeForwardBackwardOptions {
   params?: Float32Array;
   /** A canonical-order gradient buffer to ADD dL/dθ into (accumulation); a fresh zero one by default. */
   gradients?: Float32Array;
+  /**
+   * Threads that share the batch's rows (1–16, default 1; at most one per row). Each thread runs its rows'
+   * whole pass with its own activations and gradient, summed in a fixed order: the result depends on the
+   * count (float32 rounding of the sum), never on timing.
+   */
+  threads?: number;
 }
 
 /**
@@ -150,8 +172,19 @@ export function nativeForwardBackward(
     batch.rows,
     batch.time,
     logprobs,
+    options.threads ?? 1,
   );
   return { loss, logprobs, gradients: unpackParameters(model.config, flatGradients), flatGradients };
+}
+
+/**
+ * Returns what the profiled native passes of this thread's addon instance (worker threads have their
+ * own) spent since the last call, then profiles the passes that follow when `enable`, or stops. Null where
+ * the addon is unavailable or predates the profile.
+ */
+export function nativeModelProfile(enable: boolean): NativeModelProfile | null {
+  load();
+  return profileEntry ? profileEntry(enable) : null;
 }
 
 /** The raw entry point, for tests of argument checking; undefined when unavailable. */

@@ -186,6 +186,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
         runtime: options.runtime ?? 'wasm',
         maxTokensPerMicroBatch: options.maxTokensPerMicroBatch ?? Math.ceil(defaultTokenBudget / count),
         engine: options.engine,
+        engineThreads: options.engineThreads,
         tokenizer: { ...factory, json },
         model,
         fault,

@@ -4,7 +4,7 @@
 // one-core machine that is 1, the in-process backend; `workers: 1` pins the in-process path anywhere.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { UserError } from '../core/errors.ts';
+import { ConfigError, UserError } from '../core/errors.ts';
 import { shortInput } from '../core/quote-input.ts';
 
 /**
@@ -33,6 +33,24 @@ export const trainEngineSchema = z.enum(['tfjs', 'native']);
 
 export type TrainEngine = z.output<typeof trainEngineSchema>;
 
+/** The most threads policy.threads may give the native engine (native/model.c's MaxThreads). */
+export const MAX_ENGINE_THREADS = 16;
+
+/** policy.threads: threads of the native engine's forward and backward per replica, or 'auto'. */
+export const engineThreadsSchema = z.union([
+  z.literal('auto'),
+  z.number().int().positive().max(MAX_ENGINE_THREADS, `must be at most ${MAX_ENGINE_THREADS}`),
+]);
+
+export type EngineThreads = z.output<typeof engineThreadsSchema>;
+
+/** What trains: the engine and, for 'native', how many threads each replica's pass uses. */
+export interface EngineChoice {
+  engine?: TrainEngine;
+  /** native/model.c threads per replica (default 1). */
+  engineThreads?: number;
+}
+
 /** The `policy` block of the train and pretrain configs. */
 export const policyBlockSchema = z.strictObject({
   /** Replicas of the embedded policy in worker threads; 1 = in process (no threads); auto = one per core. */
@@ -42,9 +60,30 @@ export const policyBlockSchema = z.strictObject({
    * kernels where built); 'native' = native/model.c, the whole pass in one call (needs the addon).
    */
   engine: trainEngineSchema.optional(),
+  /**
+   * With engine 'native': threads that share each replica's forward and backward (its rows split between
+   * them, gradients summed in a fixed order); 'auto' (the default) = the cores per worker, at least 1.
+   * Stored resolved in the run, like workers: the result depends on the count.
+   */
+  threads: engineThreadsSchema.optional(),
 });
 
 export type PolicyBlock = z.output<typeof policyBlockSchema>;
+
+/** policy.threads for `workers` replicas: 'auto' (or absent) = the cores per replica, at least 1. */
+export function resolveEngineThreads(threads: EngineThreads = 'auto', workers: number): number {
+  if (threads !== 'auto') return threads;
+  return Math.max(1, Math.min(MAX_ENGINE_THREADS, Math.floor(availableParallelism() / Math.max(1, workers))));
+}
+
+/** The engine settings of a `policy` block (threads as given; pinWorkerCount resolves 'auto'). */
+export function engineChoice(policy: PolicyBlock | undefined): EngineChoice {
+  const workers = resolveWorkerCount(policy?.workers);
+  return {
+    engine: policy?.engine,
+    engineThreads: policy?.engine === 'native' ? resolveEngineThreads(policy?.threads, workers) : undefined,
+  };
+}
 
 /** Resolves 'auto' (and a missing setting, defaultWorkers) to one worker per core (at most MAX_WORKERS). */
 export function resolveWorkerCount(workers: WorkerCount = defaultWorkers): number {
@@ -58,7 +97,16 @@ export function resolveWorkerCount(workers: WorkerCount = defaultWorkers): numbe
  * bit-identical (it warns when that count exceeds the cores there).
  */
 export function pinWorkerCount<Config extends { policy?: PolicyBlock }>(config: Config): Config {
-  return { ...config, policy: { ...config.policy, workers: resolveWorkerCount(config.policy?.workers) } };
+  const workers = resolveWorkerCount(config.policy?.workers);
+  const policy: PolicyBlock = { ...config.policy, workers };
+  if (config.policy?.threads !== undefined && config.policy.engine !== 'native') {
+    throw new ConfigError(
+      `policy.threads is the native engine's thread count; it needs policy.engine 'native' (got ${config.policy.engine ?? "'tfjs', the default"})`,
+    );
+  }
+  if (config.policy?.engine === 'native')
+    policy.threads = resolveEngineThreads(config.policy.threads, workers);
+  return { ...config, policy };
 }
 
 /** Commander parser for `--workers <n|auto>`: a bad value is a UserError naming the option (exit 2). */

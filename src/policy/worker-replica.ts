@@ -30,6 +30,8 @@ export interface ReplicaInit {
   maxTokensPerMicroBatch?: number;
   /** EmbeddedBackendOptions.engine of every replica. */
   engine?: TrainEngine;
+  /** EmbeddedBackendOptions.engineThreads of every replica. */
+  engineThreads?: number;
   /** Module URL and export name of a `(json) => tokenizer` function; the tokenizer's JSON form. */
   tokenizer: TokenizerFactory & { json: unknown };
   model:
@@ -56,6 +58,7 @@ async function build(init: ReplicaInit): Promise<EmbeddedBackend> {
     runtime: init.runtime,
     maxTokensPerMicroBatch: init.maxTokensPerMicroBatch,
     engine: init.engine,
+    engineThreads: init.engineThreads,
   };
   if (init.model.kind === 'create') {
     return EmbeddedBackend.create(init.model.config, tokenizer, init.model.seed, options);

@@ -29,7 +29,7 @@ import { Rng } from '../core/rng.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
-import { defaultWorkers, pinWorkerCount } from '../policy/parallel-options.ts';
+import { defaultWorkers, engineChoice, pinWorkerCount } from '../policy/parallel-options.ts';
 import { saveCheckpoint } from '../runs/checkpoints.ts';
 import { runDirectory } from '../runs/run-name.ts';
 import { RunStore } from '../runs/run-store.ts';
@@ -92,7 +92,11 @@ export async function distill(given: DistillConfig, options: DistillOptions = {}
       join(store.dir, 'explanations.jsonl'),
       examples.map((example) => JSON.stringify(example)).join('\n') + (examples.length > 0 ? '\n' : ''),
     );
-    const student: PolicyBackend = await loadEmbeddedPolicy(plan.studentPath, workers, config.policy?.engine);
+    const student: PolicyBackend = await loadEmbeddedPolicy(
+      plan.studentPath,
+      workers,
+      engineChoice(config.policy),
+    );
     opened.push(student);
     const data = trainingData(student, config, plan.pool, examples);
     const dropped = examples.length - data.length;

@@ -17,7 +17,7 @@ import { resolvePolicyAddress } from '../core/policy-address.ts';
 import { Registry } from '../core/registry.ts';
 import { readCheckpoint } from '../policy/checkpoint.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
-import { defaultWorkers } from '../policy/parallel-options.ts';
+import { defaultWorkers, engineChoice } from '../policy/parallel-options.ts';
 import { CharTokenizer, suiteTokenizer } from '../policy/tokenizer.ts';
 import { readTokenizer } from '../tokenizers/read-tokenizer.ts';
 import type { RlPolicyBlock as PolicyBlock } from './policy-block.ts';
@@ -72,7 +72,9 @@ const embedded: PolicyBackendFactory = {
     }
   },
   build: ({ policy, checkpoint, create }) =>
-    checkpoint ? loadEmbeddedPolicy(checkpoint, policy?.workers ?? defaultWorkers, policy?.engine) : create(),
+    checkpoint
+      ? loadEmbeddedPolicy(checkpoint, policy?.workers ?? defaultWorkers, engineChoice(policy))
+      : create(),
 };
 
 /**

@@ -8,7 +8,7 @@ import { checkModelMemory } from '../core/size-limits.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
 import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
-import { defaultWorkers, pinWorkerCount } from '../policy/parallel-options.ts';
+import { defaultWorkers, engineChoice, pinWorkerCount } from '../policy/parallel-options.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
 import { type CheckpointRef, saveCheckpoint } from '../runs/checkpoints.ts';
 import { checkRunsDirectory, runDirectory } from '../runs/run-name.ts';
@@ -184,7 +184,7 @@ async function openPolicy(
 ): Promise<{ backend: PolicyBackend; step: number; rng: Rng; bestScore: number }> {
   const workers = config.policy?.workers ?? defaultWorkers;
   if (latest) {
-    const backend = await loadEmbeddedPolicy(latest.modelPath, workers, config.policy?.engine);
+    const backend = await loadEmbeddedPolicy(latest.modelPath, workers, engineChoice(config.policy));
     const step = latest.state.step;
     const replayed = store.truncateAfter(step);
     store.event('resumed', { step, replayed });
@@ -203,7 +203,7 @@ async function openPolicy(
     tokenizer,
     config.seed,
     workers,
-    config.policy?.engine,
+    engineChoice(config.policy),
   );
   return { backend, step: 0, rng: new Rng(config.seed), bestScore: Number.NEGATIVE_INFINITY };
 }

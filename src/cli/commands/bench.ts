@@ -5,7 +5,14 @@ import { parseBenchConfigs, policyBenchConfigs } from '../../bench/policy-bench-
 import { parseThreadList } from '../../bench/torch-sweep.ts';
 import { UserError } from '../../core/errors.ts';
 import { shortInput } from '../../core/quote-input.ts';
-import { parseWorkersList, type TrainEngine, trainEngineSchema } from '../../policy/parallel-options.ts';
+import {
+  type EngineThreads,
+  engineThreadsSchema,
+  MAX_ENGINE_THREADS,
+  parseWorkersList,
+  type TrainEngine,
+  trainEngineSchema,
+} from '../../policy/parallel-options.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
 import { registerRemoteBench } from './bench-remote.ts';
 
@@ -66,6 +73,11 @@ function registerPolicyBench(bench: Command): void {
       'tfjs',
     )
     .option(
+      '--engine-threads <n|auto>',
+      "with --engine native: policy.threads, the threads of each worker's forward and backward (auto = cores per worker)",
+      'auto',
+    )
+    .option(
       '--roofline',
       'also measure peak GFLOP/s (tfjs-wasm; OpenBLAS via torch) and achieved GFLOP/s per phase',
     )
@@ -89,6 +101,7 @@ function registerPolicyBench(bench: Command): void {
         blasThreads,
         roofline: Boolean(options.roofline),
         engine: parseEngine(options.engine),
+        engineThreads: parseEngineThreads(options.engineThreads),
         onProgress: (line) => console.error(line),
       });
       console.log(options.json ? JSON.stringify(result, null, 2) : formatPolicyBench(result));
@@ -248,4 +261,12 @@ function parseEngine(value: string): TrainEngine {
   const parsed = trainEngineSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new UserError(`--engine must be tfjs or native, got '${shortInput(value)}'`);
+}
+
+function parseEngineThreads(value: string): EngineThreads {
+  const parsed = engineThreadsSchema.safeParse(value === 'auto' ? value : Number(value));
+  if (parsed.success && (value === 'auto' || /^\d+$/.test(value))) return parsed.data;
+  throw new UserError(
+    `--engine-threads must be 'auto' or an integer from 1 to ${MAX_ENGINE_THREADS}, got '${shortInput(value)}'`,
+  );
 }

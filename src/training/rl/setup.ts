@@ -12,7 +12,7 @@ import { checkModelMemory, checkSamplingMemory, checkStepBudget } from '../../co
 import { selectors } from '../../curricula/index.ts';
 import { guidances } from '../../guidance/index.ts';
 import { createEmbeddedPolicy } from '../../policy/parallel-factory.ts';
-import { defaultWorkers } from '../../policy/parallel-options.ts';
+import { defaultWorkers, engineChoice } from '../../policy/parallel-options.ts';
 import { suiteTokenizer } from '../../policy/tokenizer.ts';
 import { rewards } from '../../rewards/index.ts';
 import { LateBoundPolicy } from '../../rewards/self-policy.ts';
@@ -250,6 +250,6 @@ async function createFresh(config: RlConfig): Promise<PolicyBackend> {
     tokenizer,
     config.seed,
     config.policy?.workers ?? defaultWorkers,
-    config.policy?.engine,
+    engineChoice(config.policy),
   );
 }
