@@ -6,6 +6,8 @@ import type { ModelConfig } from '../policy/model-config.ts';
 export const policyBenchConfigs = {
   small: { vocabSize: 64, dModel: 64, layers: 2, heads: 4, contextLength: 64 },
   base: { vocabSize: 64, dModel: 128, layers: 4, heads: 4, contextLength: 128 },
+  large: { vocabSize: 64, dModel: 256, layers: 4, heads: 8, contextLength: 256 },
+  xl: { vocabSize: 64, dModel: 512, layers: 8, heads: 8, contextLength: 512 },
 } as const satisfies Record<string, ModelConfig>;
 
 export type PolicyBenchConfigName = keyof typeof policyBenchConfigs;

@@ -25,6 +25,8 @@ export const modelPresets = {
   small: { dModel: 64, layers: 2, heads: 4, contextLength: 64 },
   base: { dModel: 128, layers: 4, heads: 4, contextLength: 128 },
   large: { dModel: 256, layers: 4, heads: 8, contextLength: 256 },
+  // ~25M parameters: the largest embedded model (issue 29), for the native engine (policy.engine native)
+  xl: { dModel: 512, layers: 8, heads: 8, contextLength: 512 },
 } as const satisfies Record<string, Omit<ModelConfig, 'vocabSize'>>;
 
 export type ModelPresetName = keyof typeof modelPresets;

@@ -149,6 +149,7 @@ const presetBatches = {
   small: { vocab: 29, rows: 4, maxLength: 64 },
   base: { vocab: 37, rows: 3, maxLength: 128 },
   large: { vocab: 61, rows: 2, maxLength: 160 },
+  xl: { vocab: 67, rows: 2, maxLength: 40 },
 } as const;
 
 describe(`native forward and backward of the whole model${native.label}`, () => {
