@@ -35,6 +35,9 @@ void model_gelu_forward(float *restrict out, const float *restrict x, int64_t co
 // out = gelu(x) again and d *= gelu'(x), in one sweep.
 void model_gelu_backward(float *restrict out, float *restrict d, const float *restrict x, int64_t count);
 
+// FLOPs of the attention products over the causal blocks: `products` = 2 (forward) or 4 (backward).
+double model_attention_flops(const Dims *s, int products);
+
 // Causal self-attention of all heads: qkv [N, 3d] → att [B, H, T, T] probabilities and out [N, d].
 void model_attention_forward(float *restrict out, float *restrict att, const float *restrict qkv, const Dims *s);
 

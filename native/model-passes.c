@@ -30,7 +30,7 @@ void model_forward(const Inputs *in, const Dims *s, Buffers *b, LayerActivations
     const float *token = wte + (int64_t)in->inputs[n] * d, *position = wpe + (n % s->time) * d;
     for (int64_t j = 0; j < d; j++) b->x0[n * d + j] = token[j] + position[j];
   });
-  const double attention_flops = 4.0 * (double)s->rows * (double)s->time * (double)s->time * (double)d;
+  const double attention_flops = model_attention_flops(s, 2);
   const float *x = b->x0;
   for (int64_t l = 0; l < s->layers; l++) {
     const LayerParameters w = model_layer_parameters(params, s, l);
@@ -95,7 +95,7 @@ void model_backward(const Inputs *in, const Dims *s, Buffers *b, LayerActivation
   const float *final = params + final_offset;
   float *g_final = b->gradients + final_offset;
   const float *x_last = s->layers > 0 ? acts[s->layers - 1].out : b->x0;
-  const double attention_flops = 8.0 * (double)s->rows * (double)s->time * (double)s->time * (double)d;
+  const double attention_flops = model_attention_flops(s, 4);
   // lm_head and ln_f
   MODEL_TIMED(PhaseMatmulBackward, 2 * products(N, V, d),
               model_gemm(true, false, d, V, N, 1.0f, b->lnf, d, b->logits, V, 1.0f, g_final + 2 * d, V);

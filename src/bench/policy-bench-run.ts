@@ -163,11 +163,15 @@ export async function measureWorkers(
     let phases: WorkersRun['phases'] = null;
     if (options.roofline) {
       const sequences = input.data.map((datum) => datum.tokens);
-      const forwardRuns = await timeRuns(options.warmup, options.repeats, () => backend.forward(sequences));
+      // the native engine's pass is one call (its phases are in nativePhases): no separate forward
+      const forwardRuns =
+        engineThreads === null
+          ? await timeRuns(options.warmup, options.repeats, () => backend.forward(sequences))
+          : null;
       phases = rooflinePhases(
         trainStepFlops(config, options.trainBatch, config.contextLength),
         {
-          forward: median(forwardRuns.runsMs),
+          forward: forwardRuns ? median(forwardRuns.runsMs) : null,
           forwardBackward: median(forwardBackwardMs.slice(-options.repeats)),
           optimizer: median(optimizerMs.slice(-options.repeats)),
         },

@@ -146,7 +146,7 @@ export function measureBlasPeaks(
   return { oneThread: peak(1), allCores: cores > 1 ? peak(cores) : null, errors };
 }
 
-export type Phase = 'forward' | 'backward' | 'optimizer' | 'train step' | 'sampling';
+export type Phase = 'forward' | 'backward' | 'forward+backward' | 'optimizer' | 'train step' | 'sampling';
 
 /**
  * The faster of the one-thread and all-core OpenBLAS rates: on a busy machine a second thread can make
@@ -196,17 +196,25 @@ export function phaseRooflines(
  */
 export function rooflinePhases(
   flops: TrainStepFlops,
-  times: { forward: number; forwardBackward: number; optimizer: number },
+  times: { forward: number | null; forwardBackward: number; optimizer: number },
   trainStepMs: number,
   sampling: { flops: number; medianMs: number },
 ): { phase: Phase; flops: number; medianMs: number }[] {
+  // times.forward null: the training pass does not run the timed forward (policy.engine native runs
+  // forwardBackward in native/model.c, forward in tfjs), so the pass is one phase.
+  const pass =
+    times.forward === null
+      ? [{ phase: 'forward+backward' as const, flops: flops.forward + flops.backward, medianMs: times.forwardBackward }]
+      : [
+          { phase: 'forward' as const, flops: flops.forward, medianMs: times.forward },
+          {
+            phase: 'backward' as const,
+            flops: flops.backward,
+            medianMs: Math.max(1e-3, times.forwardBackward - times.forward),
+          },
+        ];
   return [
-    { phase: 'forward', flops: flops.forward, medianMs: times.forward },
-    {
-      phase: 'backward',
-      flops: flops.backward,
-      medianMs: Math.max(1e-3, times.forwardBackward - times.forward),
-    },
+    ...pass,
     { phase: 'optimizer', flops: flops.optimizer, medianMs: times.optimizer },
     { phase: 'train step', flops: flops.forward + flops.backward + flops.optimizer, medianMs: trainStepMs },
     { phase: 'sampling', flops: sampling.flops, medianMs: sampling.medianMs },

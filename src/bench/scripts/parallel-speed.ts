@@ -17,16 +17,7 @@ import { Rng } from '../../core/rng.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import { ParallelEmbeddedBackend } from '../../policy/parallel-backend.ts';
 import { splitByCost } from '../../policy/parallel-split.ts';
-
-/** 128 sequences of 20-70 tokens with small mixed-sign weights past a 12-token "prompt". */
-export function demoBatch(seed = 1): Datum[] {
-  const rng = new Rng(seed);
-  return Array.from({ length: 128 }, () => {
-    const length = 20 + Math.floor(rng.next() * 50);
-    const tokens = [1, ...Array.from({ length: length - 1 }, () => 3 + Math.floor(rng.next() * 90))];
-    return { tokens, weights: tokens.slice(1).map((_, t) => (t < 12 ? 0 : (rng.next() - 0.5) / 1000)) };
-  });
-}
+import { demoBatch } from '../demo-batch.ts';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
