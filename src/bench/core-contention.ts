@@ -57,7 +57,9 @@ function runChild(options: CoreContentionOptions): Promise<number[]> {
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code !== 0) {
-        reject(new Error(`core-contention child exited with ${code}: ${errors.trim().split('\n').at(-1) ?? ''}`));
+        reject(
+          new Error(`core-contention child exited with ${code}: ${errors.trim().split('\n').at(-1) ?? ''}`),
+        );
         return;
       }
       try {
@@ -73,7 +75,10 @@ function runChild(options: CoreContentionOptions): Promise<number[]> {
 export async function measureCoreContention(options: CoreContentionOptions): Promise<CoreContention> {
   const before = loadavg()[0];
   const alone = median(await runChild(options));
-  const together = (await Promise.all([runChild(options), runChild(options)])).map(median) as [number, number];
+  const together = (await Promise.all([runChild(options), runChild(options)])).map(median) as [
+    number,
+    number,
+  ];
   const slowdown = median(together) / alone;
   return {
     msPerStepAlone: alone,

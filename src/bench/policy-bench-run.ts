@@ -160,37 +160,60 @@ export async function measureWorkers(
       `${name}: sampling    ${fmt(sample.tokensPerSecond)} tokens/s (batch ${sample.batch}; ${fmt(sample.tokensPerCpuSecond)} per CPU-second)`,
     );
 
-    let phases: WorkersRun['phases'] = null;
-    if (options.roofline) {
-      const sequences = input.data.map((datum) => datum.tokens);
-      // the native engine's pass is one call (its phases are in nativePhases): no separate forward
-      const forwardRuns =
-        engineThreads === null
-          ? await timeRuns(options.warmup, options.repeats, () => backend.forward(sequences))
-          : null;
-      phases = rooflinePhases(
-        trainStepFlops(config, options.trainBatch, config.contextLength),
-        {
-          forward: forwardRuns ? median(forwardRuns.runsMs) : null,
-          forwardBackward: median(forwardBackwardMs.slice(-options.repeats)),
-          optimizer: median(optimizerMs.slice(-options.repeats)),
-        },
-        train.medianMs,
-        {
-          flops: samplingFlops(
-            config,
-            samplePromptCount,
-            samplePromptLength,
-            sample.batch,
-            generated / sample.batch,
-          ),
-          medianMs: sample.medianMs,
-        },
-      );
-    }
+    const phases = options.roofline
+      ? await measurePhases(backend, config, input, options, {
+          forwardBackwardMs,
+          optimizerMs,
+          trainMs: train.medianMs,
+          sample,
+          generated,
+          native: engineThreads !== null,
+        })
+      : null;
     return { workers, train, sample, phases, engineThreads, nativePhases };
   } finally {
     backend.dispose?.();
     await backend.close?.();
   }
+}
+
+/** --roofline: the phases' analytic FLOPs and median times (the forward pass timed on its own on tfjs). */
+async function measurePhases(
+  backend: PolicyBackend,
+  config: ModelConfig,
+  input: { data: Datum[] },
+  options: WorkersRunOptions,
+  timed: {
+    forwardBackwardMs: number[];
+    optimizerMs: number[];
+    trainMs: number;
+    sample: { batch: number; medianMs: number };
+    generated: number;
+    native: boolean;
+  },
+): Promise<NonNullable<WorkersRun['phases']>> {
+  const sequences = input.data.map((datum) => datum.tokens);
+  // the native engine's pass is one call (its phases are in nativePhases): no separate forward
+  const forwardRuns = timed.native
+    ? null
+    : await timeRuns(options.warmup, options.repeats, () => backend.forward(sequences));
+  return rooflinePhases(
+    trainStepFlops(config, options.trainBatch, config.contextLength),
+    {
+      forward: forwardRuns ? median(forwardRuns.runsMs) : null,
+      forwardBackward: median(timed.forwardBackwardMs.slice(-options.repeats)),
+      optimizer: median(timed.optimizerMs.slice(-options.repeats)),
+    },
+    timed.trainMs,
+    {
+      flops: samplingFlops(
+        config,
+        samplePromptCount,
+        samplePromptLength,
+        timed.sample.batch,
+        timed.generated / timed.sample.batch,
+      ),
+      medianMs: timed.sample.medianMs,
+    },
+  );
 }

@@ -204,7 +204,13 @@ export function rooflinePhases(
   // forwardBackward in native/model.c, forward in tfjs), so the pass is one phase.
   const pass =
     times.forward === null
-      ? [{ phase: 'forward+backward' as const, flops: flops.forward + flops.backward, medianMs: times.forwardBackward }]
+      ? [
+          {
+            phase: 'forward+backward' as const,
+            flops: flops.forward + flops.backward,
+            medianMs: times.forwardBackward,
+          },
+        ]
       : [
           { phase: 'forward' as const, flops: flops.forward, medianMs: times.forward },
           {

@@ -12,8 +12,6 @@
 // so while other sessions keep both cores busy a second worker thread adds no CPU at all.
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import type { Datum } from '../../core/policy.ts';
-import { Rng } from '../../core/rng.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import { ParallelEmbeddedBackend } from '../../policy/parallel-backend.ts';
 import { splitByCost } from '../../policy/parallel-split.ts';

@@ -127,8 +127,12 @@ function registerTrainBench(bench: Command): void {
       "comma-separated policy.workers counts, measured side by side with alternating steps (e.g. 1,2: the speed-up of 2 workers); 'auto' = one per core, 1 = in process",
       'auto',
     )
-    .option('--engine <name>', 'policy.engine of every count: tfjs or native (threads auto: cores per worker)', 'tfjs')
-    .option('--no-ceiling', "skip the two-core ceiling (core contention) measured before the steps")
+    .option(
+      '--engine <name>',
+      'policy.engine of every count: tfjs or native (threads auto: cores per worker)',
+      'tfjs',
+    )
+    .option('--no-ceiling', 'skip the two-core ceiling (core contention) measured before the steps')
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
     .action(async (options) => {
       if (!['tiny', 'small', 'base'].includes(options.preset)) {
