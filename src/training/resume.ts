@@ -90,14 +90,24 @@ export function recordNewSteps(
 }
 
 /**
- * A given config whose policy.workers is `auto` (or absent) matches any stored worker count: a new run
- * stores `auto` resolved to a number (pinWorkerCount), so the config file that made it still matches.
+ * A given config whose policy.workers (or, on the native engine, policy.threads) is `auto` or absent
+ * matches any stored count: a new run stores `auto` resolved to a number (pinWorkerCount), so the config
+ * file that made it still matches. Each of the two is taken from the stored config on its own.
  */
 function sameAutoWorkers<Config>(given: Config, stored: Config): Config {
-  const policy = (given as { policy?: { workers?: unknown } }).policy;
-  if (policy?.workers !== undefined && policy.workers !== 'auto') return given;
-  const storedPolicy = (stored as { policy?: unknown }).policy;
-  return { ...given, policy: storedPolicy };
+  type Counts = { workers?: unknown; threads?: unknown };
+  const policy = (given as { policy?: Counts }).policy;
+  const storedPolicy = (stored as { policy?: Counts }).policy;
+  const unpinned = (value: unknown) => value === undefined || value === 'auto';
+  if (!unpinned(policy?.workers) && !unpinned(policy?.threads)) return given;
+  if (!policy) return { ...given, policy: storedPolicy };
+  const merged: Counts = { ...policy };
+  for (const key of ['workers', 'threads'] as const) {
+    if (!unpinned(policy[key])) continue;
+    if (storedPolicy?.[key] === undefined) delete merged[key];
+    else merged[key] = storedPolicy[key];
+  }
+  return { ...given, policy: merged };
 }
 
 function withSteps<Config extends { train: { steps: number } }>(config: Config, steps: number): Config {
