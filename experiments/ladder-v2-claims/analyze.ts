@@ -11,7 +11,7 @@ import { evalSamplingVariance, minimumDetectableEffect, varianceComponents } fro
 import { mean, readMetrics, type Row } from '../lib/analysis.ts';
 import { pairedDifference } from '../lib/mde.ts';
 
-const rawDir = process.argv[2] ?? join(import.meta.dirname, 'raw'); // another raw/ for a dry run
+const rawDir = process.argv[2] ?? join(import.meta.dirname, 'raw'); // another raw/: a dry run, or ../ladder-v2-dapo-tokens
 const levels = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 interface Run {
@@ -109,7 +109,8 @@ for (const [setting, what] of [['dapo', 'dynamic sampling (DAPO)'], ['balanced',
   if (arm.size === 0) continue;
   console.log(`\n## Claim (ii): ${setting}, ${what}, against uniform at equal steps and at equal tokens\n`);
   console.log(`pass@1 at equal tokens: ${setting}'s curve read at uniform's total sampled tokens, linear between its`);
-  console.log('evaluations (every 50 steps); where it sampled fewer tokens in all, its final value (marked *). A rising');
+  const evalSteps = [...[...arm.values()][0].curve.keys()].sort((x, y) => x - y);
+  console.log(`evaluations (every ${evalSteps[1] - evalSteps[0]} steps); where it sampled fewer tokens in all, its final value (marked *). A rising`);
   console.log('concave curve lies above its chord, so the linear reading is a lower bound; the first evaluation past');
   console.log("uniform's tokens is an upper bound (while the curve rises).\n");
   console.log(`| cold start | uniform final | ${setting} final | Δ at equal steps | ${setting} tokens / uniform tokens | ${setting} at uniform's tokens | Δ at equal tokens | upper bound: Δ at the next evaluation |`);
