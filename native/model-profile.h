@@ -36,12 +36,15 @@ typedef struct {
 // This thread's record while a profiled call runs (NULL otherwise).
 extern _Thread_local ModelProfile *model_profile;
 
-static inline double model_clock(void) {
-  if (!model_profile) return 0;
+// Seconds on the monotonic clock.
+static inline double model_now(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
+
+// model_now() while this thread profiles, else 0 (no clock read).
+static inline double model_clock(void) { return model_profile ? model_now() : 0; }
 
 static inline void model_phase_end(ModelPhase phase, double start, double flops) {
   if (!model_profile) return;

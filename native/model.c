@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "model-arena.h"
 #include "model-diagnostics.h"
@@ -60,12 +59,6 @@ typedef struct {
   double calls, wall_seconds;
 } Pool;
 
-static double wall_clock(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
-
 static void pool_free(void *data) {
   Pool *pool = data;
   for (int i = 0; i < MaxThreads; i++) model_arena_release(&pool->arenas[i]);
@@ -87,9 +80,7 @@ typedef struct {
   ModelProfile *profile; // NULL unless profiling
 } Chunk;
 
-static void *run_chunk(void *data) {
-  Chunk *c = data;
-  model_profile = c->profile;
+static void pass_chunk(Chunk *c) {
   const int64_t P = model_parameter_count(&c->s);
   memset(c->b.gradients, 0, (size_t)P * sizeof(float));
   model_forward(&c->in, &c->s, &c->b, c->arena->layers);
@@ -98,10 +89,16 @@ static void *run_chunk(void *data) {
     model_describe_forward_failure(c->message, sizeof c->message, fn, &c->in, &c->s, &c->b, c->arena->layers,
                                    c->loss);
     c->failed = 1;
-    model_profile = NULL;
-    return NULL;
+    return;
   }
   model_backward(&c->in, &c->s, &c->b, c->arena->layers, c->arena->doubles);
+}
+
+// A chunk's pass on the calling thread, with that thread's profile record set for its duration.
+static void *run_chunk(void *data) {
+  Chunk *c = data;
+  model_profile = c->profile;
+  pass_chunk(c);
   model_profile = NULL;
   return NULL;
 }
@@ -225,7 +222,7 @@ static napi_value model_forward_backward(napi_env env, napi_callback_info info) 
     free(profiles);
     FAIL(env, "%s: cannot allocate %lld chunk records", fn, (long long)threads);
   }
-  const double wall_start = pool->profiling ? wall_clock() : 0;
+  const double wall_start = pool->profiling ? model_now() : 0;
   int64_t row = 0;
   for (int64_t t = 0; t < threads; t++) {
     Chunk *c = &chunks[t];
@@ -265,7 +262,7 @@ static napi_value model_forward_backward(napi_env env, napi_callback_info info) 
         pool->profile.calls[p] += profiles[t].calls[p];
       }
     pool->calls += 1;
-    pool->wall_seconds += wall_clock() - wall_start;
+    pool->wall_seconds += model_now() - wall_start;
     free(profiles);
   }
 
