@@ -29,12 +29,7 @@ while [[ $# -gt 0 ]]; do
 done
 mkdir -p "$runs_dir" "$here/pools" "$here/results"
 source experiments/lib/run-one.sh
-eval_json() { # eval_json OUT [curricula eval arguments...]: writes OUT only when the evaluation ends well
-  local out="$1"; shift
-  [[ -f "$out" ]] && return 0
-  ./bin/curricula.mjs eval "$@" --temperature 1 --workers 1 --quiet --json > "$out.tmp" && mv "$out.tmp" "$out"
-}
-export -f eval_json
+source experiments/lib/eval-json.sh
 
 # 1-2: pools and the cold start's zero-success problems.
 for seed in ${seeds//,/ }; do
@@ -42,12 +37,7 @@ for seed in ${seeds//,/ }; do
   [[ -f "$pool" ]] || node --import tsx "$here/pool.ts" examples/ladder-train.yaml "$seed" "$pool"
   eval_json "$here/results/cold-pool-s$seed.json" --checkpoint examples/checkpoints/ladder-cold \
     --problem-set "$pool" --samples 16 --per-problem --seed "$seed"
-  zero="$here/pools/zero-s$seed.jsonl"
-  [[ -f "$zero" ]] || node -e '
-    const [result, pool] = process.argv.slice(1).map((f) => require("fs").readFileSync(f, "utf8"));
-    const zero = new Set(JSON.parse(result).perProblem.filter((p) => p.correct === 0).map((p) => p.id));
-    process.stdout.write(pool.split("\n").filter((l) => l && zero.has(JSON.parse(l).id)).map((l) => l + "\n").join(""));
-  ' "$here/results/cold-pool-s$seed.json" "$pool" > "$zero"
+  zero_success "$here/pools/zero-s$seed.jsonl" "$here/results/cold-pool-s$seed.json" "$pool"
   eval_json "$here/results/cold-s$seed.heldout.json" --checkpoint examples/checkpoints/ladder-cold \
     --tasks addition:1-8 --problems 50 --samples 8 --seed 11
 done

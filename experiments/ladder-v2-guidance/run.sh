@@ -31,12 +31,7 @@ while [[ $# -gt 0 ]]; do
 done
 mkdir -p "$runs_dir" "$here/pools" "$here/results"
 source experiments/lib/run-one.sh
-eval_json() { # eval_json OUT [curricula eval arguments...]: writes OUT only when the evaluation ends well
-  local out="$1"; shift
-  [[ -f "$out" ]] && return 0
-  ./bin/curricula.mjs eval "$@" --temperature 1 --workers 1 --quiet --json > "$out.tmp" && mv "$out.tmp" "$out"
-}
-export -f eval_json
+source experiments/lib/eval-json.sh
 pool="$here/pools/pool.jsonl"
 [[ -f "$pool" ]] || node --import tsx experiments/ladder-guidance/pool.ts "$here/grpo.yaml" 1 "$pool"
 
@@ -46,11 +41,7 @@ cold_one() {
   eval_json "$here/results/cold-$cold.pool.json" --checkpoint "$checkpoint" --problem-set "$pool" --samples 16 \
     --per-problem --seed 1 || return 1
   local zero="$here/pools/zero-$cold.jsonl"
-  [[ -f "$zero" ]] || node -e '
-    const [result, pool] = process.argv.slice(1).map((f) => require("fs").readFileSync(f, "utf8"));
-    const zero = new Set(JSON.parse(result).perProblem.filter((p) => p.correct === 0).map((p) => p.id));
-    process.stdout.write(pool.split("\n").filter((l) => l && zero.has(JSON.parse(l).id)).map((l) => l + "\n").join(""));
-  ' "$here/results/cold-$cold.pool.json" "$pool" > "$zero.tmp" && mv "$zero.tmp" "$zero"
+  zero_success "$zero" "$here/results/cold-$cold.pool.json" "$pool" || return 1
   eval_json "$here/results/cold-$cold.redraw.json" --checkpoint "$checkpoint" --problem-set "$zero" --samples 16 \
     --per-problem --seed 101 && echo "cold start $cold evaluated $(date -u +%H:%M:%S)"
 }
