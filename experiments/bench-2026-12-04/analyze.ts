@@ -2,8 +2,10 @@
 // training-step and sampling rates of every round, their medians over rounds, and the ratios to the best
 // PyTorch cell of the same invocation; then the native pass's profile and the larger presets.
 //   node --import tsx experiments/bench-2026-12-04/analyze.ts > experiments/bench-2026-12-04/results/tables.md
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { median } from '../../src/bench/median.ts';
+import { readJson } from '../lib/analysis.ts';
 
 const here = import.meta.dirname;
 
@@ -30,13 +32,7 @@ interface Bench {
   }[];
 }
 
-const read = (name: string): Bench | undefined =>
-  existsSync(join(here, name)) ? (JSON.parse(readFileSync(join(here, name), 'utf8')) as Bench) : undefined;
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
+const read = (name: string) => readJson<Bench>(join(here, name));
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const label = (engine: string, run: Run) =>
   `${engine}, ${run.workers} worker${run.workers === 1 ? '' : 's'}${run.engineThreads === null ? '' : ` × ${run.engineThreads} thread${run.engineThreads === 1 ? '' : 's'}`}`;
@@ -141,8 +137,8 @@ rlLines.push('| file | engine | workers | median step (s) | tokens/s | speed-up 
 rlLines.push('|---|---|---|---|---|---|---|---|');
 for (const engine of ['tfjs', 'native']) {
   const name = `train-${engine}.json`;
-  if (!existsSync(join(here, name))) continue;
-  const result = JSON.parse(readFileSync(join(here, name), 'utf8')) as TrainRun;
+  const result = readJson<TrainRun>(join(here, name));
+  if (!result) continue;
   for (const run of result.runs) {
     const ceiling = result.ceiling?.speedupCeiling;
     rlLines.push(

@@ -161,8 +161,7 @@ export async function runTrainBench(options: TrainBenchOptions): Promise<TrainBe
   const lanes: Lane[] = [];
   const loadStart = loadavg()[0];
   const wantsCeiling =
-    options.ceiling ??
-    (cpus().length >= 2 && counts.some((count) => (count === 'auto' ? cpus().length >= 2 : count >= 2)));
+    options.ceiling ?? (cpus().length >= 2 && counts.some((count) => count === 'auto' || count >= 2));
   let ceiling: CoreContention | null = null;
   if (wantsCeiling) {
     options.onProgress?.('measuring the two-core ceiling (one training process alone, then two at once)');
