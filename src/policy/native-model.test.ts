@@ -22,7 +22,7 @@ import { checkpoints } from '../api/checkpoints.ts';
 import type { Datum } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { relativeError } from '../testing/policy/kernel-test-helpers.ts';
-import { stubTokenizer } from '../testing/policy/test-helpers.ts';
+import { randomData, stubTokenizer } from '../testing/policy/test-helpers.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { type ModelConfig, parameterSpecs } from './model.ts';
 import { modelPresets, parameterCount } from './model-config.ts';
@@ -59,20 +59,6 @@ function randomValues(config: ModelConfig, seed: number): Map<string, Float32Arr
     values.set(spec.name, Float32Array.from({ length: size }, draw));
   }
   return values;
-}
-
-/**
- * `rows` random sequences of 2..maxLength tokens (the first exactly maxLength, so the batch's time is
- * maxLength − 1), with weights N(0, 1) of which about a quarter are 0.
- */
-function randomData(vocab: number, rows: number, maxLength: number, seed: number): Datum[] {
-  const rng = new Rng(seed);
-  return Array.from({ length: rows }, (_, row) => {
-    const length = row === 0 ? maxLength : rng.int(2, maxLength);
-    const tokens = Array.from({ length }, () => rng.int(0, vocab - 1));
-    const weights = tokens.slice(1).map(() => (rng.next() < 0.25 ? 0 : rng.normal()));
-    return { tokens, weights };
-  });
 }
 
 interface Agreement {

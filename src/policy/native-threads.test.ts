@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { requirement } from '../../test/requirements.ts';
 import { Rng } from '../core/rng.ts';
 import { relativeError } from '../testing/policy/kernel-test-helpers.ts';
-import { stubTokenizer } from '../testing/policy/test-helpers.ts';
+import { randomData, stubTokenizer } from '../testing/policy/test-helpers.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
 import { initialParameterValues, type ModelConfig } from './model.ts';
 import { modelPresets } from './model-config.ts';
@@ -37,16 +37,14 @@ await initRuntime('wasm');
 const status = nativeModelStatus();
 const native = requirement(status.available, status.reason);
 
-/** `rows` sequences of 2..maxLength tokens (the first maxLength long), weights N(0,1), a quarter 0. */
+/** randomData (test-helpers.ts) as one padded batch. */
 function randomBatch(vocab: number, rows: number, maxLength: number, seed: number) {
-  const rng = new Rng(seed);
-  const tokens = Array.from({ length: rows }, (_, row) =>
-    Array.from({ length: row === 0 ? maxLength : rng.int(2, maxLength) }, () => rng.int(0, vocab - 1)),
+  const data = randomData(vocab, rows, maxLength, seed);
+  return padBatch(
+    data.map((datum) => datum.tokens),
+    data.map((datum) => datum.weights),
+    0,
   );
-  const weights = tokens.map((sequence) =>
-    sequence.slice(1).map(() => (rng.next() < 0.25 ? 0 : rng.normal())),
-  );
-  return padBatch(tokens, weights, 0);
 }
 
 async function randomBackend(config: ModelConfig, threads?: number): Promise<EmbeddedBackend> {

@@ -1,7 +1,9 @@
 // Test support for src/policy: a tiny serialisable tokenizer stub and an independent plain-JavaScript
 // (float64, loop-by-loop) implementation of the model's forward pass, written from the math in
-// docs/checkpoint-format.md rather than from model.ts, so that the two can check each other.
-import type { Tokenizer } from '../../core/policy.ts';
+// docs/checkpoint-format.md rather than from model.ts, so that the two can check each other; and the
+// random variable-length training data of the native engine's tests.
+import type { Datum, Tokenizer } from '../../core/policy.ts';
+import { Rng } from '../../core/rng.ts';
 import type { ModelConfig } from '../../policy/model-config.ts';
 
 /** Ids 0..2 are pad/bos/eos; ids 3.. are the letters 'a', 'b', … */
@@ -132,4 +134,18 @@ export function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): nu
   let max = 0;
   for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
   return max;
+}
+
+/**
+ * `rows` random sequences of 2..maxLength tokens (the first exactly maxLength, so the batch's time is
+ * maxLength − 1), with weights N(0, 1) of which about a quarter are 0.
+ */
+export function randomData(vocab: number, rows: number, maxLength: number, seed: number): Datum[] {
+  const rng = new Rng(seed);
+  return Array.from({ length: rows }, (_, row) => {
+    const length = row === 0 ? maxLength : rng.int(2, maxLength);
+    const tokens = Array.from({ length }, () => rng.int(0, vocab - 1));
+    const weights = tokens.slice(1).map(() => (rng.next() < 0.25 ? 0 : rng.normal()));
+    return { tokens, weights };
+  });
 }
