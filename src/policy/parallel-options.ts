@@ -76,7 +76,7 @@ export function resolveEngineThreads(threads: EngineThreads = 'auto', workers: n
   return Math.max(1, Math.min(MAX_ENGINE_THREADS, Math.floor(availableParallelism() / Math.max(1, workers))));
 }
 
-/** The engine settings of a `policy` block (threads as given; pinWorkerCount resolves 'auto'). */
+/** The engine settings of a `policy` block, with threads 'auto' (or absent) resolved for its workers. */
 export function engineChoice(policy: PolicyBlock | undefined): EngineChoice {
   const workers = resolveWorkerCount(policy?.workers);
   return {
