@@ -11,8 +11,9 @@
 //   tfjs ops for the LayerNorm, six for GELU, or one add.
 //
 // Every range is checked against the heap's length before anything is read or written, so a wrong offset
-// throws a JavaScript error instead of corrupting memory. Self-contained: it shares no helper with
-// curricula_native.c (register_attention is its only entry point).
+// throws a JavaScript error instead of corrupting memory. It shares no helper with curricula_native.c;
+// besides register_attention, one row and head of the decoding attention (att_attend_head, attention.h)
+// is also what the native model's decoding (model-decode.c) attends with.
 #include <math.h>
 #ifdef __SSE2__
 #include <xmmintrin.h>
@@ -23,6 +24,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "attention.h"
 
 #define ATT_THROW(env, message)                                                                        \
   do {                                                                                                 \
@@ -167,9 +170,9 @@ static void att_weighted_sum32(const float *scores, const float *value_block, in
 // every element is read once per step), so plain -O3 code is as fast as AVX2/AVX-512 clones (measured).
 // Values [C, hd] (not transposed) are read as one contiguous run: measured 30% faster than the 32 short
 // strided runs of the transposed [hd, C] layout at batch 64 (420 → 305 µs per layer at column 64).
-static void attend_head(const float *row, int64_t d, int64_t h, int64_t head_size, float *key_block,
-                        float *value_block, bool values_transposed, int64_t capacity, int64_t first,
-                        int64_t column, float *scores, float *restrict out) {
+void att_attend_head(const float *row, int64_t d, int64_t h, int64_t head_size, float *key_block,
+                     float *value_block, bool values_transposed, int64_t capacity, int64_t first, int64_t column,
+                     float *scores, float *restrict out) {
   const float *q = row + h * head_size;
   const float *k_new = row + d + h * head_size;
   const float *v_new = row + 2 * d + h * head_size;
@@ -281,7 +284,7 @@ static napi_value decode_attention(napi_env env, napi_callback_info info) {
 
   for (int64_t r = 0; r < rows; r++)
     for (int64_t h = 0; h < heads; h++)
-      attend_head(qkv + r * 3 * d, d, h, head_size, keys + (r * heads + h) * capacity * head_size,
+      att_attend_head(qkv + r * 3 * d, d, h, head_size, keys + (r * heads + h) * capacity * head_size,
                   values + (r * heads + h) * head_size * capacity, values_transposed, capacity, pads[r],
                   column, scores, out + r * d + h * head_size);
   if (scores != stack_scores) free(scores);

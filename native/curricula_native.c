@@ -190,6 +190,7 @@ static napi_value blas_config(napi_env env, napi_callback_info info) {
 void register_fused(napi_env env, napi_value exports);
 void register_attention(napi_env env, napi_value exports);
 void register_model(napi_env env, napi_value exports);
+void register_decode(napi_env env, napi_value exports);
 
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
@@ -206,6 +207,7 @@ static napi_value init(napi_env env, napi_value exports) {
   register_fused(env, exports);
   register_attention(env, exports);
   register_model(env, exports);
+  register_decode(env, exports);
   return exports;
 }
 

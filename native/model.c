@@ -28,29 +28,24 @@
 // summed in a fixed order) and is the N-API entry point.
 #include <math.h>
 #include <node_api.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model-args.h"
 #include "model-arena.h"
 #include "model-diagnostics.h"
 #include "model-passes.h"
 #include "model-profile.h"
 #include "model-shapes.h"
+#include "napi-args.h"
 
 static const char *const fn = "curricula_native.modelForwardBackward";
 
-// Limits that keep every size product far below int64 overflow and every sgemm dimension below 2^31.
-enum { MaxWidth = 1 << 14, MaxLayers = 1 << 10, MaxContext = 1 << 16, MaxVocab = 1 << 24, MaxTokens = 1 << 22 };
 // One thread's arena may not exceed 8 GiB (in floats).
 static const uint64_t max_arena_floats = (uint64_t)1 << 31;
-
-// The most threads one call may use: a fixed number, so that an argument cannot make the process start
-// thousands; the pool keeps one arena per thread.
-enum { MaxThreads = 16 };
 
 typedef struct {
   Arena arenas[MaxThreads];
@@ -105,39 +100,6 @@ static void *run_chunk(void *data) {
 
 // ---------------------------------------------------------------------------------------- arguments
 
-#define FAIL(env, ...)                                                                                 \
-  do {                                                                                                 \
-    char failure_[320];                                                                                \
-    snprintf(failure_, sizeof failure_, __VA_ARGS__);                                                  \
-    napi_throw_error((env), NULL, failure_);                                                           \
-    return NULL;                                                                                       \
-  } while (0)
-
-// An integer argument in [low, high]; 0 (nothing thrown) when it is not one.
-static int get_integer(napi_env env, napi_value value, int64_t low, int64_t high, int64_t *out) {
-  double number;
-  if (napi_get_value_double(env, value, &number) != napi_ok || !(number >= (double)low) ||
-      !(number <= (double)high) || number != floor(number))
-    return 0;
-  *out = (int64_t)number;
-  return 1;
-}
-
-// A typed array of `type` with exactly `length` elements; 0 (nothing thrown) when it is not one.
-static int get_array(napi_env env, napi_value value, napi_typedarray_type type, int64_t length, void **data) {
-  napi_typedarray_type actual;
-  size_t count;
-  if (napi_get_typedarray_info(env, value, &actual, &count, data, NULL, NULL) != napi_ok || actual != type ||
-      (int64_t)count != length)
-    return 0;
-  return 1;
-}
-
-static bool overlaps(const void *a, int64_t a_bytes, const void *b, int64_t b_bytes) {
-  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-  return x < y + (uintptr_t)b_bytes && y < x + (uintptr_t)a_bytes;
-}
-
 // modelForwardBackward(vocab, dModel, layers, heads, context, params, gradients, inputs, targets, weights,
 //                      rows, time, logprobs[, threads]) → loss
 // params, gradients: Float32Array [P] (canonical order; dLoss/dθ is ADDED to gradients); inputs, targets:
@@ -155,17 +117,7 @@ static napi_value model_forward_backward(napi_env env, napi_callback_info info) 
   if (argc == 14 && !get_integer(env, argv[13], 1, MaxThreads, &threads))
     FAIL(env, "%s: threads must be an integer in [1, %d]", fn, MaxThreads);
   Dims s;
-  if (!get_integer(env, argv[0], 2, MaxVocab, &s.vocab))
-    FAIL(env, "%s: vocab must be an integer in [2, %d]", fn, MaxVocab);
-  if (!get_integer(env, argv[1], 1, MaxWidth, &s.width))
-    FAIL(env, "%s: dModel must be an integer in [1, %d]", fn, MaxWidth);
-  if (!get_integer(env, argv[2], 1, MaxLayers, &s.layers))
-    FAIL(env, "%s: layers must be an integer in [1, %d]", fn, MaxLayers);
-  if (!get_integer(env, argv[3], 1, s.width, &s.heads) || s.width % s.heads != 0)
-    FAIL(env, "%s: heads must be an integer that divides dModel %lld", fn, (long long)s.width);
-  if (!get_integer(env, argv[4], 2, MaxContext, &s.context))
-    FAIL(env, "%s: context must be an integer in [2, %d]", fn, MaxContext);
-  s.head_width = s.width / s.heads;
+  if (!model_read_dims(env, argv, fn, &s)) return NULL;
   if (!get_integer(env, argv[10], 1, MaxTokens, &s.rows))
     FAIL(env, "%s: rows must be an integer in [1, %d]", fn, MaxTokens);
   if (!get_integer(env, argv[11], 1, s.context, &s.time))
@@ -246,14 +198,8 @@ static napi_value model_forward_backward(napi_env env, napi_callback_info info) 
     model_arena_layout(c->arena->floats, &c->s, &c->b, c->arena->layers);
     row += c->s.rows;
   }
-  pthread_t workers[MaxThreads];
-  int64_t started = 1;
-  for (; started < threads; started++)
-    if (pthread_create(&workers[started], NULL, run_chunk, &chunks[started]) != 0) break;
-  run_chunk(&chunks[0]);
-  // A thread that could not start runs here, after the others: the same result, later.
-  for (int64_t t = started; t < threads; t++) run_chunk(&chunks[t]);
-  for (int64_t t = 1; t < started; t++) pthread_join(workers[t], NULL);
+  // A thread that could not start runs its chunk here, after the others: the same result, later.
+  model_run_chunks(run_chunk, chunks, sizeof(Chunk), threads);
   if (profiles) {
     for (int64_t t = 0; t < threads; t++)
       for (int p = 0; p < PhaseCount; p++) {

@@ -24,12 +24,14 @@ import { Rng } from '../core/rng.ts';
 import { type CheckpointContents, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
 import { type ModelConfig, TransformerModel } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
+import { nativeDecodeAvailable, nativeDecoder } from './native-decoder.ts';
 import { NativeGradients } from './native-gradients.ts';
 import { nativeModelAvailable, nativeModelStatus } from './native-model.ts';
 import { AdamW } from './optimizer.ts';
 import type { TrainEngine } from './parallel-options.ts';
 import { initRuntime, type RuntimeBackend, tf } from './runtime.ts';
 import { sampleWithKvCache } from './sampler.ts';
+import type { DecoderFactory } from './sampler-decoder.ts';
 import { microBatches, padBatch, tokenLogprobs, unpadRows } from './teacher-forcing.ts';
 import { CharTokenizer } from './tokenizer.ts';
 
@@ -47,11 +49,12 @@ export interface EmbeddedBackendOptions {
   maxTokensPerMicroBatch?: number;
   /**
    * What runs forwardBackward: 'tfjs' (default; the tfjs graph with the native kernels where built) or
-   * 'native' (native/model.c: the whole forward and backward in one call, native-model.ts). Sampling,
-   * forward and the optimizer are the same on both. 'native' where the addon is not built is an error.
+   * 'native' (native/model.c: the whole forward and backward in one call, native-model.ts; sampling on
+   * native/model-decode.c, native-decoder.ts). forward and the optimizer are the same on both. 'native'
+   * where the addon is not built is an error.
    */
   engine?: TrainEngine;
-  /** With engine 'native': threads of each forwardBackward (native-model.ts; default 1). */
+  /** With engine 'native': threads of each forwardBackward and sampling call (default 1). */
   engineThreads?: number;
 }
 
@@ -94,6 +97,11 @@ export class EmbeddedBackend implements PolicyBackend {
     this.engine = options.engine ?? 'tfjs';
     if (this.engine === 'native' && !nativeModelAvailable()) {
       throw new ConfigError(`policy.engine 'native' cannot run here: ${nativeModelStatus().reason}`);
+    }
+    if (this.engine === 'native' && !nativeDecodeAvailable()) {
+      throw new ConfigError(
+        "policy.engine 'native' cannot run here: the addon was built before native/model-decode.c; rebuild it with `npm run build:native`",
+      );
     }
     const shapes = new Map<string, number[]>();
     for (const [name, variable] of model.params) {
@@ -155,7 +163,13 @@ export class EmbeddedBackend implements PolicyBackend {
   }
 
   async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
-    return sampleWithKvCache(this.model, this.tokenizer, prompts, options);
+    return sampleWithKvCache(this.model, this.tokenizer, prompts, options, undefined, this.decoder());
+  }
+
+  /** The sampler's forward engine: native/model-decode.c on engine 'native', else tfjs. */
+  private decoder(): DecoderFactory | undefined {
+    const native = this.native;
+    return native ? nativeDecoder(() => native.weights(), native.threads) : undefined;
   }
 
   /**
@@ -168,7 +182,7 @@ export class EmbeddedBackend implements PolicyBackend {
     promptSeeds: readonly number[],
   ): Promise<SampledSequence[][]> {
     const promptRngs = promptSeeds.map((seed) => new Rng(seed));
-    return sampleWithKvCache(this.model, this.tokenizer, prompts, options, promptRngs);
+    return sampleWithKvCache(this.model, this.tokenizer, prompts, options, promptRngs, this.decoder());
   }
 
   async forward(sequences: number[][]): Promise<number[][]> {

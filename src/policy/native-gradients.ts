@@ -1,7 +1,7 @@
 // The native engine's side of EmbeddedBackend (policy.engine 'native'): micro-batches through
 // native/model.c with their gradients summed in one canonical-order buffer, handed to the optimizer as
 // tensors (or to tests as arrays) together with whatever the tfjs path accumulated. The weights are
-// packed once per optimizer step: every weight update (EmbeddedBackend.optimStep, or the parallel
+// packed once per optimizer step (and shared with the native sampler, native-decoder.ts): every weight update (EmbeddedBackend.optimStep, or the parallel
 // backend's replicas applying the all-reduced sum) goes through the AdamW object and advances its step.
 import type { TransformerModel } from './model.ts';
 import { nativeForwardBackward, packParameters, unpackParameters } from './native-model.ts';
@@ -22,13 +22,19 @@ export class NativeGradients {
     readonly threads = 1,
   ) {}
 
-  /** One padded micro-batch: loss and log-probs; its gradient is added to the sum. */
-  microBatch(batch: PaddedBatch, sign: 1 | -1) {
+  /** The weights packed in canonical order, read again after every optimizer step. */
+  weights(): Float32Array {
     const step = this.optimizer.step;
     if (this.packed?.step !== step) this.packed = { step, params: packParameters(this.model) };
-    this.flat ??= new Float32Array(this.packed.params.length);
+    return this.packed.params;
+  }
+
+  /** One padded micro-batch: loss and log-probs; its gradient is added to the sum. */
+  microBatch(batch: PaddedBatch, sign: 1 | -1) {
+    const params = this.weights();
+    this.flat ??= new Float32Array(params.length);
     return nativeForwardBackward(this.model, batch, sign, {
-      params: this.packed.params,
+      params,
       gradients: this.flat,
       threads: this.threads,
     });

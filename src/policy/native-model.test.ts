@@ -20,11 +20,9 @@ import { describe, expect, it } from 'vitest';
 import { requirement } from '../../test/requirements.ts';
 import { checkpoints } from '../api/checkpoints.ts';
 import type { Datum } from '../core/policy.ts';
-import { Rng } from '../core/rng.ts';
 import { relativeError } from '../testing/policy/kernel-test-helpers.ts';
-import { randomData, stubTokenizer } from '../testing/policy/test-helpers.ts';
+import { randomData, randomValues, stubTokenizer } from '../testing/policy/test-helpers.ts';
 import { EmbeddedBackend } from './embedded-backend.ts';
-import { type ModelConfig, parameterSpecs } from './model.ts';
 import { modelPresets, parameterCount } from './model-config.ts';
 import {
   nativeForwardBackward,
@@ -41,25 +39,6 @@ const status = nativeModelStatus();
 const native = requirement(status.available, status.reason);
 
 const tolerance = 1e-5;
-
-/** Every parameter at O(1) scale: matrices N(0, 1/fan-in) (c_attn ×1.5 for peakier attention). */
-function randomValues(config: ModelConfig, seed: number): Map<string, Float32Array> {
-  const rng = new Rng(seed);
-  const values = new Map<string, Float32Array>();
-  for (const spec of parameterSpecs(config)) {
-    const size = spec.shape.reduce((p, n) => p * n, 1);
-    let draw: () => number;
-    if (spec.init === 'ones') draw = () => 1 + 0.2 * rng.normal();
-    else if (spec.init === 'zeros') draw = () => 0.2 * rng.normal();
-    else if (spec.name.startsWith('wte') || spec.name.startsWith('wpe')) draw = () => rng.normal();
-    else {
-      const std = (spec.name.includes('c_attn') ? 1.5 : 1) / Math.sqrt(spec.shape[0]);
-      draw = () => rng.normal(0, std);
-    }
-    values.set(spec.name, Float32Array.from({ length: size }, draw));
-  }
-  return values;
-}
 
 interface Agreement {
   logprobs: number;

@@ -14,15 +14,8 @@
 import { UserError } from '../core/errors.ts';
 import type { SampledSequence, SampleOptions, StopReason, Tokenizer } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
-import {
-  cacheFromPrefill,
-  decodeStep,
-  disposeCache,
-  type KvCache,
-  prefill,
-  selectCacheRows,
-} from './sampler-forward.ts';
-import { type SamplerModel, type SamplerWeights, samplerWeights } from './sampler-weights.ts';
+import { type DecoderFactory, tfjsDecoder } from './sampler-decoder.ts';
+import type { SamplerModel } from './sampler-weights.ts';
 import { completedStop, sampleToken } from './sampling.ts';
 
 export type { SamplerModel } from './sampler-weights.ts';
@@ -71,39 +64,22 @@ export function validateSampleRequest(
   });
 }
 
-/**
- * Prefills each distinct prompt once (left-padded to the longest) and repeats its cache for its n rows:
- * row r belongs to prompt floor(r / n). Returns the cache and the first next-token logits [P·n, V].
- */
-function prefillBatch(
-  weights: SamplerWeights,
-  prompts: number[][],
-  n: number,
-  pad: number,
-): { cache: KvCache; logits: Float32Array } {
+/** The prompts left-padded to the longest: tokens [P, W] row-major and each prompt's padding. */
+function leftPad(prompts: number[][], pad: number): { padded: Int32Array; pads: number[]; width: number } {
   const width = Math.max(...prompts.map((prompt) => prompt.length));
   const padded = new Int32Array(prompts.length * width).fill(pad);
   const pads = prompts.map((prompt, index) => {
     padded.set(prompt, index * width + width - prompt.length);
     return width - prompt.length;
   });
-  const first = prefill(weights, padded, pads);
-  const promptLogits = first.logits.dataSync() as Float32Array; // [P, V]
-  const promptOfRow = Array.from({ length: prompts.length * n }, (_, row) => Math.floor(row / n));
-  const cache = cacheFromPrefill(first.keys, first.values, promptOfRow, pads);
-  for (const tensor of [first.logits, ...first.keys, ...first.values]) tensor.dispose();
-  const vocabSize = weights.config.vocabSize;
-  const logits = new Float32Array(promptOfRow.length * vocabSize);
-  promptOfRow.forEach((prompt, row) => {
-    logits.set(promptLogits.subarray(prompt * vocabSize, (prompt + 1) * vocabSize), row * vocabSize);
-  });
-  return { cache, logits };
+  return { padded, pads, width };
 }
 
 /**
  * Samples `options.n` completions of each prompt: result[promptIndex][sampleIndex].
  * `promptRngs` (one per prompt): draw each prompt's tokens from its own Rng instead of one Rng(options.seed).
- * The caller owns the tfjs runtime (initRuntime); no tensor outlives the call.
+ * `decoder`: the forward engine (sampler-decoder.ts; tfjs by default, native-decoder.ts for policy.engine
+ * 'native'). The caller owns the tfjs runtime (initRuntime); no tensor outlives the call.
  */
 export function sampleWithKvCache(
   model: SamplerModel,
@@ -111,6 +87,7 @@ export function sampleWithKvCache(
   prompts: number[][],
   options: SampleOptions,
   promptRngs?: readonly Rng[],
+  decoder: DecoderFactory = tfjsDecoder,
 ): SampledSequence[][] {
   const { contextLength, vocabSize } = model.config;
   validateSampleRequest(prompts, options, contextLength, vocabSize);
@@ -134,12 +111,11 @@ export function sampleWithKvCache(
         stopReason: null,
       });
 
-  const weights = samplerWeights(model);
-  let cache: KvCache | undefined;
+  const engine = decoder(model);
   try {
-    const start = prefillBatch(weights, prompts, n, tokenizer.pad);
-    cache = start.cache;
-    let logits = start.logits; // [batch, V]
+    const { padded, pads, width } = leftPad(prompts, tokenizer.pad);
+    const columns = width + Math.max(...rows.map((row) => row.budget));
+    let logits = engine.prefill(padded, pads, n, columns); // [batch, V]
     // batch[b] = index into `rows` of batch slot b.
     let batch = rows.map((_, row) => row);
     for (;;) {
@@ -170,7 +146,7 @@ export function sampleWithKvCache(
       if (finishedInBatch === batch.length) break;
       if (finishedInBatch >= Math.max(1, batch.length * compactFraction)) {
         const keptSlots = batch.flatMap((row, slot) => (rows[row].stopReason === null ? [slot] : []));
-        selectCacheRows(cache, keptSlots);
+        engine.keepRows(keptSlots);
         batch = keptSlots.map((slot) => batch[slot]);
       }
       // Feed each row's newest token at its own position; finished rows still in the batch feed
@@ -182,13 +158,10 @@ export function sampleWithKvCache(
         tokens[slot] = state.tokens.length > 0 ? state.tokens[state.tokens.length - 1] : tokenizer.pad;
         positions[slot] = Math.min(state.promptLength + state.tokens.length - 1, contextLength - 1);
       });
-      const stepLogits = decodeStep(weights, cache, tokens, positions);
-      logits = stepLogits.dataSync() as Float32Array;
-      stepLogits.dispose();
+      logits = engine.step(tokens, positions);
     }
   } finally {
-    if (cache) disposeCache(cache);
-    weights.dispose();
+    engine.dispose();
   }
 
   return prompts.map((_, promptIndex) =>

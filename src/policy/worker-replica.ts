@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Datum, LossKind, OptimOptions, SampleOptions } from '../core/policy.ts';
-import { Rng } from '../core/rng.ts';
 import { EmbeddedBackend, type TrainEngine } from './embedded-backend.ts';
 import { ExchangeMember, type GradientExchange } from './gradient-exchange.ts';
 import type { ModelConfig } from './model.ts';
@@ -15,7 +14,6 @@ import { nativeKernelWarning, relayNativeWarning } from './native-kernels.ts';
 import type { AdamState } from './optimizer.ts';
 import type { RuntimeBackend } from './runtime.ts';
 import { tf } from './runtime.ts';
-import { sampleWithKvCache } from './sampler.ts';
 import {
   importTokenizerFactory,
   type ReplicaRequest,
@@ -105,13 +103,7 @@ function methods(backend: EmbeddedBackend, init: ReplicaInit) {
   return {
     /** `promptSeeds[p]` seeds prompt p's own Rng (see parallel-backend.ts: sample). */
     sample: (prompts: number[][], options: SampleOptions, promptSeeds: number[]) =>
-      sampleWithKvCache(
-        backend.model,
-        backend.tokenizer,
-        prompts,
-        options,
-        promptSeeds.map((seed) => new Rng(seed)),
-      ),
+      backend.sampleWithPromptSeeds(prompts, options, promptSeeds),
     forward: (sequences: number[][]) => backend.forward(sequences),
     forwardBackward: (data: Datum[], loss: LossKind) => backend.forwardBackward(data, loss),
     /** The gradients accumulated since the last step (kept); for tests. */

@@ -1,10 +1,11 @@
 // Test support for src/policy: a tiny serialisable tokenizer stub and an independent plain-JavaScript
 // (float64, loop-by-loop) implementation of the model's forward pass, written from the math in
 // docs/checkpoint-format.md rather than from model.ts, so that the two can check each other; and the
-// random variable-length training data of the native engine's tests.
+// random variable-length training data and the random O(1)-scale models of the native engine's tests.
 import type { Datum, Tokenizer } from '../../core/policy.ts';
 import { Rng } from '../../core/rng.ts';
 import type { ModelConfig } from '../../policy/model-config.ts';
+import { parameterSpecs } from '../../policy/model.ts';
 
 /** Ids 0..2 are pad/bos/eos; ids 3.. are the letters 'a', 'b', … */
 export function stubTokenizer(vocabSize: number): Tokenizer & { toJSON(): unknown } {
@@ -148,4 +149,23 @@ export function randomData(vocab: number, rows: number, maxLength: number, seed:
     const weights = tokens.slice(1).map(() => (rng.next() < 0.25 ? 0 : rng.normal()));
     return { tokens, weights };
   });
+}
+
+/** Every parameter at O(1) scale: matrices N(0, 1/fan-in) (c_attn ×1.5 for peakier attention). */
+export function randomValues(config: ModelConfig, seed: number): Map<string, Float32Array> {
+  const rng = new Rng(seed);
+  const values = new Map<string, Float32Array>();
+  for (const spec of parameterSpecs(config)) {
+    const size = spec.shape.reduce((p, n) => p * n, 1);
+    let draw: () => number;
+    if (spec.init === 'ones') draw = () => 1 + 0.2 * rng.normal();
+    else if (spec.init === 'zeros') draw = () => 0.2 * rng.normal();
+    else if (spec.name.startsWith('wte') || spec.name.startsWith('wpe')) draw = () => rng.normal();
+    else {
+      const std = (spec.name.includes('c_attn') ? 1.5 : 1) / Math.sqrt(spec.shape[0]);
+      draw = () => rng.normal(0, std);
+    }
+    values.set(spec.name, Float32Array.from({ length: size }, draw));
+  }
+  return values;
 }
