@@ -12,7 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../core/config.ts';
-import type { TrainEngine, WorkerCount } from '../policy/parallel-options.ts';
+import type { EngineThreads, TrainEngine, WorkerCount } from '../policy/parallel-options.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { type RlConfig, rlConfigSchema } from '../training/rl/config.ts';
 import type { RlContext } from '../training/rl/context.ts';
@@ -44,6 +44,8 @@ export interface TrainBenchOptions {
   workers?: WorkerCount[];
   /** policy.engine of every count (default tfjs; native takes policy.threads auto: cores per worker). */
   engine?: TrainEngine;
+  /** With engine native: policy.threads of every count (default auto: the cores per worker). */
+  engineThreads?: EngineThreads;
   /**
    * Measure the core-contention ceiling first (default: when some count is ≥ 2 on a machine with ≥ 2
    * cores), with the demo checkpoint's step on the same engine.
@@ -105,7 +107,13 @@ function benchConfig(options: TrainBenchOptions, workers: WorkerCount): RlConfig
       tasks: [{ task: 'addition', difficulties: [1, 2, 3] }],
       poolSize: options.poolSize,
       selector: { name: options.selector },
-      policy: { workers, ...(options.engine ? { engine: options.engine } : {}) },
+      policy: {
+        workers,
+        ...(options.engine ? { engine: options.engine } : {}),
+        ...(options.engine === 'native' && options.engineThreads !== undefined
+          ? { threads: options.engineThreads }
+          : {}),
+      },
       rollout: { groupSize: options.groupSize, maxTokens: 48 },
       train: { steps: options.steps + options.warmup, batchSize: options.batchSize, learningRate: 1e-4 },
     },
@@ -234,6 +242,7 @@ export function formatTrainBench(result: TrainBenchResult): string {
   const { options } = result;
   const lines = [
     `RL step on the ${options.preset} model: ${options.batchSize} problems × ${options.groupSize} samples, pool ${options.poolSize}, selector ${options.selector}`,
+    `engine: ${options.engine ?? 'tfjs'}${options.engine === 'native' ? `, threads ${options.engineThreads ?? 'auto'} per worker` : ''}`,
   ];
   for (const run of result.runs) {
     const speedup =

@@ -28,7 +28,7 @@ export type WorkerCount = z.output<typeof workerCountSchema>;
 /** policy.workers when a config has no `policy` block and a command no --workers: one per core. */
 export const defaultWorkers: WorkerCount = 'auto';
 
-/** What computes forward and backward in training (policy.engine; EmbeddedBackendOptions.engine). */
+/** What computes forward and backward in training, and sampling (policy.engine; EmbeddedBackendOptions.engine). */
 export const trainEngineSchema = z.enum(['tfjs', 'native']);
 
 export type TrainEngine = z.output<typeof trainEngineSchema>;
@@ -61,7 +61,7 @@ export const policyBlockSchema = z.strictObject({
    */
   engine: trainEngineSchema.optional(),
   /**
-   * With engine 'native': threads that share each replica's forward and backward (its rows split between
+   * With engine 'native': threads that share each replica's forward and backward and each sampling call (its rows split between
    * them, gradients summed in a fixed order); 'auto' (the default) = the cores per worker, at least 1.
    * Stored resolved in the run, like workers: the result depends on the count.
    */

@@ -69,7 +69,7 @@ function registerPolicyBench(bench: Command): void {
     .option('--no-torch', 'skip the PyTorch baseline')
     .option(
       '--engine <name>',
-      "our training step's policy.engine: tfjs (the tfjs graph) or native (native/model.c's whole forward and backward)",
+      "our policy.engine: tfjs (the tfjs graph) or native (native/model.c's whole forward and backward, native/model-decode.c's sampling)",
       'tfjs',
     )
     .option(
@@ -132,6 +132,11 @@ function registerTrainBench(bench: Command): void {
       'policy.engine of every count: tfjs or native (threads auto: cores per worker)',
       'tfjs',
     )
+    .option(
+      '--engine-threads <n|auto>',
+      'with --engine native: policy.threads of every count (auto = cores per worker; 1 measures 2 workers against 1 worker on one core)',
+      'auto',
+    )
     .option('--no-ceiling', 'skip the two-core ceiling (core contention) measured before the steps')
     .option('--json', 'print only the result as JSON on stdout (progress still goes to stderr)')
     .action(async (options) => {
@@ -149,6 +154,7 @@ function registerTrainBench(bench: Command): void {
         poolSize: options.poolSize,
         selector: options.selector,
         engine: parseEngine(options.engine),
+        engineThreads: parseEngineThreads(options.engineThreads),
         ...(options.ceiling === false ? { ceiling: false } : {}),
         workers,
         onProgress: (line) => console.error(line),
