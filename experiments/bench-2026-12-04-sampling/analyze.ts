@@ -1,7 +1,8 @@
 // Tables of the sampling benchmarks of 2026-12-04 (run.sh here): reads the `bench policy --json` files and
 // prints, per file, the sampling and training rates of each worker count with the best PyTorch cell of the
 // same invocation, then per preset and setting the median ratio over the rounds and the issue-29 target
-// (sampling ≥ 2× PyTorch's KV-cache sampler at batch 64).
+// (sampling ≥ 2× PyTorch's KV-cache sampler at batch 64); then the whole RL step of run-rl.sh against the
+// two-core ceiling measured in the same run.
 //   node --import tsx experiments/bench-2026-12-04-sampling/analyze.ts > experiments/bench-2026-12-04-sampling/results/tables.md
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +47,7 @@ const setting = (engine: string, run: Run) =>
   `${engine}, ${run.workers} worker${run.workers === 1 ? '' : 's'}${run.engineThreads === null ? '' : ` × ${run.engineThreads} thread${run.engineThreads === 1 ? '' : 's'}`}`;
 
 const files = readdirSync(here)
-  .filter((name) => name.endsWith('.json'))
+  .filter((name) => name.endsWith('.json') && !name.startsWith('rl-'))
   .sort();
 const out = [
   '# Sampling benchmarks of 2026-12-04: tables',
@@ -80,6 +81,63 @@ for (const [key, values] of ratios) {
   const m = median(values);
   out.push(
     `| ${key} | ${values.length} | ${m.toFixed(2)} | ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)} | ${m >= 2 ? 'met' : 'NOT met'} |`,
+  );
+}
+
+// The whole RL step (run-rl.sh): bench train --preset base --steps 6 --workers 1,2, per engine.
+interface TrainBench {
+  options: { engine?: string; engineThreads?: number | 'auto' };
+  runs: { workers: number; stepSeconds: number; tokensPerSecond: number; speedup: number }[];
+  ceiling: { slowdown: number; speedupCeiling: number } | null;
+  loadAverage: [number, number];
+}
+const rlFiles = readdirSync(here)
+  .filter((name) => /^rl-.*\.json$/.test(name))
+  .sort();
+out.push(
+  '',
+  '## The whole RL step (`bench train --preset base --steps 6 --workers 1,2`; ceiling = 2 / slowdown, measured in the same run)',
+  '',
+  '| file | engine | threads per worker | workers | median step (s) | tokens/s | speed-up over 1 worker | ceiling (slowdown) | share of the ceiling | target ≥ 1.8× or ≥ 95% of the ceiling | load average (1 min) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
+);
+for (const name of rlFiles) {
+  const bench = readJson<TrainBench>(join(here, name));
+  const engine = bench.options.engine ?? 'tfjs';
+  const threads = engine === 'native' ? String(bench.options.engineThreads ?? 'auto') : '—';
+  const ceiling = bench.ceiling;
+  for (const run of bench.runs) {
+    const first = run === bench.runs[0];
+    const share = ceiling && !first ? run.speedup / ceiling.speedupCeiling : null;
+    const met = !first && (run.speedup >= 1.8 || (share !== null && share >= 0.95));
+    out.push(
+      `| ${name} | ${engine} | ${threads} | ${run.workers} | ${run.stepSeconds.toFixed(3)} | ${int(run.tokensPerSecond)} | ${first ? '—' : run.speedup.toFixed(2)} | ${ceiling ? `${ceiling.speedupCeiling.toFixed(2)} (${ceiling.slowdown.toFixed(3)})` : '—'} | ${share === null ? '—' : `${Math.round(100 * share)}%`} | ${first ? '—' : met ? 'met' : 'NOT met'} | ${bench.loadAverage.map((x) => x.toFixed(2)).join(' → ')} |`,
+    );
+  }
+}
+const speedups = new Map<string, { speedup: number[]; share: number[] }>();
+for (const name of rlFiles) {
+  const bench = readJson<TrainBench>(join(here, name));
+  const engine = bench.options.engine ?? 'tfjs';
+  const key = `${engine} | ${engine === 'native' ? String(bench.options.engineThreads ?? 'auto') : '—'}`;
+  const two = bench.runs.find((run) => run.workers === 2);
+  if (!two || !bench.ceiling) continue;
+  const entry = speedups.get(key) ?? { speedup: [], share: [] };
+  entry.speedup.push(two.speedup);
+  entry.share.push(two.speedup / bench.ceiling.speedupCeiling);
+  speedups.set(key, entry);
+}
+out.push(
+  '',
+  '## Speed-up of 2 workers over 1, median over the rounds (min–max)',
+  '',
+  '| engine | threads per worker | rounds | median speed-up | min–max | median share of the ceiling | min–max | target ≥ 1.8× or ≥ 95% of the ceiling (medians) |',
+  '|---|---|---|---|---|---|---|---|',
+);
+for (const [key, { speedup, share }] of speedups) {
+  const met = median(speedup) >= 1.8 || median(share) >= 0.95;
+  out.push(
+    `| ${key} | ${speedup.length} | ${median(speedup).toFixed(2)} | ${Math.min(...speedup).toFixed(2)}–${Math.max(...speedup).toFixed(2)} | ${Math.round(100 * median(share))}% | ${Math.round(100 * Math.min(...share))}–${Math.round(100 * Math.max(...share))}% | ${met ? 'met' : 'NOT met'} |`,
   );
 }
 console.log(out.join('\n'));
