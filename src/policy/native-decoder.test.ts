@@ -60,7 +60,9 @@ function run(factory: DecoderFactory, model: EmbeddedBackend['model'], s: Script
   const width = Math.max(...s.prompts.map((prompt) => prompt.length));
   const pads = s.prompts.map((prompt) => width - prompt.length);
   const padded = new Int32Array(s.prompts.length * width);
-  s.prompts.forEach((prompt, p) => padded.set(prompt, p * width + pads[p]));
+  s.prompts.forEach((prompt, p) => {
+    padded.set(prompt, p * width + pads[p]);
+  });
   let lengths = s.prompts.flatMap((prompt) => Array(s.n).fill(prompt.length) as number[]);
   const decoder = factory(model);
   try {

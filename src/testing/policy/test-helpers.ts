@@ -4,8 +4,8 @@
 // random variable-length training data and the random O(1)-scale models of the native engine's tests.
 import type { Datum, Tokenizer } from '../../core/policy.ts';
 import { Rng } from '../../core/rng.ts';
-import type { ModelConfig } from '../../policy/model-config.ts';
 import { parameterSpecs } from '../../policy/model.ts';
+import type { ModelConfig } from '../../policy/model-config.ts';
 
 /** Ids 0..2 are pad/bos/eos; ids 3.. are the letters 'a', 'b', … */
 export function stubTokenizer(vocabSize: number): Tokenizer & { toJSON(): unknown } {
