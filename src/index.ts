@@ -2,7 +2,7 @@
 // same config objects as the YAML files (schemas and input types exported, so a config type-checks);
 // register a task, reward, selector, scaffold, advantage estimator or loss of your own into the same
 // registries the built-ins use; read a run's store; the shipped checkpoints. Contracts and helpers of
-// each extension point live in the subpaths: curricula/rewards, /tasks, /curricula, /guidance,
+// each extension point live in the subpaths: curricula/rewards, /tasks, /curricula, /guidance, /environments,
 // /algorithms, /backends, /runs, /testing. Guide: docs/library.md.
 export { checkpoints } from './api/checkpoints.ts';
 export {

@@ -12,6 +12,7 @@ const layers: readonly (readonly string[])[] = [
   ['policy'],
   ['tokenizers'],
   ['rewards', 'guidance', 'backends'],
+  ['environments'],
   ['runs'],
   ['eval'],
   ['teachers', 'selfplay'],

@@ -15,6 +15,7 @@ const publicEntryPoints = [
   'src/api/tasks.ts',
   'src/api/curricula.ts',
   'src/api/guidance.ts',
+  'src/api/environments.ts',
   'src/api/algorithms.ts',
   'src/api/backends.ts',
   'src/api/runs.ts',

@@ -11,6 +11,7 @@
 //
 // Teachers are frozen, so the pool has no state to checkpoint: a resumed run rebuilds the same teachers
 // from the config (the per-step counters start again at 0, as every per-step metric does).
+import { DeadlineError, withDeadline } from '../core/deadline.ts';
 import type { PolicyBackend, SampledSequence, SampleOptions } from '../core/policy.ts';
 
 export class TeacherCallError extends Error {
@@ -131,24 +132,18 @@ export class TeacherPool implements Teachers {
     const name = options.teacher ?? this.names[0];
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     this.calls++;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new TeacherCallError(`teacher '${name}' ${what} timed out after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-    });
-    const pending = Promise.resolve().then(run);
-    // An abandoned call (timed out) may still reject later: that is already counted, not unhandled.
-    pending.catch(() => {});
+    // An abandoned call (timed out) may still reject later: withDeadline leaves no unhandled rejection.
     try {
-      return await Promise.race([pending, timeout]);
+      return await withDeadline(
+        Promise.resolve().then(run),
+        timeoutMs,
+        `teacher '${name}' ${what} timed out after ${timeoutMs} ms`,
+      );
     } catch (error) {
       this.failures++;
       if (error instanceof TeacherCallError) throw error;
+      if (error instanceof DeadlineError) throw new TeacherCallError(error.message);
       throw new TeacherCallError(`teacher '${name}' ${what} failed: ${(error as Error).message}`);
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

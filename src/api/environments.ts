@@ -1,0 +1,31 @@
+// `curricula/environments`: multi-turn environments and tools (issue 30) — the token-level environment
+// contract, the episode runner with its limits and parse-error policy, the episode record and the
+// training datum it gives, the compact tag-tool environment for the embedded model, tool definitions and
+// the exact calculator. checkEnvironment (curricula/testing) runs an environment through the suite the
+// built-in ones pass. Guide: docs/environments.md.
+export type {
+  Action,
+  Environment,
+  Observation,
+  StepError,
+  StepErrorKind,
+  StepResult,
+  StopCondition,
+} from '../environments/contract.ts';
+export { type RunEpisodesOptions, runEpisodes } from '../environments/episode.ts';
+export { type Episode, type EpisodeEnd, episodeDatum, type Turn } from '../environments/episode-record.ts';
+export {
+  type EpisodeLimits,
+  episodeLimitsSchema,
+  type ParseErrorPolicy,
+  parseEpisodeLimits,
+} from '../environments/limits.ts';
+export { TagToolEnvironment, type TagToolOptions, toolOutputText } from '../environments/tag-tools.ts';
+export { calculator, evaluateInteger } from '../environments/tools/calculator.ts';
+export {
+  type CallOptions,
+  defineTool,
+  type Tool,
+  type ToolOutcome,
+  type ToolSpec,
+} from '../environments/tools/define.ts';
