@@ -1,6 +1,6 @@
 // `curricula/environments`: multi-turn environments and tools (issue 30) — the token-level environment
 // contract, the episode runner with its limits and parse-error policy, the episode record and the
-// training datum it gives, the compact tag-tool environment for the embedded model, tool definitions and
+// training datum it gives, episode- and turn-level credit and a format reward for tool calls, the compact tag-tool environment for the embedded model, tool definitions and
 // the exact calculator. checkEnvironment (curricula/testing) runs an environment through the suite the
 // built-in ones pass. Guide: docs/environments.md.
 export type {
@@ -12,6 +12,13 @@ export type {
   StepResult,
   StopCondition,
 } from '../environments/contract.ts';
+export {
+  type CallFormatOptions,
+  episodeTurnDatum,
+  type TurnCreditOptions,
+  turnAdvantages,
+  wellFormedCallReward,
+} from '../environments/credit.ts';
 export { type RunEpisodesOptions, runEpisodes } from '../environments/episode.ts';
 export { type Episode, type EpisodeEnd, episodeDatum, type Turn } from '../environments/episode-record.ts';
 export {
