@@ -26,6 +26,11 @@ export interface GroupRollout extends SampledSequence {
   sampledPrompt?: string;
   /** True for a retry's member that replaced a failed one (retry-round.ts). */
   retried?: boolean;
+  /**
+   * Per token: 1 where the policy sampled it, 0 where an environment wrote it (a tool's output in a
+   * multi-turn episode, src/environments): written tokens carry no loss. Absent = every token sampled.
+   */
+  lossMask?: number[];
 }
 
 /** G completions of one attempt and their grades. */

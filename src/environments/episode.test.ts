@@ -136,6 +136,15 @@ describe('runEpisodes', () => {
     expect(tight.calls.every((call) => call.options.maxTokens <= 2)).toBe(true);
     expect(full.turns[0].stopReason).toBe('length');
 
+    const capped = scriptedPolicy(() => 'abc');
+    const [completion] = await runEpisodes(capped.policy, [countingEnv(100).env], {
+      limits: limits(),
+      maxCompletionTokens: 6,
+      ...sampling,
+    });
+    expect(completion.end).toBe('max_tokens');
+    expect(completion.tokens.length - 3).toBeLessThanOrEqual(6); // after the 3-token first observation
+
     const small = scriptedPolicy(() => 'abc', 9);
     const [context] = await runEpisodes(small.policy, [countingEnv(100).env], {
       limits: limits(),

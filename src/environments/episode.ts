@@ -22,6 +22,8 @@ import { type EpisodeLimits, truncateMiddle } from './limits.ts';
 /** How runEpisodes samples and what limits it applies. */
 export interface RunEpisodesOptions {
   limits: EpisodeLimits;
+  /** Most tokens after each episode's first observation (an RL run's rollout.maxTokens); absent = no cap. */
+  maxCompletionTokens?: number;
   temperature: number;
   topP: number;
   seed: number;
@@ -30,6 +32,8 @@ export interface RunEpisodesOptions {
 interface State {
   env: Environment;
   record: Episode;
+  /** Most tokens of this episode: the context, limits.maxEpisodeTokens and maxCompletionTokens. */
+  cap: number;
   stop?: StopCondition;
   ended: boolean;
 }
@@ -90,7 +94,7 @@ export async function runEpisodes(
   const { limits } = options;
   const vocabSize = policy.tokenizer.vocabSize;
   const cap = Math.min(policy.contextLength, limits.maxEpisodeTokens ?? Number.POSITIVE_INFINITY);
-  const states: State[] = environments.map((env) => ({ env, record: newRecord(), ended: false }));
+  const states: State[] = environments.map((env) => ({ env, record: newRecord(), cap, ended: false }));
   try {
     await Promise.all(
       states.map(async (state) => {
@@ -107,6 +111,10 @@ export async function runEpisodes(
               `initialObservation: ${tokens.length} tokens leave no room to answer`,
             );
           appendObservation(state, tokens);
+          state.cap = Math.min(
+            cap,
+            tokens.length + (options.maxCompletionTokens ?? Number.POSITIVE_INFINITY),
+          );
           state.stop = first.stop;
         } catch (error) {
           environmentError(state, error);
@@ -114,7 +122,7 @@ export async function runEpisodes(
       }),
     );
     for (let turn = 0; states.some((state) => !state.ended); turn++) {
-      const actions = await sampleTurn(policy, states, options, cap, turn);
+      const actions = await sampleTurn(policy, states, options, turn);
       await Promise.all(
         [...actions].map(async ([state, action]) => {
           let result: StepResult;
@@ -124,7 +132,7 @@ export async function runEpisodes(
             environmentError(state, error);
             return;
           }
-          applyStep(state, result, limits, cap, vocabSize);
+          applyStep(state, result, limits, vocabSize);
         }),
       );
     }
@@ -154,7 +162,6 @@ async function sampleTurn(
   policy: PolicyBackend,
   states: State[],
   options: RunEpisodesOptions,
-  cap: number,
   turn: number,
 ): Promise<Map<State, Action>> {
   const groups = new Map<string, { stop: string[]; budget: number; members: State[] }>();
@@ -163,7 +170,7 @@ async function sampleTurn(
     const budget = Math.min(
       options.limits.maxTurnTokens,
       state.stop?.maxTokens ?? Number.POSITIVE_INFINITY,
-      cap - state.record.tokens.length,
+      state.cap - state.record.tokens.length,
     );
     if (budget <= 0) {
       end(state, 'max_tokens');
@@ -216,13 +223,7 @@ function appendAction(state: State, sequence: SampledSequence): Action {
   return { tokens: [...sequence.tokens], text: sequence.text, stopReason: sequence.stopReason };
 }
 
-function applyStep(
-  state: State,
-  result: StepResult,
-  limits: EpisodeLimits,
-  cap: number,
-  vocabSize: number,
-): void {
+function applyStep(state: State, result: StepResult, limits: EpisodeLimits, vocabSize: number): void {
   const record = state.record;
   const turn = record.turns[record.turns.length - 1];
   let observation: number[] = [];
@@ -251,7 +252,7 @@ function applyStep(
   }
   const kept = truncateMiddle(observation, limits.maxObservationTokens);
   turn.observationTokensBefore = observation.length;
-  if (record.tokens.length + kept.length >= cap) {
+  if (record.tokens.length + kept.length >= state.cap) {
     end(state, 'max_tokens');
     return;
   }

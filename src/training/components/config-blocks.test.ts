@@ -19,7 +19,13 @@ function schemaAt(path: string): unknown {
 
 describe('config blocks of the run components', () => {
   it('each block is in the train config where config-blocks.ts places it', () => {
-    expect(blockPaths().sort()).toEqual(['algorithm.relift', 'rollout.budget', 'selfPlay', 'teacher']);
+    expect(blockPaths().sort()).toEqual([
+      'algorithm.relift',
+      'rollout.budget',
+      'rollout.environment',
+      'selfPlay',
+      'teacher',
+    ]);
     for (const path of blockPaths()) expect(schemaAt(path), path).toBe(blockSchema(path));
   });
 

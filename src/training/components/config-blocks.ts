@@ -7,6 +7,7 @@
 // the composed config, so the schema list must sit below them.)
 import type { z } from 'zod';
 import { selfPlaySchema } from '../../selfplay/config.ts';
+import { environmentBlockSchema } from './environment/environment-options.ts';
 import { reliftSchema } from './relift/relift-options.ts';
 import { rolloutBudgetSchema } from './rollout-budget/rollout-budget-options.ts';
 import { teacherBlockSchema } from './teachers/teacher-config.ts';
@@ -15,6 +16,8 @@ export const componentBlocks = {
   rollout: {
     /** Adaptive rollout budget: samples per problem follow its uncertainty under a fixed total. */
     budget: rolloutBudgetSchema,
+    /** A multi-turn environment with tools for every group member (src/environments); absent = single-turn. */
+    environment: environmentBlockSchema,
   },
   algorithm: {
     /** ReLIFT: SFT on the demonstrations of problems no sample solved, interleaved with RL (relift.ts). */

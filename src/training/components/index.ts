@@ -3,6 +3,7 @@
 // run's random stream before teacher help runs, and the demo and resume fingerprints depend on it.
 // A new feature adds its definition here, once.
 import type { RlComponentDefinition } from './definition.ts';
+import { environmentComponent } from './environment/component.ts';
 import { expertTracesComponent } from './expert-traces/component.ts';
 import { reliftComponent } from './relift/component.ts';
 import { retryComponent } from './retry/component.ts';
@@ -17,4 +18,5 @@ export const rlComponents: readonly RlComponentDefinition[] = [
   reliftComponent,
   teachersComponent,
   selfPlayComponent,
+  environmentComponent,
 ];

@@ -30,6 +30,16 @@ export interface StepHooks<C> {
   beforeSelect?(scope: StepScopeOf<C>): Promise<void>;
   /** Samples per selected problem (rollout budget); the first hook that answers decides. */
   planSizes?(scope: StepScopeOf<C>, problems: readonly Problem[]): number[] | undefined;
+  /**
+   * Samples each rollout round's groups instead of the single-turn sampler (multi-turn environments,
+   * components/environment); the first hook that answers decides, undefined = not this hook.
+   */
+  sampleGroups?(
+    scope: StepScopeOf<C>,
+    attempts: readonly Attempt[],
+    seed: number,
+    sizes: readonly number[] | undefined,
+  ): Promise<SampledGroup[]> | undefined;
   /** Each rollout round, after sampling and before grading (expert-trace injection). */
   afterSample?(scope: StepScopeOf<C>, attempts: readonly Attempt[], groups: SampledGroup[]): Promise<void>;
   /** Each rollout round, after grading (reflect-then-retry, teacher help). */

@@ -1,5 +1,5 @@
 // One RL step, top to bottom (ARCHITECTURE.md, "One RL step"):
-//   (beforeSelect) → select → guide → (planSizes) → sample (afterSample) → grade (afterGrade) → filter →
+//   (beforeSelect) → select → guide → (planSizes) → sample (or sampleGroups) (afterSample) → grade (afterGrade) → filter →
 //   (extraGroups) → reference, KL → advantages (advantageTerms) → update (afterUpdate) → observe.
 // The core phases are named functions; the optional features are run components (rl/context.ts,
 // src/training/components/) whose hooks run at the phases in parentheses, in registration order. This file
@@ -35,8 +35,12 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     const problems = timer.time('select', () => ctx.selector.select(count, ctx.rng));
     const attempts = timer.time('guidance', () => ctx.guidance.plan(problems, step));
     const sizes = firstAnswer(hooks, (hook) => hook.planSizes?.(scope, problems)); // undefined: groupSize each
-    const groups = await timer.timeAsync('sample', () =>
-      sampleGroups(ctx, attempts, ctx.rng.nextUint32(), sizes),
+    const seed = ctx.rng.nextUint32();
+    const groups = await timer.timeAsync(
+      'sample',
+      () =>
+        firstAnswer(hooks, (hook) => hook.sampleGroups?.(scope, attempts, seed, sizes)) ??
+        sampleGroups(ctx, attempts, seed, sizes),
     );
     for (const hook of hooks) await hook.afterSample?.(scope, attempts, groups);
     await timer.timeAsync('reward', () => scoreGroups(ctx, groups, step));

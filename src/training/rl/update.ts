@@ -24,6 +24,9 @@
 // members before any update (as verl recomputes old log-probs with the actor on the restored prompt;
 // restored-context.ts). The recomputed log-probs also stand in for the sampler's (rollout correction
 // weighs nothing there) and those members are left out of the mismatch/* metrics.
+//
+// Tokens an environment wrote into a multi-turn episode (GroupRollout.lossMask 0: tool outputs) are in
+// the sequence, as the policy saw them, with mask 0: no loss, no KL, no mismatch metric.
 import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
 import { klLossPenalty } from '../../algorithms/kl.ts';
 import {
@@ -57,6 +60,8 @@ interface Item {
   offPolicy?: boolean[];
   /** Sampled from another context than `context` (GroupRollout.sampledFrom); π_old is recomputed. */
   restored?: boolean;
+  /** Per token: 0 where an environment wrote it (GroupRollout.lossMask); absent = all sampled. */
+  lossMask?: number[];
 }
 
 export interface UpdateResult {
@@ -93,6 +98,7 @@ export async function updatePolicy(
         refLogprobs: refLogprobs?.[g][i],
         ...(expert > 0 && { offPolicy: rollout.tokens.map((_, t) => t < expert) }),
         ...(rollout.sampledFrom && { restored: true }),
+        ...(rollout.lossMask && { lossMask: rollout.lossMask }),
       });
     });
   });
@@ -119,7 +125,11 @@ export async function updatePolicy(
   if (correction.mode !== 'off') {
     measured = items
       .filter((item) => !item.restored)
-      .map((item) => ({ trainerLogprobs: item.trainerLogprobs!, samplerLogprobs: item.samplerLogprobs }));
+      .map((item) => ({
+        trainerLogprobs: item.trainerLogprobs!,
+        samplerLogprobs: item.samplerLogprobs,
+        ...(item.lossMask && { mask: item.lossMask }),
+      }));
   }
   const metrics: Record<string, number> = {
     // What the correction did (the loss reports these when it is on; off: nothing weighed or masked).
@@ -176,7 +186,7 @@ async function updateMinibatch(
     oldLogprobs: oldLogprobs[index],
     samplerLogprobs: item.samplerLogprobs,
     advantages: item.advantage,
-    mask: item.completion.map(() => 1),
+    mask: item.lossMask ?? item.completion.map(() => 1),
     ...(item.offPolicy && { offPolicy: item.offPolicy }),
   }));
   const policyLoss = ctx.loss.compute(sequences, ctx.lossOptions);
@@ -219,6 +229,7 @@ async function updateMinibatch(
       ? batch.map((item, index) => ({
           trainerLogprobs: pass.logprobs[index].slice(item.context.length - 1),
           samplerLogprobs: item.samplerLogprobs,
+          ...(item.lossMask && { mask: item.lossMask }),
         }))
       : [];
   return { metrics, trainerMeasured };

@@ -1,0 +1,79 @@
+// The groups of an RL step sampled as multi-turn episodes (the run component `environment`): every member
+// of an attempt's group is one episode of its own environment (src/environments), run for the whole batch
+// at once by runEpisodes. A member's tokens are the episode after the prompt — the policy's turns and the
+// tool outputs between them, as the policy saw them — with lossMask 0 on the outputs, so the loss trains
+// exactly the sampled tokens; its completion text (actions and outputs) is what the run's reward grades.
+import type { GroupRollout } from '../../../core/groups.ts';
+import { runEpisodes } from '../../../environments/episode.ts';
+import type { Episode } from '../../../environments/episode-record.ts';
+import { TagToolEnvironment } from '../../../environments/tag-tools.ts';
+import type { Attempt } from '../../../guidance/guidance.ts';
+import { promptTokens } from '../../../tasks/format.ts';
+import type { RlContext } from '../../rl/context.ts';
+import type { SampledGroup } from '../../rl/rollout.ts';
+import { builtinTools, type EnvironmentBlock } from './environment-options.ts';
+
+export async function episodeGroups(
+  ctx: RlContext,
+  block: EnvironmentBlock,
+  attempts: readonly Attempt[],
+  seed: number,
+  sizes: readonly number[] | undefined,
+): Promise<{ groups: SampledGroup[]; episodes: Episode[] }> {
+  const { policy, config } = ctx;
+  const tokenizer = policy.tokenizer;
+  const contexts = attempts.map((attempt) => {
+    if (attempt.memberPrompts || attempt.trainPrompt !== undefined || (attempt.offPolicy?.length ?? 0) > 0)
+      throw new RangeError(
+        `problem ${attempt.problem.id}: rollout.environment takes plain attempts (no member prompts, training prompt or expert traces)`,
+      );
+    return [
+      ...promptTokens(tokenizer, { ...attempt.problem, prompt: attempt.prompt }),
+      ...tokenizer.encode(attempt.prefix, `forced prefix of ${attempt.problem.id}`),
+    ];
+  });
+  const tools = block.tools.map((name) => builtinTools[name]);
+  const owners: number[] = [];
+  const environments = attempts.flatMap((_, index) =>
+    Array.from({ length: sizes?.[index] ?? config.rollout.groupSize }, () => {
+      owners.push(index);
+      return new TagToolEnvironment({
+        tokenizer,
+        prompt: contexts[index],
+        tools,
+        grade: () => 0, // the run's reward grades the completion (scoreGroups)
+        toolTimeoutMs: block.toolTimeoutMs,
+        maxOutputChars: block.maxOutputChars,
+      });
+    }),
+  );
+  const episodes = await runEpisodes(policy, environments, {
+    limits: block.limits,
+    maxCompletionTokens: config.rollout.maxTokens,
+    temperature: config.rollout.temperature,
+    topP: config.rollout.topP,
+    seed,
+  });
+  const members: GroupRollout[][] = attempts.map(() => []);
+  episodes.forEach((episode, k) => {
+    const start = Math.min(contexts[owners[k]].length, episode.tokens.length);
+    const tokens = episode.tokens.slice(start);
+    members[owners[k]].push({
+      tokens,
+      text: tokenizer.decode(tokens),
+      logprobs: episode.logprobs.slice(start),
+      samplingLogprobs: episode.samplingLogprobs.slice(start),
+      stopReason: episode.turns.at(-1)?.stopReason ?? 'length',
+      lossMask: episode.mask.slice(start),
+    });
+  });
+  const groups = attempts.map((attempt, index) => ({
+    attempt,
+    context: contexts[index],
+    rollouts: members[index],
+    completions: members[index].map((member) => attempt.prefix + member.text),
+    rewards: [],
+    results: [],
+  }));
+  return { groups, episodes };
+}
