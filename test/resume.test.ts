@@ -221,6 +221,24 @@ describe('train --resume after kill -9', () => {
     expect(sqliteOf(crashed)).toEqual(sqliteOf(join(dir, 'straight-helped')));
   }, 240_000);
 
+  it('with rollout.environment: killed between checkpoints, resumes bit-identical to an uninterrupted run', async () => {
+    // Every member is a tag-tools episode (runEpisodes, src/environments). This tiny cold start never
+    // writes a tool call, so its episodes are single-turn: what is checked is that the episode path, its
+    // seeds and its env/* metrics replay exactly, not a kill between two turns of one episode.
+    const environment = { rollout: { groupSize: 4, maxTokens: 24, environment: { name: 'tag-tools' } } };
+    expect(runCli(['train', '--config', trainConfig('straight-env', environment), '--quiet']).status).toBe(0);
+    const referenceEnv = metricsOf(join(dir, 'straight-env'));
+    expect(referenceEnv.filter((entry) => entry['env/turns_mean'] !== undefined)).toHaveLength(8);
+    const { crashed, before } = await killBetweenCheckpoints('between-env', environment);
+
+    const resumed = resume(crashed);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.status).toBe(0);
+    expect(replayEvents(crashed)).toEqual([{ step: 4, replayed: before.pastLatest }]);
+    expect(metricsOf(crashed)).toEqual(referenceEnv);
+    expect(sqliteOf(crashed)).toEqual(sqliteOf(join(dir, 'straight-env')));
+  }, 240_000);
+
   it('killed inside checkpoint writes (staged, and renamed before LATEST moved), replays and matches', () => {
     const crashed = join(dir, 'inside');
     const first = spawnSync(
