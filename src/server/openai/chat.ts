@@ -7,9 +7,10 @@ import type { FastifyInstance } from 'fastify';
 import { checkSamplingLimits, samplingRouteOptions } from '../limits.ts';
 import { renderChat } from './chat-template.ts';
 import { chatLogprobs, promptLogprobsVllm, usage } from './response-parts.ts';
-import { checkPrompts, encodePrompt, refuseStreaming, runSampling } from './run-sampling.ts';
+import { checkPrompts, encodePrompt, runSampling } from './run-sampling.ts';
 import { type ChatRequest, chatRequestSchema, parseBody, stopList } from './schemas.ts';
 import type { ServedModels } from './served-models.ts';
+import { chatEvents, type StreamChoice, sendEvents, tokenPieces } from './stream.ts';
 
 function maxTokens(body: ChatRequest): number | null | undefined {
   return body.max_completion_tokens ?? body.max_tokens;
@@ -18,9 +19,8 @@ function maxTokens(body: ChatRequest): number | null | undefined {
 export function registerChat(app: FastifyInstance, models: ServedModels): void {
   let counter = 0;
   const options = samplingRouteOptions(app.initialConfig.bodyLimit, models.limits);
-  app.post('/v1/chat/completions', options, async (request) => {
+  app.post('/v1/chat/completions', options, async (request, reply) => {
     const body = parseBody(chatRequestSchema, request.body, 'POST /v1/chat/completions');
-    refuseStreaming(body.stream);
     return models.with(body.model, async (model) => {
       const { tokenizer } = await model.queue.policy();
       const prompt = encodePrompt(tokenizer, renderChat(body.messages));
@@ -41,6 +41,30 @@ export function registerChat(app: FastifyInstance, models: ServedModels): void {
         models.limits,
       );
       const asIds = body.return_tokens_as_token_ids === true;
+      const id = `chatcmpl-${++counter}`;
+      const created = Math.floor(Date.now() / 1000);
+      if (body.stream) {
+        const streamed: StreamChoice[] = result.completions[0].map((completion, index) => ({
+          index,
+          pieces: tokenPieces(tokenizer, completion.tokens, completion.text),
+          finishReason: completion.finishReason,
+          stopReason: completion.stopReason,
+          ...(body.logprobs && {
+            logprobs: (token: number) =>
+              (
+                chatLogprobs(
+                  tokenizer,
+                  [completion.tokens[token]],
+                  [completion.logprobs[token]],
+                  asIds,
+                  body.top_logprobs ?? 0,
+                ) as { content: object[] }
+              ).content[0],
+          }),
+        }));
+        const totals = body.stream_options?.include_usage ? usage([prompt], result.completions) : null;
+        return sendEvents(reply, chatEvents({ id, created, model: model.id }, streamed, totals));
+      }
       const choices = result.completions[0].map((completion, index) => ({
         index,
         message: { role: 'assistant', content: completion.text },
@@ -52,9 +76,9 @@ export function registerChat(app: FastifyInstance, models: ServedModels): void {
         ...(body.return_token_ids ? { token_ids: completion.tokens } : {}),
       }));
       return {
-        id: `chatcmpl-${++counter}`,
+        id,
         object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
+        created,
         model: model.id,
         choices,
         usage: usage([prompt], result.completions),

@@ -10,9 +10,10 @@ import { UserError } from '../../core/errors.ts';
 import type { Tokenizer } from '../../core/policy.ts';
 import { samplingRouteOptions } from '../limits.ts';
 import { completionLogprobs, promptLogprobsVllm, usage } from './response-parts.ts';
-import { encodePrompt, refuseStreaming, runSampling } from './run-sampling.ts';
+import { encodePrompt, runSampling } from './run-sampling.ts';
 import { type CompletionRequest, completionRequestSchema, parseBody, stopList } from './schemas.ts';
 import type { ServedModels } from './served-models.ts';
+import { completionEvents, type StreamChoice, sendEvents, tokenPieces } from './stream.ts';
 
 function promptList(prompt: CompletionRequest['prompt'], tokenizer: Tokenizer): number[][] {
   if (typeof prompt === 'string') return [encodePrompt(tokenizer, prompt)];
@@ -27,9 +28,8 @@ export function registerCompletions(app: FastifyInstance, models: ServedModels):
   app.post(
     '/v1/completions',
     samplingRouteOptions(app.initialConfig.bodyLimit, models.limits),
-    async (request) => {
+    async (request, reply) => {
       const body = parseBody(completionRequestSchema, request.body, 'POST /v1/completions');
-      refuseStreaming(body.stream);
       if (body.best_of !== undefined && body.best_of !== null && body.best_of !== body.n) {
         throw new UserError('best_of other than n is not supported');
       }
@@ -56,6 +56,24 @@ export function registerCompletions(app: FastifyInstance, models: ServedModels):
           models.limits,
         );
         const asIds = body.return_tokens_as_token_ids === true;
+        const id = `cmpl-${++counter}`;
+        const created = Math.floor(Date.now() / 1000);
+        if (body.stream) {
+          const streamed: StreamChoice[] = result.completions.flatMap((samples, promptIndex) =>
+            samples.map((completion, sampleIndex) => {
+              const echoed = echo ? tokenizer.decode(prompts[promptIndex]) : '';
+              const pieces = tokenPieces(tokenizer, completion.tokens, completion.text);
+              return {
+                index: promptIndex * body.n + sampleIndex,
+                pieces: echoed ? [{ text: echoed, token: -1 }, ...pieces] : pieces,
+                finishReason: completion.finishReason,
+                stopReason: completion.stopReason,
+              };
+            }),
+          );
+          const totals = body.stream_options?.include_usage ? usage(prompts, result.completions) : null;
+          return sendEvents(reply, completionEvents({ id, created, model: model.id }, streamed, totals));
+        }
         const choices = result.completions.flatMap((samples, promptIndex) => {
           const prompt = prompts[promptIndex];
           const promptText = tokenizer.decode(prompt);
@@ -82,9 +100,9 @@ export function registerCompletions(app: FastifyInstance, models: ServedModels):
           }));
         });
         return {
-          id: `cmpl-${++counter}`,
+          id,
           object: 'text_completion',
-          created: Math.floor(Date.now() / 1000),
+          created,
           model: model.id,
           choices,
           usage: usage(prompts, result.completions),

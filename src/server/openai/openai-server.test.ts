@@ -223,12 +223,70 @@ describe('curricula serve --openai with the openai client', () => {
     await expect(completion({ prompt, logprobs: 5 })).rejects.toMatchObject({ status: 400 });
     await expect(completion({ prompt: [0, 1, 500] })).rejects.toThrow(/outside the vocabulary/);
     await expect(completion({ prompt: 'ünïcödé☃' })).rejects.toMatchObject({ status: 400 });
-    const stream = await post('/v1/completions', JSON.stringify({ prompt, stream: true }));
+    const stream = await post('/inference/v1/generate', JSON.stringify({ token_ids: [1, 20], stream: true }));
     expect(stream.status).toBe(400);
-    expect(await stream.text()).toMatch(/stream: true is not supported/);
+    expect(await stream.text()).toMatch(/stream: true is not supported by \/inference\/v1\/generate/);
 
     const after = await completion({ prompt, max_tokens: 2 });
     expect(after.choices).toHaveLength(1);
+  });
+
+  it('streams chat and completions as server-sent events the official client reads, token by token', async () => {
+    const messages = [{ role: 'user' as const, content: prompt }];
+    const whole = await client.chat.completions.create({
+      model: 'demo-cold',
+      messages,
+      max_tokens: 12,
+      seed: 9,
+      n: 2,
+    });
+    const stream = await client.chat.completions.create({
+      model: 'demo-cold',
+      messages,
+      max_tokens: 12,
+      seed: 9,
+      n: 2,
+      stream: true,
+      stream_options: { include_usage: true },
+      logprobs: true,
+      top_logprobs: 1,
+    });
+    const texts = ['', ''];
+    const finish: (string | null)[] = [null, null];
+    let chunks = 0;
+    let usageChunk: OpenAI.CompletionUsage | undefined;
+    let logprobEntries = 0;
+    for await (const chunk of stream) {
+      expect(chunk.object).toBe('chat.completion.chunk');
+      if (chunk.usage) usageChunk = chunk.usage;
+      for (const choice of chunk.choices) {
+        texts[choice.index] += choice.delta.content ?? '';
+        if (choice.finish_reason) finish[choice.index] = choice.finish_reason;
+        logprobEntries += choice.logprobs?.content?.length ?? 0;
+      }
+      chunks++;
+    }
+    expect(texts).toEqual(whole.choices.map((choice) => choice.message.content));
+    expect(finish).toEqual(whole.choices.map((choice) => choice.finish_reason));
+    expect(usageChunk).toEqual(whole.usage);
+    expect(chunks).toBeGreaterThan(texts[0].length / 2);
+    expect(logprobEntries).toBeGreaterThan(0);
+
+    const plain = await completion({ prompt, max_tokens: 8, seed: 3, stop: ['\n'] });
+    const pieces: string[] = [];
+    const completionStream = await client.completions.create({
+      model: 'demo-cold',
+      prompt,
+      max_tokens: 8,
+      seed: 3,
+      stop: ['\n'],
+      stream: true,
+    });
+    for await (const chunk of completionStream) pieces.push(...chunk.choices.map((choice) => choice.text));
+    expect(pieces.join('')).toBe(plain.choices[0].text);
+    const raw = await post('/v1/completions', JSON.stringify({ prompt, max_tokens: 2, stream: true }));
+    expect(raw.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect((await raw.text()).trimEnd().endsWith('data: [DONE]')).toBe(true);
   });
 
   it('serves 200 concurrent requests without an error, batching them into few sample calls', async () => {

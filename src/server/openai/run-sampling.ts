@@ -144,7 +144,8 @@ export function tokenLabel(tokenizer: Tokenizer, token: number, asIds: boolean):
   return asIds ? `token_id:${token}` : tokenizer.decode([token]);
 }
 
-/** stream: true is refused with a clear 400 (no SSE; docs/openai-serving.md). */
+/** stream: true on /inference/v1/generate is refused with a clear 400 (the OpenAI routes stream, stream.ts). */
 export function refuseStreaming(stream: boolean | null | undefined): void {
-  if (stream) throw new UserError('stream: true is not supported by curricula serve; send stream: false');
+  if (stream)
+    throw new UserError('stream: true is not supported by /inference/v1/generate; send stream: false');
 }

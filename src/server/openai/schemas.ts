@@ -6,9 +6,10 @@
 // Deviations, all answered with a clear 400 rather than silently ignored:
 // - `logprobs` (completions) and `top_logprobs` (chat) accept at most 1: the policy contract gives the
 //   log-prob of the sampled token only, so the "top" list holds that one token (not the argmax).
-// - `stream: true` is refused (no SSE); `prompt_logprobs` accepts 0 or 1 for the same reason as logprobs.
+// - `stream: true` is answered with server-sent events written once the completion is sampled (stream.ts);
+//   /inference/v1/generate refuses it. `prompt_logprobs` accepts 0 or 1 for the same reason as logprobs.
 // - penalties must be 0 and `logit_bias` empty; `best_of` must equal n.
-// Other unknown fields are dropped, as vLLM does (stock clients send `user`, `stream_options`, ...).
+// Other unknown fields are dropped, as vLLM does (stock clients send `user`, ...).
 import { z } from 'zod';
 import { UserError } from '../../core/errors.ts';
 
@@ -25,6 +26,8 @@ const samplingFields = {
   stop: stopSchema,
   seed: z.number().int().nullish(),
   stream: z.boolean().nullish(),
+  /** With stream: include_usage adds a last chunk with the usage (stream.ts). */
+  stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
   frequency_penalty: z.literal(0).nullish(),
   presence_penalty: z.literal(0).nullish(),
   logit_bias: z
