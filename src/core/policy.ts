@@ -43,6 +43,17 @@ export interface SampleOptions {
   /** Generation stops when the decoded completion ends with one of these (the stop string is kept). */
   stop?: string[];
   seed: number;
+  /**
+   * Also return, for every completion token, the `topLogprobs` most likely tokens at temperature 1 with
+   * their log-probs (0–20; absent or 0: none). Backends that cannot give them leave the field out.
+   */
+  topLogprobs?: number;
+}
+
+/** One of the most likely tokens at a position: its id and log p at temperature 1. */
+export interface TopLogprob {
+  token: number;
+  logprob: number;
 }
 
 /** Why sampling stopped: end of sequence, a stop string, or the token limit. */
@@ -59,6 +70,8 @@ export interface SampledSequence {
   /** log q(token) under the actual sampling distribution (temperature + top-p). */
   samplingLogprobs: number[];
   stopReason: StopReason;
+  /** Per completion token, when SampleOptions.topLogprobs asked: the most likely tokens, most likely first. */
+  topLogprobs?: TopLogprob[][];
 }
 
 /** Settings of one optimizer (AdamW) step. */

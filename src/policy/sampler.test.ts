@@ -109,6 +109,40 @@ describe('sampleWithKvCache', () => {
     expect(checked).toBe(3 * (60 + 53 + 45));
   });
 
+  it('returns the most likely tokens of every position, as the full forward ranks them', () => {
+    const result = sampleWithKvCache(
+      model,
+      noEos,
+      prompts,
+      options({ seed: 2, maxTokens: 12, topLogprobs: 5 }),
+    );
+    let checked = 0;
+    result.forEach((samples, p) => {
+      for (const sample of samples) {
+        expect(sample.topLogprobs).toHaveLength(sample.tokens.length);
+        const logits = fullLogits(model, [...prompts[p], ...sample.tokens]);
+        sample.tokens.forEach((_, i) => {
+          const exact = logSoftmax(logits[prompts[p].length - 1 + i]);
+          const ranked = Array.from(exact.keys())
+            .sort((a, b) => exact[b] - exact[a] || a - b)
+            .slice(0, 5);
+          expect(sample.topLogprobs?.[i].map((top) => top.token)).toEqual(ranked);
+          sample.topLogprobs?.[i].forEach((top) => {
+            expect(Math.abs(top.logprob - exact[top.token])).toBeLessThan(1e-4);
+          });
+          checked++;
+        });
+      }
+    });
+    expect(checked).toBeGreaterThan(50);
+    expect(
+      sampleWithKvCache(model, noEos, prompts, options({ seed: 2, maxTokens: 3 }))[0][0].topLogprobs,
+    ).toBeUndefined();
+    expect(() => sampleWithKvCache(model, noEos, prompts, options({ topLogprobs: 21 }))).toThrow(
+      /topLogprobs/,
+    );
+  });
+
   it('matches the sampling distribution under temperature and top-p', () => {
     const result = sampleWithKvCache(
       model,

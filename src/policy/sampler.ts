@@ -12,11 +12,11 @@
 // quarter of it, so that they stop costing compute without a cache copy at every step.
 
 import { UserError } from '../core/errors.ts';
-import type { SampledSequence, SampleOptions, StopReason, Tokenizer } from '../core/policy.ts';
+import type { SampledSequence, SampleOptions, StopReason, Tokenizer, TopLogprob } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { type DecoderFactory, tfjsDecoder } from './sampler-decoder.ts';
 import type { SamplerModel } from './sampler-weights.ts';
-import { completedStop, sampleToken } from './sampling.ts';
+import { completedStop, sampleToken, topLogprobs } from './sampling.ts';
 
 export type { SamplerModel } from './sampler-weights.ts';
 
@@ -27,9 +27,14 @@ interface RowState {
   tokens: number[];
   logprobs: number[];
   samplingLogprobs: number[];
+  /** Per token, the most likely tokens (SampleOptions.topLogprobs); empty when not asked for. */
+  topLogprobs: TopLogprob[][];
   text: string;
   stopReason: StopReason | null;
 }
+
+/** The most top log-probs a call may ask for per token (OpenAI's top_logprobs limit). */
+export const maxTopLogprobs = 20;
 
 /** Fraction of finished rows in the running batch at which the batch is compacted. */
 const compactFraction = 0.25;
@@ -49,6 +54,9 @@ export function validateSampleRequest(
     throw new UserError(`sample: temperature must be ≥ 0, got ${options.temperature}`);
   if (!(options.topP > 0 && options.topP <= 1))
     throw new UserError(`sample: topP must be in (0, 1], got ${options.topP}`);
+  const top = options.topLogprobs ?? 0;
+  if (!Number.isInteger(top) || top < 0 || top > maxTopLogprobs)
+    throw new UserError(`sample: topLogprobs must be an integer in [0, ${maxTopLogprobs}], got ${top}`);
   prompts.forEach((prompt, index) => {
     if (prompt.length === 0)
       throw new UserError(`sample: prompt ${index} is empty (start it with the BOS token)`);
@@ -93,6 +101,7 @@ export function sampleWithKvCache(
   validateSampleRequest(prompts, options, contextLength, vocabSize);
   if (prompts.length === 0) return [];
   const { n, temperature, topP } = options;
+  const top = options.topLogprobs ?? 0;
   const stops = (options.stop ?? []).filter((stop) => stop.length > 0);
   if (promptRngs && promptRngs.length !== prompts.length) {
     throw new Error(`sample: ${promptRngs.length} random streams for ${prompts.length} prompts`);
@@ -107,6 +116,7 @@ export function sampleWithKvCache(
         tokens: [],
         logprobs: [],
         samplingLogprobs: [],
+        topLogprobs: [],
         text: '',
         stopReason: null,
       });
@@ -134,6 +144,7 @@ export function sampleWithKvCache(
         state.tokens.push(choice.token);
         state.logprobs.push(choice.logprob);
         state.samplingLogprobs.push(choice.samplingLogprob);
+        if (top > 0) state.topLogprobs.push(topLogprobs(slotLogits, top));
         if (choice.token === tokenizer.eos) state.stopReason = 'eos';
         else if (stops.length > 0) {
           const previousLength = state.text.length;
@@ -171,6 +182,7 @@ export function sampleWithKvCache(
       logprobs: state.logprobs,
       samplingLogprobs: state.samplingLogprobs,
       stopReason: state.stopReason ?? 'length',
+      ...(top > 0 && { topLogprobs: state.topLogprobs }),
     })),
   );
 }

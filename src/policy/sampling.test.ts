@@ -2,7 +2,7 @@
 // p = [0.5, 0.3, 0.15, 0.05] (logits are their logarithms plus an arbitrary shift).
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
-import { argmax, completedStop, logSoftmax, nucleusFilter, sampleToken } from './sampling.ts';
+import { argmax, completedStop, logSoftmax, nucleusFilter, sampleToken, topLogprobs } from './sampling.ts';
 
 const probabilities = [0.5, 0.3, 0.15, 0.05];
 const logits = Float32Array.from(probabilities, (p) => Math.log(p) + 3);
@@ -101,6 +101,20 @@ describe('sampleToken', () => {
   it('rejects invalid options', () => {
     expect(() => sampleToken(logits, -1, 1, new Rng(1))).toThrow(RangeError);
     expect(() => sampleToken(logits, 1, 0, new Rng(1))).toThrow(RangeError);
+  });
+});
+
+describe('topLogprobs', () => {
+  it('gives the most likely tokens first, ties by the lower id, with their log-probs', () => {
+    const logits = [0, 2, 1, 2, -1];
+    const exact = logSoftmax(logits);
+    expect(topLogprobs(logits, 3)).toEqual([
+      { token: 1, logprob: exact[1] },
+      { token: 3, logprob: exact[3] },
+      { token: 2, logprob: exact[2] },
+    ]);
+    expect(topLogprobs(logits, 10).map((top) => top.token)).toEqual([1, 3, 2, 0, 4]);
+    expect(topLogprobs(logits, 0)).toEqual([]);
   });
 });
 

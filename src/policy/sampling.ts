@@ -38,6 +38,25 @@ export function logSoftmax(logits: ArrayLike<number>, temperature = 1): Float64A
   return result;
 }
 
+/**
+ * The `count` most likely tokens of one row of logits at temperature 1, most likely first (ties: the lower
+ * id first), with their log-probs.
+ */
+export function topLogprobs(logits: ArrayLike<number>, count: number): { token: number; logprob: number }[] {
+  const logprobs = logSoftmax(logits, 1);
+  const top: number[] = [];
+  for (let i = 0; i < logprobs.length; i++) {
+    if (top.length === count && logprobs[i] <= logprobs[top[count - 1]]) continue;
+    let at = top.length < count ? top.length : count - 1;
+    top[at] = i;
+    while (at > 0 && logprobs[top[at]] > logprobs[top[at - 1]]) {
+      [top[at], top[at - 1]] = [top[at - 1], top[at]];
+      at--;
+    }
+  }
+  return top.map((token) => ({ token, logprob: logprobs[token] }));
+}
+
 /** Index of the largest value (the lowest index among ties). */
 export function argmax(values: ArrayLike<number>): number {
   let best = 0;

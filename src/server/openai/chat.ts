@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { checkSamplingLimits, samplingRouteOptions } from '../limits.ts';
 import { renderChat } from './chat-template.ts';
-import { chatLogprobs, promptLogprobsVllm, usage } from './response-parts.ts';
+import { chatLogprobEntry, chatLogprobs, promptLogprobsVllm, usage } from './response-parts.ts';
 import { checkPrompts, encodePrompt, runSampling } from './run-sampling.ts';
 import { type ChatRequest, chatRequestSchema, parseBody, stopList } from './schemas.ts';
 import type { ServedModels } from './served-models.ts';
@@ -37,6 +37,7 @@ export function registerChat(app: FastifyInstance, models: ServedModels): void {
           seed: body.seed,
           includeStopString: body.include_stop_str_in_output === true,
           promptLogprobs: wantPromptLogprobs,
+          topLogprobs: body.logprobs ? (body.top_logprobs ?? 0) : 0,
         },
         models.limits,
       );
@@ -51,15 +52,7 @@ export function registerChat(app: FastifyInstance, models: ServedModels): void {
           stopReason: completion.stopReason,
           ...(body.logprobs && {
             logprobs: (token: number) =>
-              (
-                chatLogprobs(
-                  tokenizer,
-                  [completion.tokens[token]],
-                  [completion.logprobs[token]],
-                  asIds,
-                  body.top_logprobs ?? 0,
-                ) as { content: object[] }
-              ).content[0],
+              chatLogprobEntry(tokenizer, completion, token, asIds, body.top_logprobs ?? 0),
           }),
         }));
         const totals = body.stream_options?.include_usage ? usage([prompt], result.completions) : null;
@@ -68,9 +61,7 @@ export function registerChat(app: FastifyInstance, models: ServedModels): void {
       const choices = result.completions[0].map((completion, index) => ({
         index,
         message: { role: 'assistant', content: completion.text },
-        logprobs: body.logprobs
-          ? chatLogprobs(tokenizer, completion.tokens, completion.logprobs, asIds, body.top_logprobs ?? 0)
-          : null,
+        logprobs: body.logprobs ? chatLogprobs(tokenizer, completion, asIds, body.top_logprobs ?? 0) : null,
         finish_reason: completion.finishReason,
         stop_reason: completion.stopReason,
         ...(body.return_token_ids ? { token_ids: completion.tokens } : {}),

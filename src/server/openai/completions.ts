@@ -52,6 +52,7 @@ export function registerCompletions(app: FastifyInstance, models: ServedModels):
             seed: body.seed,
             includeStopString: body.include_stop_str_in_output === true,
             promptLogprobs: (body.prompt_logprobs ?? null) !== null || (echo && wantLogprobs),
+            topLogprobs: body.logprobs ?? 0,
           },
           models.limits,
         );
@@ -89,6 +90,7 @@ export function registerCompletions(app: FastifyInstance, models: ServedModels):
                     ? [...(scores ?? prompt.map(() => null)), ...completion.logprobs]
                     : completion.logprobs,
                   asIds,
+                  [...(echo ? prompt.map(() => null) : []), ...(completion.topLogprobs ?? [])],
                 )
               : null,
             finish_reason: completion.finishReason,

@@ -36,6 +36,7 @@ export function registerGenerate(app: FastifyInstance, models: ServedModels): vo
             seed: params.seed,
             includeStopString: params.include_stop_str_in_output === true,
             promptLogprobs: wantPromptLogprobs,
+            topLogprobs: params.logprobs ?? 0,
           },
           models.limits,
         );
@@ -44,9 +45,7 @@ export function registerGenerate(app: FastifyInstance, models: ServedModels): vo
           choices: result.completions[0].map((completion, index) => ({
             index,
             token_ids: completion.tokens,
-            logprobs: wantLogprobs
-              ? chatLogprobs(tokenizer, completion.tokens, completion.logprobs, false, params.logprobs ?? 0)
-              : null,
+            logprobs: wantLogprobs ? chatLogprobs(tokenizer, completion, false, params.logprobs ?? 0) : null,
             finish_reason: completion.finishReason,
             stop_reason: completion.stopReason,
           })),

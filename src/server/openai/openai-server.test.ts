@@ -220,7 +220,7 @@ describe('curricula serve --openai with the openai client', () => {
     );
     await expect(completion({ prompt, max_tokens: 120 })).rejects.toMatchObject({ status: 400 });
     await expect(completion({ prompt, n: 0 })).rejects.toThrow(/n:/);
-    await expect(completion({ prompt, logprobs: 5 })).rejects.toMatchObject({ status: 400 });
+    await expect(completion({ prompt, logprobs: 6 })).rejects.toMatchObject({ status: 400 });
     await expect(completion({ prompt: [0, 1, 500] })).rejects.toThrow(/outside the vocabulary/);
     await expect(completion({ prompt: 'ünïcödé☃' })).rejects.toMatchObject({ status: 400 });
     const stream = await post('/inference/v1/generate', JSON.stringify({ token_ids: [1, 20], stream: true }));
@@ -229,6 +229,54 @@ describe('curricula serve --openai with the openai client', () => {
 
     const after = await completion({ prompt, max_tokens: 2 });
     expect(after.choices).toHaveLength(1);
+  });
+
+  it('returns the most likely tokens: top_logprobs up to 20 (chat) and logprobs up to 5 (completions)', async () => {
+    const chat = await client.chat.completions.create({
+      model: 'demo-cold',
+      messages: [{ role: 'user', content: prompt }],
+      max_tokens: 6,
+      seed: 4,
+      logprobs: true,
+      top_logprobs: 20,
+    });
+    const content = chat.choices[0].logprobs?.content ?? [];
+    expect(content.length).toBeGreaterThan(0);
+    for (const entry of content) {
+      expect(entry.top_logprobs).toHaveLength(20);
+      const values = entry.top_logprobs.map((top) => top.logprob);
+      expect([...values].sort((a, b) => b - a)).toEqual(values);
+      expect(values.reduce((sum, value) => sum + Math.exp(value), 0)).toBeLessThanOrEqual(1 + 1e-9);
+      // The sampled token, when it is among the 20, has the same log-prob there.
+      const same = entry.top_logprobs.find((top) => top.token === entry.token);
+      if (same) expect(same.logprob).toBeCloseTo(entry.logprob, 6);
+      expect(values[0]).toBeGreaterThanOrEqual(entry.logprob - 1e-9);
+    }
+    // Unseeded concurrent requests batch by options: one that wants top tokens never shares a call that
+    // gives none.
+    const messages = [{ role: 'user' as const, content: prompt }];
+    const [, wanted] = await Promise.all([
+      client.chat.completions.create({ model: 'demo-cold', messages, max_tokens: 4 }),
+      client.chat.completions.create({
+        model: 'demo-cold',
+        messages,
+        max_tokens: 4,
+        logprobs: true,
+        top_logprobs: 5,
+      }),
+    ]);
+    expect(wanted.choices[0].logprobs?.content?.every((entry) => entry.top_logprobs.length === 5)).toBe(true);
+    const legacy = await completion({ prompt, max_tokens: 4, seed: 4, logprobs: 3 });
+    const tops = legacy.choices[0].logprobs?.top_logprobs as Record<string, number>[];
+    expect(tops.every((top) => Object.keys(top).length === 3)).toBe(true);
+    await expect(
+      client.chat.completions.create({
+        model: 'demo-cold',
+        messages: [{ role: 'user', content: prompt }],
+        logprobs: true,
+        top_logprobs: 21,
+      }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 
   it('streams chat and completions as server-sent events the official client reads, token by token', async () => {

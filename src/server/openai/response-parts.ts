@@ -5,9 +5,9 @@
 // - vLLM `prompt_logprobs`: [null, {"<id>": {logprob, rank, decoded_token}}, …] — `rank` is null here:
 //   the policy contract gives a token's log-prob, not its rank;
 // - `usage`.
-// The "top" lists hold only the sampled token (the contract has no full distribution; schemas.ts caps the
-// requested count at 1 so this is never a silent truncation).
-import type { Tokenizer } from '../../core/policy.ts';
+// The "top" lists come from the policy's topLogprobs (SampleOptions.topLogprobs: the most likely tokens at
+// temperature 1, most likely first); a backend that gives none leaves the sampled token alone in them.
+import type { Tokenizer, TopLogprob } from '../../core/policy.ts';
 import type { Completion } from './run-sampling.ts';
 import { tokenLabel } from './run-sampling.ts';
 
@@ -16,6 +16,8 @@ export function completionLogprobs(
   tokens: readonly number[],
   logprobs: ReadonlyArray<number | null>,
   asIds: boolean,
+  /** Per token, its most likely tokens (null: the sampled one alone). */
+  tops: ReadonlyArray<readonly TopLogprob[] | null> = [],
 ): object {
   const labels = tokens.map((token) => tokenLabel(tokenizer, token, asIds));
   const textOffset: number[] = [];
@@ -27,26 +29,52 @@ export function completionLogprobs(
   return {
     tokens: labels,
     token_logprobs: logprobs,
-    top_logprobs: labels.map((label, index) =>
-      logprobs[index] === null ? null : { [label]: logprobs[index] },
-    ),
+    top_logprobs: labels.map((label, index) => {
+      if (logprobs[index] === null) return null;
+      const top = tops[index];
+      if (!top) return { [label]: logprobs[index] };
+      return Object.fromEntries(
+        top.map((entry) => [tokenLabel(tokenizer, entry.token, asIds), entry.logprob]),
+      );
+    }),
     text_offset: textOffset,
   };
 }
 
+/** What a chat logprobs entry is built from: a completion's tokens, their log-probs and top tokens. */
+export interface LogprobSource {
+  tokens: readonly number[];
+  logprobs: readonly number[];
+  topLogprobs?: readonly (readonly TopLogprob[])[];
+}
+
+/** The chat `logprobs.content` entry of token `index`, with up to `topCount` top tokens. */
+export function chatLogprobEntry(
+  tokenizer: Tokenizer,
+  source: LogprobSource,
+  index: number,
+  asIds: boolean,
+  topCount: number,
+): object {
+  const entryOf = (token: number, logprob: number) => {
+    const label = tokenLabel(tokenizer, token, asIds);
+    return { token: label, logprob, bytes: [...Buffer.from(label, 'utf8')] };
+  };
+  const entry = entryOf(source.tokens[index], source.logprobs[index]);
+  const top = source.topLogprobs?.[index];
+  const topEntries =
+    topCount === 0 ? [] : top ? top.slice(0, topCount).map((t) => entryOf(t.token, t.logprob)) : [entry];
+  return { ...entry, top_logprobs: topEntries };
+}
+
 export function chatLogprobs(
   tokenizer: Tokenizer,
-  tokens: readonly number[],
-  logprobs: readonly number[],
+  source: LogprobSource,
   asIds: boolean,
   topCount: number,
 ): object {
   return {
-    content: tokens.map((token, index) => {
-      const label = tokenLabel(tokenizer, token, asIds);
-      const entry = { token: label, logprob: logprobs[index], bytes: [...Buffer.from(label, 'utf8')] };
-      return { ...entry, top_logprobs: topCount > 0 ? [entry] : [] };
-    }),
+    content: source.tokens.map((_, index) => chatLogprobEntry(tokenizer, source, index, asIds, topCount)),
   };
 }
 

@@ -11,7 +11,7 @@
 // Every request is priced before it is queued (src/server/limits.ts: prompts × n rows and their
 // estimated model memory); one over the limits is a 400 that names them.
 import { UserError } from '../../core/errors.ts';
-import type { PolicyBackend, Tokenizer } from '../../core/policy.ts';
+import type { PolicyBackend, Tokenizer, TopLogprob } from '../../core/policy.ts';
 import { checkSamplingLimits, type RequestLimits } from '../limits.ts';
 import type { ServedModel } from './served-models.ts';
 
@@ -26,12 +26,16 @@ export interface SamplingRequest {
   includeStopString: boolean;
   /** Also score each prompt (vLLM prompt_logprobs / echo with logprobs). */
   promptLogprobs: boolean;
+  /** Most likely tokens to return per completion token (0: none). */
+  topLogprobs?: number;
 }
 
 export interface Completion {
   tokens: number[];
   text: string;
   logprobs: number[];
+  /** Per token, its most likely tokens, when topLogprobs was asked for and the policy gives them. */
+  topLogprobs?: TopLogprob[][];
   finishReason: 'stop' | 'length';
   stopReason: string | null;
 }
@@ -100,6 +104,7 @@ export async function runSampling(
       maxTokens,
       stop: request.stop,
       ...(request.seed === undefined || request.seed === null ? {} : { seed: request.seed }),
+      ...(request.topLogprobs ? { topLogprobs: request.topLogprobs } : {}),
     },
     cost.bytes,
   );
@@ -113,6 +118,7 @@ export async function runSampling(
         tokens: sample.tokens,
         text,
         logprobs: sample.logprobs,
+        ...(sample.topLogprobs && { topLogprobs: sample.topLogprobs }),
         finishReason: sample.stopReason === 'length' ? 'length' : 'stop',
         stopReason: stop ? stop.value : null,
       };

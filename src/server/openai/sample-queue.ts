@@ -133,7 +133,14 @@ export class SampleQueue {
     const seeded = options.seed !== undefined;
     const batchKey = seeded
       ? null
-      : JSON.stringify([options.n, options.temperature, options.topP, options.maxTokens, options.stop ?? []]);
+      : JSON.stringify([
+          options.n,
+          options.temperature,
+          options.topP,
+          options.maxTokens,
+          options.stop ?? [],
+          options.topLogprobs ?? 0,
+        ]);
     return new Promise((resolve, reject) => {
       this.push({
         kind: 'sample',

@@ -4,8 +4,8 @@
 // prompt_logprobs, include_stop_str_in_output; serve/disagg/protocol.py: GenerateRequest).
 //
 // Deviations, all answered with a clear 400 rather than silently ignored:
-// - `logprobs` (completions) and `top_logprobs` (chat) accept at most 1: the policy contract gives the
-//   log-prob of the sampled token only, so the "top" list holds that one token (not the argmax).
+// - `logprobs` (completions) accepts up to 5 and `top_logprobs` (chat) up to 20, OpenAI's limits; the
+//   top tokens are the policy's most likely at temperature 1 (SampleOptions.topLogprobs).
 // - `stream: true` is answered with server-sent events written once the completion is sampled (stream.ts);
 //   /inference/v1/generate refuses it. `prompt_logprobs` accepts 0 or 1 for the same reason as logprobs.
 // - penalties must be 0 and `logit_bias` empty; `best_of` must equal n.
@@ -46,7 +46,7 @@ const samplingFields = {
 export const completionRequestSchema = z.object({
   ...samplingFields,
   prompt: z.union([z.string(), z.array(z.string()).min(1), tokenIds.min(1), z.array(tokenIds.min(1)).min(1)]),
-  logprobs: z.number().int().min(0).max(1).nullish(),
+  logprobs: z.number().int().min(0).max(5).nullish(),
   echo: z.boolean().nullish(),
   best_of: z.number().int().min(1).nullish(),
   suffix: z.null().optional(),
@@ -65,7 +65,7 @@ export const chatRequestSchema = z.object({
   ...samplingFields,
   messages: z.array(chatMessageSchema).min(1),
   logprobs: z.boolean().nullish(),
-  top_logprobs: z.number().int().min(0).max(1).nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
   max_completion_tokens: z.number().int().min(0).nullish(),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
@@ -78,7 +78,7 @@ export const samplingParamsSchema = z.object({
   max_tokens: z.number().int().min(0).nullish(),
   stop: stopSchema,
   seed: z.number().int().nullish(),
-  logprobs: z.number().int().min(0).max(1).nullish(),
+  logprobs: z.number().int().min(0).max(20).nullish(),
   prompt_logprobs: z.number().int().min(0).max(1).nullish(),
   include_stop_str_in_output: z.boolean().nullish(),
 });
