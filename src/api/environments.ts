@@ -36,3 +36,10 @@ export {
   type ToolOutcome,
   type ToolSpec,
 } from '../environments/tools/define.ts';
+export {
+  loadDocuments,
+  matchQuery,
+  type SearchDocument,
+  type SearchOptions,
+  searchTool,
+} from '../environments/tools/search.ts';

@@ -8,6 +8,7 @@
 import { ConfigError } from '../../../core/errors.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
 import { defineRlComponent } from '../definition.ts';
+import { buildTools } from './environment-options.ts';
 import { episodeGroups } from './episode-groups.ts';
 
 function episodeMetrics(episodes: readonly Episode[]): Record<string, number> {
@@ -38,16 +39,22 @@ export const environmentComponent = defineRlComponent({
       throw new ConfigError(
         'rollout.environment cannot run with a teacher block: its help rounds sample single-turn',
       );
+    if (config.rollout.environment.tools.includes('search') && !config.rollout.environment.documents)
+      throw new ConfigError(
+        'rollout.environment: the search tool needs `documents` (a JSONL file of {id, title, text})',
+      );
   },
   create({ config }) {
     const block = config.rollout.environment;
     if (!block) return null;
     let episodes: Episode[] = [];
+    const { tools, close } = buildTools(block);
     return {
       id: 'environment',
+      close: async () => close(),
       hooks: {
         sampleGroups: async (scope, attempts, seed, sizes) => {
-          const sampled = await episodeGroups(scope.ctx, block, attempts, seed, sizes);
+          const sampled = await episodeGroups(scope.ctx, block, tools, attempts, seed, sizes);
           episodes = [...episodes, ...sampled.episodes];
           return sampled.groups;
         },

@@ -2,22 +2,25 @@
 // components/environment/component.ts): a multi-turn environment every member of a group runs in,
 // instead of one sampled completion. Absent = single-turn sampling.
 import { z } from 'zod';
+import { ConfigError } from '../../../core/errors.ts';
 import { episodeLimitsSchema } from '../../../environments/limits.ts';
 import { calculator } from '../../../environments/tools/calculator.ts';
 import type { Tool } from '../../../environments/tools/define.ts';
-
-/** The tools a config can name, by name. */
-export const builtinTools: Readonly<Record<string, Tool>> = { calc: calculator };
+import { loadDocuments, searchTool } from '../../../environments/tools/search.ts';
 
 export const environmentBlockSchema = z
   .strictObject({
     /** 'tag-tools': `<name>input</name>` tool calls for the character model (src/environments/tag-tools.ts). */
     name: z.literal('tag-tools'),
-    /** The tools the policy may call: calc (exact integer arithmetic). */
+    /** The tools the policy may call: calc (exact integer arithmetic), search (the `documents` collection). */
     tools: z
-      .array(z.enum(['calc']))
+      .array(z.enum(['calc', 'search']))
       .min(1)
       .default(['calc']),
+    /** With the search tool: a JSONL file of {id, title, text} documents (src/environments/tools/search.ts). */
+    documents: z.string().min(1).optional(),
+    /** With the search tool: documents per answer. */
+    searchResults: z.number().int().min(1).max(10).default(3),
     /** Wall-clock ms per tool call. */
     toolTimeoutMs: z.number().int().min(1).default(5000),
     /** Longer tool outputs are cut to this many characters. */
@@ -28,3 +31,17 @@ export const environmentBlockSchema = z
   .optional();
 
 export type EnvironmentBlock = NonNullable<z.output<typeof environmentBlockSchema>>;
+
+/** The block's tools, built once per run (the search index from its documents), and how to free them. */
+export function buildTools(block: EnvironmentBlock): { tools: Tool[]; close(): void } {
+  const closers: (() => void)[] = [];
+  const tools = block.tools.map((name): Tool => {
+    if (name === 'calc') return calculator;
+    if (!block.documents)
+      throw new ConfigError('rollout.environment: the search tool needs `documents` (a JSONL file)');
+    const search = searchTool(loadDocuments(block.documents), { results: block.searchResults });
+    closers.push(() => search.close());
+    return search;
+  });
+  return { tools, close: () => closers.forEach((close) => close()) };
+}

@@ -1,7 +1,7 @@
 // The run component `environment` (rollout.environment): an RL step whose members are calculator
 // episodes sends the backend data whose weights are zero on every tool-output token and nonzero on the
 // sampled ones; the block's refusals; and a real run on the shipped cold start.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +92,55 @@ describe('rollout.environment', () => {
     }
   });
 
+  it('builds the search tool from a documents file once, and answers a search call in the episode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'environment-docs-'));
+    const documents = join(dir, 'docs.jsonl');
+    writeFileSync(
+      documents,
+      `${JSON.stringify({ id: 'v', title: 'Valda', text: 'The capital of Valda is Orin.' })}\n`,
+    );
+    const policy = {
+      tokenizer,
+      contextLength: 128,
+      async sample(prompts: number[][]): Promise<SampledSequence[][]> {
+        return prompts.map((prompt) => {
+          const call = !tokenizer.decode(prompt).includes('<out>');
+          const text = call ? '<search>capital Valda</search>' : '\nA: 3';
+          const tokens = [...tokenizer.encode(text), ...(call ? [] : [tokenizer.eos])];
+          const logprobs = tokens.map(() => -1);
+          return [{ tokens, text, logprobs, samplingLogprobs: logprobs, stopReason: call ? 'stop' : 'eos' }];
+        });
+      },
+      forwardBackward: async () => ({ loss: 0, logprobs: [], tokens: 0 }),
+      optimStep: async () => ({ gradNorm: 0, step: 1 }),
+    } as unknown as PolicyBackend;
+    const seen: string[] = [];
+    const reward: Reward = {
+      name: 'stub',
+      score: async (inputs: readonly RewardInput[]) =>
+        inputs.map((input) => {
+          seen.push(input.completion);
+          return { reward: 0, components: {}, reason: '' };
+        }),
+    };
+    const ctx = stubRlContext({ policy, reward, groupSize: 2, algorithm: {} });
+    ctx.config = rlConfigSchema.parse({
+      ...ctx.config,
+      rollout: {
+        ...ctx.config.rollout,
+        environment: { name: 'tag-tools', tools: ['search', 'calc'], documents },
+      },
+    });
+    const component = await environmentComponent.create({ config: ctx.config } as never);
+    ctx.components = [component!];
+    const report = await rlStep(ctx, 1, 1e-3);
+    expect(report.metrics['env/tool_calls_mean']).toBe(1);
+    expect(
+      seen.every((completion) => completion.includes('<out>Valda: The capital of Valda is Orin.</out>')),
+    ).toBe(true);
+    await component!.close?.();
+  });
+
   it('refuses guidance that rewrites prompts and a teacher block, and unknown tools', () => {
     const base = {
       tasks: [{ task: 'addition', difficulties: [1] }],
@@ -105,6 +154,11 @@ describe('rollout.environment', () => {
       rlConfigSchema.parse({ ...base, rollout: { environment: { name: 'tag-tools', tools: ['shell'] } } }),
     ).toThrow();
     expect(() => rlConfigSchema.parse({ ...base, rollout: { environment: { name: 'chat' } } })).toThrow();
+    expect(() =>
+      validateRlConfig(
+        rlConfigSchema.parse({ ...base, rollout: { environment: { name: 'tag-tools', tools: ['search'] } } }),
+      ),
+    ).toThrow(/search tool needs `documents`/);
   });
 
   it('runs on the shipped cold start: episodes, metrics, and the same run twice gives the same metrics', async () => {

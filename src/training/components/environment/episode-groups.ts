@@ -7,15 +7,17 @@ import type { GroupRollout } from '../../../core/groups.ts';
 import { runEpisodes } from '../../../environments/episode.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
 import { TagToolEnvironment } from '../../../environments/tag-tools.ts';
+import type { Tool } from '../../../environments/tools/define.ts';
 import type { Attempt } from '../../../guidance/guidance.ts';
 import { promptTokens } from '../../../tasks/format.ts';
 import type { RlContext } from '../../rl/context.ts';
 import type { SampledGroup } from '../../rl/rollout.ts';
-import { builtinTools, type EnvironmentBlock } from './environment-options.ts';
+import type { EnvironmentBlock } from './environment-options.ts';
 
 export async function episodeGroups(
   ctx: RlContext,
   block: EnvironmentBlock,
+  tools: readonly Tool[],
   attempts: readonly Attempt[],
   seed: number,
   sizes: readonly number[] | undefined,
@@ -32,7 +34,6 @@ export async function episodeGroups(
       ...tokenizer.encode(attempt.prefix, `forced prefix of ${attempt.problem.id}`),
     ];
   });
-  const tools = block.tools.map((name) => builtinTools[name]);
   const owners: number[] = [];
   const environments = attempts.flatMap((_, index) =>
     Array.from({ length: sizes?.[index] ?? config.rollout.groupSize }, () => {
