@@ -43,5 +43,10 @@ export function buildTools(block: EnvironmentBlock): { tools: Tool[]; close(): v
     closers.push(() => search.close());
     return search;
   });
-  return { tools, close: () => closers.forEach((close) => close()) };
+  return {
+    tools,
+    close: () => {
+      for (const close of closers) close();
+    },
+  };
 }
