@@ -3,7 +3,7 @@
 // concurrent steps.
 import { describe, expect, it } from 'vitest';
 import type { PolicyBackend, SampledSequence, SampleOptions } from '../core/policy.ts';
-import { stubTokenizer } from '../testing/policy/test-helpers.ts';
+import { perRow, stubTokenizer } from '../testing/policy/test-helpers.ts';
 import type { Action, Environment, StepResult } from './contract.ts';
 import { runEpisodes } from './episode.ts';
 import { episodeDatum } from './episode-record.ts';
@@ -48,6 +48,7 @@ function scriptedPolicy(reply: (prompt: string, call: number) => string, context
       });
     },
   } as unknown as PolicyBackend;
+  policy.sample = perRow(policy.sample.bind(policy));
   return { policy, calls };
 }
 
@@ -246,6 +247,40 @@ describe('runEpisodes', () => {
     ]);
     expect(episodes[5].tokens).toEqual([]);
     expect(all.map((entry) => entry.state.closed)).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it('samples episodes that share their context as one prompt of n rows', async () => {
+    const seen: [number, number][] = [];
+    const policy = {
+      tokenizer,
+      contextLength: 64,
+      async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
+        seen.push([prompts.length, options.n]);
+        const tokens = [...tokenizer.encode('ab'), tokenizer.eos];
+        const row = {
+          tokens,
+          text: 'ab',
+          logprobs: [-1, -1, -1],
+          samplingLogprobs: [-1, -1, -1],
+          stopReason: 'eos' as const,
+        };
+        return prompts.map(() => Array.from({ length: options.n }, () => row));
+      },
+    } as unknown as PolicyBackend;
+    const other = countingEnv(1, 'ok', {
+      initialObservation: async () => ({ tokens: [tokenizer.bos, ...tokenizer.encode('hi')] }),
+    }).env;
+    const same = () => countingEnv(1).env;
+    const episodes = await runEpisodes(policy, [same(), other, same(), same()], {
+      limits: limits(),
+      ...sampling,
+    });
+    // Three share 'go' with the stop 'c', one starts with 'hi' and no stop: two groups, 3 rows and 1.
+    expect(seen).toEqual([
+      [1, 3],
+      [1, 1],
+    ]);
+    expect(episodes.map((episode) => episode.return)).toEqual([1, 1, 1, 1]);
   });
 
   it('awaits the steps of a batch concurrently, and samples each stop condition in one call', async () => {

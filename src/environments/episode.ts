@@ -1,6 +1,6 @@
 // The multi-turn episode runner (issue 30): the policy and a batch of environments (contract.ts), turn by
-// turn. Each turn samples one action for every live episode — one batched policy.sample call per distinct
-// stop condition — then awaits every environment's step at once (tool calls of a batch run concurrently),
+// turn. Each turn samples one action for every live episode — batched policy.sample calls per distinct
+// stop condition, episodes with the same context so far sharing one prompt of n rows — then awaits every environment's step at once (tool calls of a batch run concurrently),
 // appends each observation after its action, and applies the limits and the parse-error policy
 // (limits.ts). The episode is stored as it was sampled (episode-record.ts): the context of every turn is
 // the episode's own tokens, so what is trained is what was sampled, token for token.
@@ -185,23 +185,50 @@ async function sampleTurn(
   const actions = new Map<State, Action>();
   let call = 0;
   for (const group of groups.values()) {
-    const seed = ((options.seed >>> 0) * 1_000_003 + turn * 7_919 + call++) % 2_147_483_647;
-    const sampled = await policy.sample(
-      group.members.map((state) => state.record.tokens),
-      {
-        n: 1,
-        temperature: options.temperature,
-        topP: options.topP,
-        maxTokens: group.budget,
-        stop: group.stop,
-        seed,
-      },
-    );
-    group.members.forEach((state, index) => {
-      actions.set(state, appendAction(state, sampled[index][0]));
-    });
+    // Episodes with the same context so far (the members of one problem at their first turn) share one
+    // prompt of n rows, so the policy prefills it once; one call per multiplicity (n is per call).
+    for (const shared of sharedContexts(group.members)) {
+      const seed = ((options.seed >>> 0) * 1_000_003 + turn * 7_919 + call++) % 2_147_483_647;
+      const sampled = await policy.sample(
+        shared.map((states) => states[0].record.tokens),
+        {
+          n: shared[0].length,
+          temperature: options.temperature,
+          topP: options.topP,
+          maxTokens: group.budget,
+          stop: group.stop,
+          seed,
+        },
+      );
+      shared.forEach((states, prompt) => {
+        states.forEach((state, row) => {
+          actions.set(state, appendAction(state, sampled[prompt][row]));
+        });
+      });
+    }
   }
   return actions;
+}
+
+/**
+ * The members grouped by identical context, in order of first appearance, then bucketed by how many
+ * share it: each bucket is one sample call (a list of prompts with the same n).
+ */
+function sharedContexts(members: readonly State[]): State[][][] {
+  const byContext = new Map<string, State[]>();
+  for (const state of members) {
+    const key = state.record.tokens.join(',');
+    const list = byContext.get(key) ?? [];
+    list.push(state);
+    byContext.set(key, list);
+  }
+  const byCount = new Map<number, State[][]>();
+  for (const states of byContext.values()) {
+    const bucket = byCount.get(states.length) ?? [];
+    bucket.push(states);
+    byCount.set(states.length, bucket);
+  }
+  return [...byCount.values()];
 }
 
 function appendAction(state: State, sequence: SampledSequence): Action {

@@ -7,6 +7,7 @@ import { Rng } from '../core/rng.ts';
 import { CharTokenizer } from '../policy/tokenizer.ts';
 import { addition } from '../tasks/addition.ts';
 import { promptTokens } from '../tasks/format.ts';
+import { perRow } from '../testing/policy/test-helpers.ts';
 import { checkEnvironment } from './conformance.ts';
 import { runEpisodes } from './episode.ts';
 import { parseEpisodeLimits } from './limits.ts';
@@ -22,7 +23,7 @@ const tokenizer = new CharTokenizer([
 /** A policy that answers each turn with the next of `turns` (stop strings applied as the sampler does). */
 function scripted(turns: string[]): PolicyBackend {
   let call = 0;
-  return {
+  const policy = {
     tokenizer,
     contextLength: 256,
     async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
@@ -40,6 +41,8 @@ function scripted(turns: string[]): PolicyBackend {
       ]);
     },
   } as unknown as PolicyBackend;
+  policy.sample = perRow(policy.sample.bind(policy));
+  return policy;
 }
 
 const problem = addition.generate(new Rng(3), 7);

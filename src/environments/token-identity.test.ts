@@ -26,7 +26,7 @@ describe('token identity on the embedded policy', () => {
         const result = await sample(prompts, options);
         prompts.forEach((prompt, i) => {
           const key = prompt.join(',');
-          sampled.set(key, [...(sampled.get(key) ?? []), result[i][0].tokens]);
+          sampled.set(key, [...(sampled.get(key) ?? []), ...result[i].map((sequence) => sequence.tokens)]);
         });
         return result;
       };

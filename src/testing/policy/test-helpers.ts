@@ -2,7 +2,7 @@
 // (float64, loop-by-loop) implementation of the model's forward pass, written from the math in
 // docs/checkpoint-format.md rather than from model.ts, so that the two can check each other; and the
 // random variable-length training data and the random O(1)-scale models of the native engine's tests.
-import type { Datum, Tokenizer } from '../../core/policy.ts';
+import type { Datum, SampledSequence, SampleOptions, Tokenizer } from '../../core/policy.ts';
 import { Rng } from '../../core/rng.ts';
 import { parameterSpecs } from '../../policy/model.ts';
 import type { ModelConfig } from '../../policy/model-config.ts';
@@ -168,4 +168,19 @@ export function randomValues(config: ModelConfig, seed: number): Map<string, Flo
     values.set(spec.name, Float32Array.from({ length: size }, draw));
   }
   return values;
+}
+
+/**
+ * A stub policy's `sample` that answers one row per prompt, made to answer `options.n` rows per prompt:
+ * each row is asked for separately, in order (the episode runner samples members that share a context as
+ * one prompt of n rows).
+ */
+export function perRow(
+  sample: (prompts: number[][], options: SampleOptions) => Promise<SampledSequence[][]>,
+): (prompts: number[][], options: SampleOptions) => Promise<SampledSequence[][]> {
+  return async (prompts, options) => {
+    const rows = prompts.flatMap((prompt) => Array.from({ length: options.n }, () => prompt));
+    const flat = await sample(rows, { ...options, n: 1 });
+    return prompts.map((_, p) => flat.slice(p * options.n, (p + 1) * options.n).map((one) => one[0]));
+  };
 }

@@ -9,6 +9,7 @@ import { ConfigError } from '../../../core/errors.ts';
 import type { Datum, PolicyBackend, SampledSequence, SampleOptions } from '../../../core/policy.ts';
 import type { Reward, RewardInput } from '../../../core/reward.ts';
 import { CharTokenizer } from '../../../policy/tokenizer.ts';
+import { perRow } from '../../../testing/policy/test-helpers.ts';
 import { stubRlContext } from '../../../testing/training/rl/test-context.ts';
 import { rlConfigSchema } from '../../rl/config.ts';
 import { validateRlConfig } from '../../rl/setup.ts';
@@ -54,6 +55,7 @@ describe('rollout.environment', () => {
         return { gradNorm: 0, step: 1 };
       },
     } as unknown as PolicyBackend;
+    policy.sample = perRow(policy.sample.bind(policy));
     const reward: Reward = {
       name: 'stub',
       score: async (inputs: readonly RewardInput[]) =>
@@ -114,6 +116,7 @@ describe('rollout.environment', () => {
       forwardBackward: async () => ({ loss: 0, logprobs: [], tokens: 0 }),
       optimStep: async () => ({ gradNorm: 0, step: 1 }),
     } as unknown as PolicyBackend;
+    policy.sample = perRow(policy.sample.bind(policy));
     const seen: string[] = [];
     const reward: Reward = {
       name: 'stub',
