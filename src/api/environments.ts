@@ -36,6 +36,7 @@ export {
   type ToolOutcome,
   type ToolSpec,
 } from '../environments/tools/define.ts';
+export { type PythonToolOptions, pythonTool } from '../environments/tools/python.ts';
 export {
   loadDocuments,
   matchQuery,

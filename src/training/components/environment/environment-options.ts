@@ -6,15 +6,19 @@ import { ConfigError } from '../../../core/errors.ts';
 import { episodeLimitsSchema } from '../../../environments/limits.ts';
 import { calculator } from '../../../environments/tools/calculator.ts';
 import type { Tool } from '../../../environments/tools/define.ts';
+import { pythonTool } from '../../../environments/tools/python.ts';
 import { loadDocuments, searchTool } from '../../../environments/tools/search.ts';
 
 export const environmentBlockSchema = z
   .strictObject({
     /** 'tag-tools': `<name>input</name>` tool calls for the character model (src/environments/tag-tools.ts). */
     name: z.literal('tag-tools'),
-    /** The tools the policy may call: calc (exact integer arithmetic), search (the `documents` collection). */
+    /**
+     * The tools the policy may call: calc (exact integer arithmetic), search (the `documents` collection),
+     * python (a program run in the code-tests sandbox; its output is the answer).
+     */
     tools: z
-      .array(z.enum(['calc', 'search']))
+      .array(z.enum(['calc', 'search', 'python']))
       .min(1)
       .default(['calc']),
     /** With the search tool: a JSONL file of {id, title, text} documents (src/environments/tools/search.ts). */
@@ -37,6 +41,7 @@ export function buildTools(block: EnvironmentBlock): { tools: Tool[]; close(): v
   const closers: (() => void)[] = [];
   const tools = block.tools.map((name): Tool => {
     if (name === 'calc') return calculator;
+    if (name === 'python') return pythonTool({ limits: { timeoutMs: block.toolTimeoutMs } });
     if (!block.documents)
       throw new ConfigError('rollout.environment: the search tool needs `documents` (a JSONL file)');
     const search = searchTool(loadDocuments(block.documents), { results: block.searchResults });
