@@ -6,9 +6,8 @@
 //
 // The prefill runs the P distinct prompts once and copies each prompt's cache rows to its n rows, as the
 // tfjs decoder does. native-decoder.test.ts checks the logits of both engines against each other.
-import { createRequire } from 'node:module';
 import type { ModelConfig } from './model-config.ts';
-import { nativeAddonPath, preloadNativeAddon } from './native-kernels.ts';
+import { loadedNativeAddon } from './native-kernels.ts';
 import { nativeModelAvailable, nativeModelStatus } from './native-model.ts';
 import { type DecoderFactory, promptOfRows, repeatRows, type TokenDecoder } from './sampler-decoder.ts';
 
@@ -39,11 +38,8 @@ let entry: ModelDecode | undefined;
 export function nativeDecodeEntry(): ModelDecode {
   if (entry) return entry;
   if (!nativeModelAvailable()) throw new Error(`native decoding unavailable: ${nativeModelStatus().reason}`);
-  preloadNativeAddon();
-  const addon = createRequire(import.meta.url)(process.env.CURRICULA_NATIVE_ADDON || nativeAddonPath) as {
-    modelDecode?: ModelDecode;
-  };
-  if (!addon.modelDecode)
+  const addon = loadedNativeAddon() as { modelDecode?: ModelDecode } | undefined;
+  if (!addon?.modelDecode)
     throw new Error(
       'native decoding unavailable: the addon was built before native/model-decode.c; rebuild it with `npm run build:native`',
     );

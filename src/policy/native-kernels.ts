@@ -171,6 +171,15 @@ export function preloadNativeAddon(): void {
   loadAddon();
 }
 
+/**
+ * The addon's exports as this thread loaded them (once per process, native-kernels' own load), for the
+ * entry points other files read (native-model.ts, native-decoder.ts); undefined when it did not load.
+ */
+export function loadedNativeAddon(): Readonly<Record<string, unknown>> | undefined {
+  loadAddon();
+  return addon as Readonly<Record<string, unknown>> | undefined;
+}
+
 /** Loads the addon once per process (CURRICULA_NATIVE_ADDON overrides its path, for tests). */
 function loadAddon(): void {
   if (loadAttempted) return;

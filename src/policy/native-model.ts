@@ -6,15 +6,9 @@
 //
 // The addon is the one native-kernels.ts loads (same path, same OpenBLAS settings); an addon built before
 // native/model.c existed has no modelForwardBackward, and nativeModelStatus() says to rebuild it.
-import { createRequire } from 'node:module';
 import { parameterSpecs, type TransformerModel } from './model.ts';
 import { type ModelConfig, parameterCount } from './model-config.ts';
-import {
-  nativeAddonPath,
-  nativeKernelStatus,
-  nativeKernelsAvailable,
-  preloadNativeAddon,
-} from './native-kernels.ts';
+import { loadedNativeAddon, nativeKernelStatus, nativeKernelsAvailable } from './native-kernels.ts';
 import type { PaddedBatch } from './teacher-forcing.ts';
 
 /** native/model.c's entry point; its comment documents the arguments. Returns Σ weights · logp. */
@@ -59,16 +53,13 @@ let status: NativeModelStatus | undefined;
 
 function load(): NativeModelStatus {
   if (status) return status;
-  preloadNativeAddon();
-  if (!nativeKernelsAvailable()) {
+  const addon = loadedNativeAddon() as
+    | { modelForwardBackward?: ModelForwardBackward; modelProfile?: ModelProfileEntry }
+    | undefined;
+  if (!addon || !nativeKernelsAvailable()) {
     status = { available: false, reason: nativeKernelStatus().reason };
     return status;
   }
-  // Node caches the addon by path: this is the instance native-kernels.ts has just loaded.
-  const addon = createRequire(import.meta.url)(process.env.CURRICULA_NATIVE_ADDON || nativeAddonPath) as {
-    modelForwardBackward?: ModelForwardBackward;
-    modelProfile?: ModelProfileEntry;
-  };
   entry = addon.modelForwardBackward;
   profileEntry = addon.modelProfile;
   status = entry

@@ -5,6 +5,7 @@
 // signal, the limit), shown to the policy. When the sandbox cannot run here the tool refuses at creation
 // (SandboxUnavailableError, probe.ts): there is no unsandboxed fallback.
 import { z } from 'zod';
+import { parseCodeTestsOptions } from '../../rewards/code-tests/options.ts';
 import { assertSandbox } from '../../rewards/code-tests/probe.ts';
 import { runInSandbox, type SandboxConfig, type SandboxLimits } from '../../rewards/code-tests/sandbox.ts';
 import { defineTool, type Tool } from './define.ts';
@@ -12,16 +13,15 @@ import { defineTool, type Tool } from './define.ts';
 /** What the tool's sandbox may use per call (defaults: 5 s, 256 MiB, 16 processes, 64 KiB of output). */
 export interface PythonToolOptions {
   limits?: Partial<SandboxLimits>;
-  /** Interpreter and helper paths (defaults: Debian's). */
+  /** Interpreter and helper paths (defaults: the code-tests reward's, Debian's). */
   config?: Partial<SandboxConfig>;
 }
 
-const defaultConfig: SandboxConfig = {
-  bwrapPath: '/usr/bin/bwrap',
-  prlimitPath: '/usr/bin/prlimit',
-  pythonPath: '/usr/bin/python3',
-  nodePath: '/usr/bin/node',
-};
+/** The code-tests reward's default paths (options.ts), so both use the same sandbox. */
+function defaultConfig(): SandboxConfig {
+  const { bwrapPath, prlimitPath, pythonPath, nodePath } = parseCodeTestsOptions({});
+  return { bwrapPath, prlimitPath, pythonPath, nodePath };
+}
 
 const defaultLimits: SandboxLimits = {
   timeoutMs: 5000,
@@ -34,7 +34,7 @@ const defaultLimits: SandboxLimits = {
 
 /** The `python` tool; throws SandboxUnavailableError when the sandbox cannot run here. */
 export function pythonTool(options: PythonToolOptions = {}): Tool {
-  const config = { ...defaultConfig, ...options.config };
+  const config = { ...defaultConfig(), ...options.config };
   const limits = { ...defaultLimits, ...options.limits };
   assertSandbox(config);
   return defineTool({

@@ -1,18 +1,10 @@
 // `curricula serve --openai` driven by the official `openai` npm client: streaming (server-sent events
 // read by the client's own stream parser, reassembled to the non-streamed answer of the same seed) and the
 // top log-probs (up to 20 per token, ranked, consistent with the sampled token's log-prob).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
-import { buildServer } from '../app.ts';
-
-const checkpoint = resolve(import.meta.dirname, '../../../examples/checkpoints/demo-cold');
-const apiKey = 'test-key';
-const prompt = 'Add: 12+7=';
+import { prompt, serve } from '../../testing/server/openai/serve.ts';
 
 let app: FastifyInstance;
 let url: string;
@@ -26,28 +18,9 @@ function completion(params: Extra): Promise<OpenAI.Completion & Extra> {
   } as unknown as OpenAI.CompletionCreateParamsNonStreaming) as never;
 }
 
-function post(path: string, body: string): Promise<Response> {
-  return fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-    body,
-  });
-}
-
 beforeAll(async () => {
-  app = await buildServer({
-    protocols: ['openai'],
-    apiKey,
-    bodyLimit: 64 * 1024,
-    context: {
-      checkpoint,
-      modelName: 'demo-cold',
-      loadPolicy: () => loadEmbeddedPolicy(checkpoint, 1),
-      stateDir: mkdtempSync(join(tmpdir(), 'curricula-openai-stream-test-')),
-    },
-  });
-  url = await app.listen({ host: '127.0.0.1', port: 0 });
-  client = new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0 });
+  ({ app, url } = await serve());
+  client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
 
 afterAll(async () => {
@@ -156,7 +129,11 @@ describe('curricula serve --openai: streaming and top log-probs', () => {
     });
     for await (const chunk of completionStream) pieces.push(...chunk.choices.map((choice) => choice.text));
     expect(pieces.join('')).toBe(plain.choices[0].text);
-    const raw = await post('/v1/completions', JSON.stringify({ prompt, max_tokens: 2, stream: true }));
+    const raw = await fetch(`${url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt, max_tokens: 2, stream: true }),
+    });
     expect(raw.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect((await raw.text()).trimEnd().endsWith('data: [DONE]')).toBe(true);
   });

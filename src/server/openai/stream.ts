@@ -83,8 +83,7 @@ export function chatEvents(head: StreamHead, choices: StreamChoice[], usage: obj
       }),
     );
   }
-  if (usage) events.push({ ...base, choices: [], usage });
-  return [...events.map((event) => `data: ${JSON.stringify(event)}\n\n`), 'data: [DONE]\n\n'];
+  return sseEvents(events, base, usage);
 }
 
 /** The SSE events of a legacy completion (text chunks; no per-chunk logprobs). */
@@ -113,8 +112,13 @@ export function completionEvents(head: StreamHead, choices: StreamChoice[], usag
       ...extra,
     });
   }
-  if (usage) events.push({ ...base, choices: [], usage });
-  return [...events.map((event) => `data: ${JSON.stringify(event)}\n\n`), 'data: [DONE]\n\n'];
+  return sseEvents(events, base, usage);
+}
+
+/** The chunks as SSE events: the usage chunk (no choices) last when there is one, then [DONE]. */
+function sseEvents(chunks: readonly object[], base: object, usage: object | null): string[] {
+  const all = usage ? [...chunks, { ...base, choices: [], usage }] : chunks;
+  return [...all.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`), 'data: [DONE]\n\n'];
 }
 
 /** Writes the events as a text/event-stream response (the reply is hijacked from fastify). */

@@ -4,6 +4,7 @@
 // A scaffold removed before the loss (Attempt.trainPrompt, memberPrompts): the group's context is built
 // from the training prompt, each member keeps the context it was sampled from (`sampledFrom`).
 import type { SampledGroup as CoreSampledGroup, GroupRollout } from '../../core/groups.ts';
+import type { Tokenizer } from '../../core/policy.ts';
 import type { RewardInput, RewardResult } from '../../core/reward.ts';
 import { hasExpertTraces } from '../../guidance/attempt.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
@@ -15,6 +16,14 @@ export type { GroupRollout } from '../../core/groups.ts';
 
 /** A group of the loop: its attempt is guidance's Attempt (core/groups.ts holds the shape). */
 export type SampledGroup = CoreSampledGroup<Attempt>;
+
+/** [BOS] + `prompt` (the attempt's, or one of its member prompts) + the forced prefix, as token ids. */
+export function attemptContext(tokenizer: Tokenizer, attempt: Attempt, prompt: string): number[] {
+  return [
+    ...promptTokens(tokenizer, { ...attempt.problem, prompt }),
+    ...tokenizer.encode(attempt.prefix, `forced prefix of ${attempt.problem.id}`),
+  ];
+}
 
 /**
  * Samples each attempt's group: `sizes[i]` completions for attempt i (default rollout.groupSize each),
@@ -28,10 +37,7 @@ export async function sampleGroups(
   sizes?: readonly number[],
 ): Promise<SampledGroup[]> {
   const { policy, config } = ctx;
-  const tokensOf = (attempt: Attempt, prompt: string) => [
-    ...promptTokens(policy.tokenizer, { ...attempt.problem, prompt }),
-    ...policy.tokenizer.encode(attempt.prefix, `forced prefix of ${attempt.problem.id}`),
-  ];
+  const tokensOf = (attempt: Attempt, prompt: string) => attemptContext(policy.tokenizer, attempt, prompt);
   const contexts = attempts.map((attempt) => tokensOf(attempt, attempt.trainPrompt ?? attempt.prompt));
   const groupSize = config.rollout.groupSize;
   const counts = sampledCounts(attempts, sizes, groupSize) ?? attempts.map(() => groupSize);

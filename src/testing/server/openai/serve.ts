@@ -1,5 +1,5 @@
-// Test support for the `curricula serve --openai` robustness tests (request-bounds, model-failures and
-// weight-reloads.test.ts): the real server on loopback with the demo-cold checkpoint, optionally with
+// Test support for the `curricula serve --openai` tests (request-bounds, model-failures, weight-reloads and
+// openai-streaming.test.ts): the real server on loopback with the demo-cold checkpoint, optionally with
 // request limits or a wrapper around each loaded policy (fault injection), and a JSON POST.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -55,7 +55,7 @@ export const environmentComponent = defineRlComponent({
       hooks: {
         sampleGroups: async (scope, attempts, seed, sizes) => {
           const sampled = await episodeGroups(scope.ctx, block, tools, attempts, seed, sizes);
-          episodes = [...episodes, ...sampled.episodes];
+          episodes.push(...sampled.episodes);
           return sampled.groups;
         },
       },

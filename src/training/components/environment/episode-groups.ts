@@ -9,9 +9,8 @@ import type { Episode } from '../../../environments/episode-record.ts';
 import { TagToolEnvironment } from '../../../environments/tag-tools.ts';
 import type { Tool } from '../../../environments/tools/define.ts';
 import type { Attempt } from '../../../guidance/guidance.ts';
-import { promptTokens } from '../../../tasks/format.ts';
 import type { RlContext } from '../../rl/context.ts';
-import type { SampledGroup } from '../../rl/rollout.ts';
+import { attemptContext, type SampledGroup } from '../../rl/rollout.ts';
 import type { EnvironmentBlock } from './environment-options.ts';
 
 export async function episodeGroups(
@@ -29,10 +28,7 @@ export async function episodeGroups(
       throw new RangeError(
         `problem ${attempt.problem.id}: rollout.environment takes plain attempts (no member prompts, training prompt or expert traces)`,
       );
-    return [
-      ...promptTokens(tokenizer, { ...attempt.problem, prompt: attempt.prompt }),
-      ...tokenizer.encode(attempt.prefix, `forced prefix of ${attempt.problem.id}`),
-    ];
+    return attemptContext(tokenizer, attempt, attempt.prompt);
   });
   const owners: number[] = [];
   const environments = attempts.flatMap((_, index) =>
