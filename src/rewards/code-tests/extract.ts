@@ -62,10 +62,24 @@ interface Fence {
   body: string;
 }
 
+/** One fence's info-string tag and body as ranges of the scanned text: [tagStart, tagEnd), [bodyStart, bodyEnd). */
+export type FenceVisitor = (tagStart: number, tagEnd: number, bodyStart: number, bodyEnd: number) => void;
+
 /** The fenced blocks of `text` in order, as the regular expression above finds them, in linear time. */
 export function findFences(text: string): Fence[] {
-  const n = text.length;
   const fences: Fence[] = [];
+  scanFences(text, (tagStart, tagEnd, bodyStart, bodyEnd) =>
+    fences.push({ tag: text.slice(tagStart, tagEnd), body: text.slice(bodyStart, bodyEnd) }),
+  );
+  return fences;
+}
+
+/**
+ * Calls `visit` with each fenced block of `text` in order, as ranges, in one forward pass that allocates
+ * nothing per fence (a hostile completion can hold a hundred thousand of them).
+ */
+export function scanFences(text: string, visit: FenceVisitor): void {
+  const n = text.length;
   let p = 0;
   while (p <= n) {
     // p is a line start: 0, or just after a line terminator.
@@ -81,7 +95,6 @@ export function findFences(text: string): Fence[] {
       let tagEnd = q;
       while (tagEnd < newline && !isSpace(text.charCodeAt(tagEnd)) && text.charCodeAt(tagEnd) !== backtick)
         tagEnd++;
-      const tag = text.slice(q, tagEnd);
       // The body runs to the first line (a line start at or after bodyStart) of at least `ticks` backticks
       // and then only spaces or tabs, or else to the end of the text.
       const bodyStart = newline + 1;
@@ -102,7 +115,7 @@ export function findFences(text: string): Fence[] {
         while (k < n && !isLineTerminator(text.charCodeAt(k))) k++;
         j = k + 1; // past the terminator (or n + 1: no more lines)
       }
-      fences.push({ tag, body: text.slice(bodyStart, bodyEnd) });
+      visit(q, tagEnd, bodyStart, bodyEnd);
       // The next fence opens at a line start at or after the end of this one.
       p = end;
       if (p > 0 && !isLineTerminator(text.charCodeAt(p - 1))) {
@@ -114,7 +127,6 @@ export function findFences(text: string): Fence[] {
     while (q < n && !isLineTerminator(text.charCodeAt(q))) q++;
     p = q + 1;
   }
-  return fences;
 }
 
 /**
@@ -133,23 +145,38 @@ export function extractProgram(
       fenced: false,
     };
   }
-  const blocks = findFences(completion).map(({ tag, body }) => ({ tag: tag.toLowerCase(), body }));
-  if (blocks.length === 0) {
+  // One pass keeps what the answer needs: the last tagged block, the last untagged one, the distinct tags.
+  let fences = 0;
+  let lastTagged: { tag: string; bodyStart: number; bodyEnd: number } | null = null;
+  let lastUntagged: [number, number] | null = null;
+  const seen = new Set<string>();
+  scanFences(completion, (tagStart, tagEnd, bodyStart, bodyEnd) => {
+    fences++;
+    if (tagStart === tagEnd) {
+      lastUntagged = [bodyStart, bodyEnd];
+      return;
+    }
+    const tag = completion.slice(tagStart, tagEnd).toLowerCase();
+    if (tags[language].includes(tag)) lastTagged = { tag, bodyStart, bodyEnd };
+    else seen.add(tag);
+  });
+  if (fences === 0) {
     const code = completion.trim();
     return code
       ? { code: `${code}\n`, source: 'whole completion (no fence)', fenced: false }
       : { code: null, source: 'empty completion', fenced: false };
   }
-  const tagged = blocks.filter((block) => tags[language].includes(block.tag));
-  if (tagged.length > 0) {
-    const block = tagged[tagged.length - 1];
-    return { code: block.body, source: `last \`\`\`${block.tag} block`, fenced: true };
+  // (TypeScript does not follow the assignments inside the callback.)
+  const tagged = lastTagged as { tag: string; bodyStart: number; bodyEnd: number } | null;
+  if (tagged) {
+    const code = completion.slice(tagged.bodyStart, tagged.bodyEnd);
+    return { code, source: `last \`\`\`${tagged.tag} block`, fenced: true };
   }
-  const untagged = blocks.filter((block) => block.tag === '');
-  if (untagged.length > 0) {
-    return { code: untagged[untagged.length - 1].body, source: 'last untagged ``` block', fenced: true };
+  const untagged = lastUntagged as [number, number] | null;
+  if (untagged) {
+    return { code: completion.slice(...untagged), source: 'last untagged ``` block', fenced: true };
   }
-  const distinct = [...new Set(blocks.map((block) => block.tag))];
+  const distinct = [...seen];
   const shown = distinct
     .slice(0, listedTags)
     .map((tag) => (tag.length > listedTagChars ? `${tag.slice(0, listedTagChars)}…` : tag));
