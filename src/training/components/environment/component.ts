@@ -6,9 +6,9 @@
 // Guidance that rewrites prompts or adds members (anything but identity) and teachers are refused: their
 // members would be single-turn completions in multi-turn groups.
 import { ConfigError } from '../../../core/errors.ts';
+import { buildTools } from '../../../environments/block.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
 import { defineRlComponent } from '../definition.ts';
-import { buildTools } from './environment-options.ts';
 import { episodeGroups } from './episode-groups.ts';
 
 function episodeMetrics(episodes: readonly Episode[]): Record<string, number> {

@@ -4,14 +4,13 @@
 // tool outputs between them, as the policy saw them — with lossMask 0 on the outputs, so the loss trains
 // exactly the sampled tokens; its completion text (actions and outputs) is what the run's reward grades.
 import type { GroupRollout } from '../../../core/groups.ts';
+import { type EnvironmentBlock, environmentFor } from '../../../environments/block.ts';
 import { runEpisodes } from '../../../environments/episode.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
-import { TagToolEnvironment } from '../../../environments/tag-tools.ts';
 import type { Tool } from '../../../environments/tools/define.ts';
 import type { Attempt } from '../../../guidance/guidance.ts';
 import type { RlContext } from '../../rl/context.ts';
 import { attemptContext, type SampledGroup } from '../../rl/rollout.ts';
-import type { EnvironmentBlock } from './environment-options.ts';
 
 export async function episodeGroups(
   ctx: RlContext,
@@ -34,14 +33,8 @@ export async function episodeGroups(
   const environments = attempts.flatMap((_, index) =>
     Array.from({ length: sizes?.[index] ?? config.rollout.groupSize }, () => {
       owners.push(index);
-      return new TagToolEnvironment({
-        tokenizer,
-        prompt: contexts[index],
-        tools,
-        grade: () => 0, // the run's reward grades the completion (scoreGroups)
-        toolTimeoutMs: block.toolTimeoutMs,
-        maxOutputChars: block.maxOutputChars,
-      });
+      // The run's reward grades the completion (scoreGroups), not the environment.
+      return environmentFor(block, tools, { tokenizer, prompt: contexts[index], grade: () => 0 });
     }),
   );
   const episodes = await runEpisodes(policy, environments, {

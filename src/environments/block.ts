@@ -1,13 +1,17 @@
-// The `rollout.environment` block of the train config (the run component `environment`,
-// components/environment/component.ts): a multi-turn environment every member of a group runs in,
-// instead of one sampled completion. Absent = single-turn sampling.
+// The environment block: the `rollout.environment` block of the train config (the run component
+// `environment`, src/training/components/environment) and what `curricula eval` runs episodes in. It names
+// the environment every sample runs in, its tools and limits; environmentFor builds one episode's
+// environment from it. Absent = single-turn sampling.
 import { z } from 'zod';
-import { ConfigError } from '../../../core/errors.ts';
-import { episodeLimitsSchema } from '../../../environments/limits.ts';
-import { calculator } from '../../../environments/tools/calculator.ts';
-import type { Tool } from '../../../environments/tools/define.ts';
-import { pythonTool } from '../../../environments/tools/python.ts';
-import { loadDocuments, searchTool } from '../../../environments/tools/search.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { Tokenizer } from '../core/policy.ts';
+import type { Environment } from './contract.ts';
+import { episodeLimitsSchema } from './limits.ts';
+import { TagToolEnvironment } from './tag-tools.ts';
+import { calculator } from './tools/calculator.ts';
+import type { Tool } from './tools/define.ts';
+import { pythonTool } from './tools/python.ts';
+import { loadDocuments, searchTool } from './tools/search.ts';
 
 export const environmentBlockSchema = z
   .strictObject({
@@ -54,4 +58,29 @@ export function buildTools(block: EnvironmentBlock): { tools: Tool[]; close(): v
       for (const close of closers) close();
     },
   };
+}
+
+/** What one episode's environment is built from: the prompt it opens with and how it is graded. */
+export interface EpisodeSpec {
+  tokenizer: Tokenizer;
+  /** The episode's first observation (BOS included). */
+  prompt: number[];
+  /** The episode's final reward from its whole completion (actions and tool outputs). */
+  grade: (completion: string) => number;
+}
+
+/** One episode's environment under `block`, over tools built once by buildTools. */
+export function environmentFor(
+  block: EnvironmentBlock,
+  tools: readonly Tool[],
+  spec: EpisodeSpec,
+): Environment {
+  return new TagToolEnvironment({
+    tokenizer: spec.tokenizer,
+    prompt: spec.prompt,
+    tools,
+    grade: spec.grade,
+    toolTimeoutMs: block.toolTimeoutMs,
+    maxOutputChars: block.maxOutputChars,
+  });
 }
