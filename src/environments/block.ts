@@ -1,48 +1,56 @@
 // The environment block: the `rollout.environment` block of the train config (the run component
 // `environment`, src/training/components/environment) and what `curricula eval` runs episodes in. It names
 // the environment every sample runs in, its tools and limits; environmentFor builds one episode's
-// environment from it. Absent = single-turn sampling.
+// environment from it. Absent = single-turn sampling. Two variants, by `name`: 'tag-tools' (tools run in
+// process) and 'remote' (an environment served over HTTP by an ORS server, remote/remote-block.ts).
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
 import type { Tokenizer } from '../core/policy.ts';
+import type { Problem } from '../core/problem.ts';
 import type { Environment } from './contract.ts';
 import { episodeLimitsSchema } from './limits.ts';
+import { remoteBlockSchema, remoteEnvironmentFor } from './remote/remote-block.ts';
 import { TagToolEnvironment } from './tag-tools.ts';
 import { calculator } from './tools/calculator.ts';
 import type { Tool } from './tools/define.ts';
 import { pythonTool } from './tools/python.ts';
 import { loadDocuments, searchTool } from './tools/search.ts';
 
-export const environmentBlockSchema = z
-  .strictObject({
-    /** 'tag-tools': `<name>input</name>` tool calls for the character model (src/environments/tag-tools.ts). */
-    name: z.literal('tag-tools'),
-    /**
-     * The tools the policy may call: calc (exact integer arithmetic), search (the `documents` collection),
-     * python (a program run in the code-tests sandbox; its output is the answer).
-     */
-    tools: z
-      .array(z.enum(['calc', 'search', 'python']))
-      .min(1)
-      .default(['calc']),
-    /** With the search tool: a JSONL file of {id, title, text} documents (src/environments/tools/search.ts). */
-    documents: z.string().min(1).optional(),
-    /** With the search tool: documents per answer. */
-    searchResults: z.number().int().min(1).max(10).default(3),
-    /** Wall-clock ms per tool call. */
-    toolTimeoutMs: z.number().int().min(1).default(5000),
-    /** Longer tool outputs are cut to this many characters. */
-    maxOutputChars: z.number().int().min(1).default(64),
-    /** Turns, tokens, timeouts and the parse-error policy of each episode (src/environments/limits.ts). */
-    limits: episodeLimitsSchema.default(episodeLimitsSchema.parse({})),
-  })
-  .optional();
+/** The `tag-tools` variant: tools run in this process. */
+export const tagToolsBlockSchema = z.strictObject({
+  /** 'tag-tools': `<name>input</name>` tool calls for the character model (src/environments/tag-tools.ts). */
+  name: z.literal('tag-tools'),
+  /**
+   * The tools the policy may call: calc (exact integer arithmetic), search (the `documents` collection),
+   * python (a program run in the code-tests sandbox; its output is the answer).
+   */
+  tools: z
+    .array(z.enum(['calc', 'search', 'python']))
+    .min(1)
+    .default(['calc']),
+  /** With the search tool: a JSONL file of {id, title, text} documents (src/environments/tools/search.ts). */
+  documents: z.string().min(1).optional(),
+  /** With the search tool: documents per answer. */
+  searchResults: z.number().int().min(1).max(10).default(3),
+  /** Wall-clock ms per tool call. */
+  toolTimeoutMs: z.number().int().min(1).default(5000),
+  /** Longer tool outputs are cut to this many characters. */
+  maxOutputChars: z.number().int().min(1).default(64),
+  /** Turns, tokens, timeouts and the parse-error policy of each episode (src/environments/limits.ts). */
+  limits: episodeLimitsSchema.default(episodeLimitsSchema.parse({})),
+});
 
+/** The block: absent, `name: tag-tools` or `name: remote`. */
+export const environmentBlockSchema = z.union([tagToolsBlockSchema, remoteBlockSchema]).optional();
+
+/** A block of either variant, defaults filled. */
 export type EnvironmentBlock = NonNullable<z.output<typeof environmentBlockSchema>>;
 
 /** The block's tools, built once per run (the search index from its documents), and how to free them. */
 export function buildTools(block: EnvironmentBlock): { tools: Tool[]; close(): void } {
   const closers: (() => void)[] = [];
+  // A remote environment's tools are the server's, listed per session (remote/remote-environment.ts).
+  if (block.name === 'remote') return { tools: [], close: () => undefined };
   const tools = block.tools.map((name): Tool => {
     if (name === 'calc') return calculator;
     if (name === 'python') return pythonTool({ limits: { timeoutMs: block.toolTimeoutMs } });
@@ -65,8 +73,10 @@ export interface EpisodeSpec {
   tokenizer: Tokenizer;
   /** The episode's first observation (BOS included). */
   prompt: number[];
-  /** The episode's final reward from its whole completion (actions and tool outputs). */
+  /** The episode's final reward from its whole completion (actions and tool outputs); tag-tools only. */
   grade: (completion: string) => number;
+  /** The episode's problem: a remote environment's task spec (absent: the prompt's text). */
+  problem?: Problem;
 }
 
 /** One episode's environment under `block`, over tools built once by buildTools. */
@@ -75,6 +85,7 @@ export function environmentFor(
   tools: readonly Tool[],
   spec: EpisodeSpec,
 ): Environment {
+  if (block.name === 'remote') return remoteEnvironmentFor(block, spec);
   return new TagToolEnvironment({
     tokenizer: spec.tokenizer,
     prompt: spec.prompt,

@@ -43,6 +43,8 @@ export interface Episode {
   /** Σ turn rewards, or 0 when parseErrors 'zero' or an environment error ended it. */
   return: number;
   end: EpisodeEnd;
+  /** With end 'environment_error': what the environment did wrong (also in the last turn, when there is one). */
+  environmentError?: string;
   errors: Record<StepErrorKind, number>;
   /** The environment's metrics, summed over turns. */
   metrics: Record<string, number>;

@@ -68,6 +68,7 @@ function end(state: State, why: EpisodeEnd, zeroReturn = false): void {
 function environmentError(state: State, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
   state.record.errors.environment++;
+  state.record.environmentError = message;
   const last = state.record.turns.at(-1);
   if (last) last.error = { kind: 'environment', message };
   else state.record.metrics.initial_observation_failed = 1;

@@ -5,9 +5,16 @@
 // env/turns_mean, env/tool_calls_mean, env/errors/<kind> (counts) and env/end/<reason> (fractions).
 // Guidance that rewrites prompts or adds members (anything but identity) and teachers are refused: their
 // members would be single-turn completions in multi-turn groups.
+// A `remote` block (an ORS server, src/environments/remote) is checked once at the run's start (the server
+// answers and serves the environment); with `reward: environment` (its default) each member's reward is
+// its episode's return — the server's rewards — put in place of the run's grade after grading (afterGrade),
+// and an episode that ended on an environment error is a reward error (0, reward/errors, its reason kept).
 import { ConfigError } from '../../../core/errors.ts';
+import type { RewardResult } from '../../../core/reward.ts';
 import { buildTools } from '../../../environments/block.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
+import { checkRemoteServer } from '../../../environments/remote/remote-block.ts';
+import type { SampledGroup } from '../../rl/rollout.ts';
 import { defineRlComponent } from '../definition.ts';
 import { episodeGroups } from './episode-groups.ts';
 
@@ -25,6 +32,18 @@ function episodeMetrics(episodes: readonly Episode[]): Record<string, number> {
   return metrics;
 }
 
+/** A member's grade from its episode: the environment's rewards, or a reward error with its reason. */
+function environmentResult(episode: Episode): RewardResult {
+  if (episode.end === 'environment_error')
+    return {
+      reward: 0,
+      components: {},
+      reason: `environment error: ${episode.environmentError ?? 'unknown'}`,
+      error: true,
+    };
+  return { reward: episode.return, components: { environment: episode.return }, reason: '' };
+}
+
 export const environmentComponent = defineRlComponent({
   id: 'environment',
   block: 'rollout.environment',
@@ -39,15 +58,19 @@ export const environmentComponent = defineRlComponent({
       throw new ConfigError(
         'rollout.environment cannot run with a teacher block: its help rounds sample single-turn',
       );
-    if (config.rollout.environment.tools.includes('search') && !config.rollout.environment.documents)
+    const block = config.rollout.environment;
+    if (block.name === 'tag-tools' && block.tools.includes('search') && !block.documents)
       throw new ConfigError(
         'rollout.environment: the search tool needs `documents` (a JSONL file of {id, title, text})',
       );
   },
-  create({ config }) {
+  async create({ config }) {
     const block = config.rollout.environment;
     if (!block) return null;
+    if (block.name === 'remote') await checkRemoteServer(block);
+    const environmentReward = block.name === 'remote' && block.reward === 'environment';
     let episodes: Episode[] = [];
+    let episodesOf = new Map<SampledGroup, Episode[]>();
     const { tools, close } = buildTools(block);
     return {
       id: 'environment',
@@ -56,7 +79,17 @@ export const environmentComponent = defineRlComponent({
         sampleGroups: async (scope, attempts, seed, sizes) => {
           const sampled = await episodeGroups(scope.ctx, block, tools, attempts, seed, sizes);
           episodes.push(...sampled.episodes);
+          if (environmentReward) for (const [group, of] of sampled.episodesOf) episodesOf.set(group, of);
           return sampled.groups;
+        },
+        afterGrade: async (_scope, groups) => {
+          for (const group of groups) {
+            const of = episodesOf.get(group);
+            if (!of) continue;
+            group.results = of.map(environmentResult);
+            group.rewards = group.results.map((result) => result.reward);
+          }
+          episodesOf = new Map();
         },
       },
       metrics: () => {

@@ -3,6 +3,8 @@
 // at once by runEpisodes. A member's tokens are the episode after the prompt — the policy's turns and the
 // tool outputs between them, as the policy saw them — with lossMask 0 on the outputs, so the loss trains
 // exactly the sampled tokens; its completion text (actions and outputs) is what the run's reward grades.
+// `episodesOf` maps each group to its members' episodes, for a block whose reward is the environment's
+// (component.ts puts their returns in place of the run's grades).
 import type { GroupRollout } from '../../../core/groups.ts';
 import { type EnvironmentBlock, environmentFor } from '../../../environments/block.ts';
 import { runEpisodes } from '../../../environments/episode.ts';
@@ -19,7 +21,7 @@ export async function episodeGroups(
   attempts: readonly Attempt[],
   seed: number,
   sizes: readonly number[] | undefined,
-): Promise<{ groups: SampledGroup[]; episodes: Episode[] }> {
+): Promise<{ groups: SampledGroup[]; episodes: Episode[]; episodesOf: Map<SampledGroup, Episode[]> }> {
   const { policy, config } = ctx;
   const tokenizer = policy.tokenizer;
   const contexts = attempts.map((attempt) => {
@@ -34,7 +36,12 @@ export async function episodeGroups(
     Array.from({ length: sizes?.[index] ?? config.rollout.groupSize }, () => {
       owners.push(index);
       // The run's reward grades the completion (scoreGroups), not the environment.
-      return environmentFor(block, tools, { tokenizer, prompt: contexts[index], grade: () => 0 });
+      return environmentFor(block, tools, {
+        tokenizer,
+        prompt: contexts[index],
+        grade: () => 0,
+        problem: attempts[index].problem,
+      });
     }),
   );
   const episodes = await runEpisodes(policy, environments, {
@@ -65,5 +72,12 @@ export async function episodeGroups(
     rewards: [],
     results: [],
   }));
-  return { groups, episodes };
+  const episodesOf = new Map<SampledGroup, Episode[]>();
+  groups.forEach((group, index) => {
+    episodesOf.set(
+      group,
+      episodes.filter((_, k) => owners[k] === index),
+    );
+  });
+  return { groups, episodes, episodesOf };
 }
