@@ -23,6 +23,11 @@ export interface Problem {
   params: Record<string, ParamValue>;
   /** Task-specific structured data that is not a generator parameter (e.g. code tests, answer choices). */
   metadata?: Record<string, unknown>;
+  /**
+   * Ranges [start, end) of `solution` (UTF-16 offsets) that an environment writes, not the policy (a tool's
+   * output in a worked tool-use trace): supervised training masks them from the loss. Absent: none.
+   */
+  observationSpans?: [number, number][];
 }
 
 /** What a verifier says about one completion. */

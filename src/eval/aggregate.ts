@@ -7,6 +7,7 @@ import type { ProblemOutcome } from './evaluate.ts';
 import { majorityAtKCurve } from './majority.ts';
 import { passAtKFromCorrect, powersOfTwoUpTo } from './pass-at-k.ts';
 import { refusalMetrics } from './refusal.ts';
+import { type ToolUse, toolUse, toolUseMetrics } from './tool-use.ts';
 
 export interface EvalGroup {
   task: string;
@@ -16,6 +17,8 @@ export interface EvalGroup {
   passAt: Record<number, number>;
   /** k → mean maj@k. */
   majAt: Record<number, number>;
+  /** When the samples were episodes of an environment: how its tools were used (tool-use.ts). */
+  tools?: ToolUse;
 }
 
 /** A held-out evaluation: pass@1, pass@k and maj@k overall and per task and difficulty, and the same as metrics. */
@@ -28,6 +31,7 @@ export interface EvalSummary {
     passAt1: number;
     passAt: Record<number, number>;
     majAt: Record<number, number>;
+    tools?: ToolUse;
   };
   /** Flat metrics: eval/pass@k/<task>/<difficulty>, eval/maj@k/…, eval/pass@k (overall). */
   metrics: Record<string, number>;
@@ -59,7 +63,8 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
       majorityAtKCurve(outcome.answers.slice(0, samples), outcome.correct.slice(0, samples)),
     );
     for (const k of ks) majAt[k] = mean(majCurves.map((curve) => curve[k]));
-    return { passAt, majAt };
+    const tools = toolUse(members);
+    return { passAt, majAt, ...(tools ? { tools } : {}) };
   };
   const metrics: Record<string, number> = {};
   const groups: EvalGroup[] = [...byGroup.values()]
@@ -77,9 +82,12 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
       metrics[`eval/pass@${k}/${group.task}/${group.difficulty}`] = group.passAt[k];
       if (k > 1) metrics[`eval/maj@${k}/${group.task}/${group.difficulty}`] = group.majAt[k];
     }
+    if (group.tools)
+      Object.assign(metrics, toolUseMetrics(group.tools, `/${group.task}/${group.difficulty}`));
   }
   const overall = scoreOf(outcomes);
   for (const k of ks) metrics[`eval/pass@${k}`] = overall.passAt[k];
+  if (overall.tools) Object.assign(metrics, toolUseMetrics(overall.tools, ''));
   // Only with unanswerable problems in the set: refusal and false-refusal rates (refusal.ts).
   Object.assign(metrics, refusalMetrics(outcomes));
   const calibration = calibrationOf(outcomes);

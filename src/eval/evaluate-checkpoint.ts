@@ -4,6 +4,7 @@
 import { UserError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
+import { buildTools, type EnvironmentBlock, environmentBlockSchema } from '../environments/block.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { defaultWorkers, type WorkerCount } from '../policy/parallel-options.ts';
 import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
@@ -11,6 +12,7 @@ import { RunStore } from '../runs/run-store.ts';
 import { heldOutProblems, type MixEntry, validateMix } from '../tasks/problem-mix.ts';
 import { type EvalSummary, summarizeOutcomes } from './aggregate.ts';
 import { sampleAndVerify } from './evaluate.ts';
+import { sampleEpisodesAndVerify } from './evaluate-episodes.ts';
 
 /** A policy that is not a local checkpoint (e.g. `--policy openai:URL`); it must only sample. */
 export interface RemoteEvalPolicy {
@@ -38,6 +40,11 @@ export interface EvaluateCheckpointOptions {
   topP?: number;
   /** Default: the run's seed (0 outside a run). */
   seed?: number;
+  /**
+   * Run every sample as an episode of this environment (tools included; src/environments/block.ts); null:
+   * single-turn. Default: the run's own `rollout.environment` when it has one, else single-turn.
+   */
+  environment?: EnvironmentBlock | null;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -49,6 +56,8 @@ export interface EvaluateCheckpointResult {
   summary: EvalSummary;
   /** Where the problems came from: a problem-set file, or 'held-out'. */
   problems: string;
+  /** The environment the samples ran in (its tools), or absent when single-turn. */
+  environment?: { name: string; tools: string[] };
   /** With `perProblem`: each problem's id, task, difficulty and correct samples out of `samples`. */
   perProblem?: { id: string; task: string; difficulty: number; correct: number }[];
 }
@@ -64,6 +73,7 @@ export async function evaluateCheckpoint(
   const resolved = options.checkpoint === undefined ? null : resolveCheckpoint(options.checkpoint);
   const runConfig = resolved?.runDir ? readRunConfig(resolved.runDir) : null;
   const seed = options.seed ?? runConfig?.seed ?? 0;
+  const environment = options.environment === undefined ? storedEnvironment(runConfig) : options.environment;
   const problems = options.problems
     ? [...options.problems.problems]
     : heldOut(options.tasks ?? runConfig?.tasks, options.problemsPerDifficulty, seed, options);
@@ -78,15 +88,26 @@ export async function evaluateCheckpoint(
     ? await loadEmbeddedPolicy(resolved.modelPath, options.workers ?? defaultWorkers)
     : await options.policy!.connect();
   let outcomes: Awaited<ReturnType<typeof sampleAndVerify>>;
+  const sampling = {
+    samples: options.samples,
+    temperature: options.temperature,
+    topP: options.topP,
+    seed,
+    onProgress: options.onProgress,
+  };
+  const built = environment ? buildTools(environment) : null;
   try {
-    outcomes = await sampleAndVerify(backend, problems, {
-      samples: options.samples,
-      temperature: options.temperature,
-      topP: options.topP,
-      seed,
-      onProgress: options.onProgress,
-    });
+    outcomes =
+      environment && built
+        ? await sampleEpisodesAndVerify(
+            backend,
+            problems,
+            { block: environment, tools: built.tools },
+            sampling,
+          )
+        : await sampleAndVerify(backend, problems, sampling);
   } finally {
+    built?.close();
     await backend.close?.();
   }
   return {
@@ -95,6 +116,14 @@ export async function evaluateCheckpoint(
     temperature: options.temperature,
     summary: summarizeOutcomes(outcomes),
     problems: options.problems?.source ?? 'held-out',
+    ...(environment
+      ? {
+          environment: {
+            name: environment.name,
+            tools: 'tools' in environment ? [...environment.tools] : [],
+          },
+        }
+      : {}),
     ...(options.perProblem
       ? {
           perProblem: outcomes.map(({ problem, correct }) => ({
@@ -124,10 +153,22 @@ function heldOut(
   return heldOutProblems(taskMix, perDifficulty, seed);
 }
 
-function readRunConfig(runDir: string): { tasks?: MixEntry[]; seed?: number } {
+/** The run's own environment block (defaults filled), or null when it trains single-turn. */
+function storedEnvironment(config: StoredRunConfig | null): EnvironmentBlock | null {
+  const block = config?.rollout?.environment;
+  return block ? (environmentBlockSchema.parse(block) ?? null) : null;
+}
+
+interface StoredRunConfig {
+  tasks?: MixEntry[];
+  seed?: number;
+  rollout?: { environment?: unknown };
+}
+
+function readRunConfig(runDir: string): StoredRunConfig {
   const store = RunStore.read(runDir);
   try {
-    return store.config<{ tasks?: MixEntry[]; seed?: number }>();
+    return store.config<StoredRunConfig>();
   } finally {
     store.close();
   }

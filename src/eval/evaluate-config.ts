@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { UserError } from '../core/errors.ts';
 import { boundedCount, sizeLimits } from '../core/size-limits.ts';
+import { environmentBlockSchema } from '../environments/block.ts';
 import { workerCountSchema } from '../policy/parallel-options.ts';
 import { mixEntrySchema } from '../tasks/problem-mix.ts';
 import { readProblemSet } from '../tasks/problem-set.ts';
@@ -40,6 +41,11 @@ export const evaluateConfigSchema = z.strictObject({
   seed: z.number().int().optional(),
   /** Replicas of the policy in worker threads (default auto = one per core; 1 = in process). */
   workers: workerCountSchema.optional(),
+  /**
+   * Run every sample as an episode of this environment (a train config's `rollout.environment` block:
+   * tools, limits), or 'none' for single-turn sampling. Default: the run's own environment, if any.
+   */
+  environment: z.union([z.literal('none'), environmentBlockSchema.unwrap()]).optional(),
 });
 
 /** An evaluation config as a user writes it (defaults optional). */
@@ -84,6 +90,7 @@ export async function evaluateFromConfig(
     topP: config.topP,
     seed: config.seed,
     workers: config.workers,
+    environment: config.environment === 'none' ? null : config.environment,
     onProgress: options.onProgress,
   });
 }

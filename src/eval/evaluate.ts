@@ -2,6 +2,8 @@
 // pass@1, unbiased pass@k and maj@k per task and difficulty (aggregate.ts).
 import type { PolicyBackend } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
+import type { StepErrorKind } from '../environments/contract.ts';
+import type { EpisodeEnd } from '../environments/episode-record.ts';
 import { statedConfidence } from '../rewards/calibration.ts';
 import { promptTokens } from '../tasks/format.ts';
 import { tasks } from '../tasks/index.ts';
@@ -29,6 +31,16 @@ export interface ProblemOutcome {
   reasons: (string | undefined)[];
   /** Confidence stated in a completion's last <confidence>…</confidence> (RLCR), or null. */
   confidences: (number | null)[];
+  /** In an environment (evaluate-episodes.ts): each sample's episode — turns, tool calls, errors, end. */
+  episodes?: EpisodeOutcome[];
+}
+
+/** What evaluation keeps of one sample's episode. */
+export interface EpisodeOutcome {
+  turns: number;
+  toolCalls: number;
+  errors: Record<StepErrorKind, number>;
+  end: EpisodeEnd;
 }
 
 export async function sampleAndVerify(

@@ -1,24 +1,38 @@
 // Renders an evaluation summary as a plain-text table: one row per task and difficulty.
 import type { EvalSummary } from './aggregate.ts';
+import type { ToolUse } from './tool-use.ts';
 
 export function formatEvalTable(summary: EvalSummary): string {
   const ks = Object.keys(summary.overall.passAt)
     .map(Number)
     .sort((a, b) => a - b);
   const majKs = ks.filter((k) => k > 1);
+  // In an environment: tool calls per sample, the share of samples calling, pass@1 of those, errors.
+  const withTools = summary.overall.tools !== undefined;
   const header = [
     'task',
     'difficulty',
     'problems',
     ...ks.map((k) => `pass@${k}`),
     ...majKs.map((k) => `maj@${k}`),
+    ...(withTools ? ['calls/sample', 'call rate', 'pass@1 calling', 'errors'] : []),
   ];
+  const toolCells = (tools: ToolUse | undefined) =>
+    withTools && tools
+      ? [
+          tools.callsPerSample.toFixed(2),
+          formatRate(tools.callRate),
+          tools.passAt1WithCall === null ? '-' : formatRate(tools.passAt1WithCall),
+          String(tools.errors.parse + tools.errors.tool + tools.errors.environment),
+        ]
+      : [];
   const rows = summary.groups.map((group) => [
     group.task,
     group.difficulty === undefined ? '-' : String(group.difficulty),
     String(group.problems),
     ...ks.map((k) => formatRate(group.passAt[k])),
     ...majKs.map((k) => formatRate(group.majAt[k])),
+    ...toolCells(group.tools),
   ]);
   rows.push([
     'all',
@@ -26,6 +40,7 @@ export function formatEvalTable(summary: EvalSummary): string {
     String(summary.overall.problems),
     ...ks.map((k) => formatRate(summary.overall.passAt[k])),
     ...majKs.map((k) => formatRate(summary.overall.majAt[k])),
+    ...toolCells(summary.overall.tools),
   ]);
   const lines = [renderTable(header, rows)];
   const { calibration, consistency } = summary;

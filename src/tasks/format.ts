@@ -28,10 +28,37 @@ export function sequenceTokens(
 
 /**
  * A supervised datum on the worked solution: weight 1 on every completion token (and EOS), 0 on the
- * prompt. weights[t] weighs the prediction of tokens[t + 1].
+ * prompt and on the solution's observation spans (text an environment writes: a tool's output), which are
+ * encoded on their own so that a span's tokens are exactly the ones an environment would append.
+ * weights[t] weighs the prediction of tokens[t + 1].
  */
 export function solutionDatum(tokenizer: Tokenizer, problem: Problem): Datum {
-  const { tokens, completionStart } = sequenceTokens(tokenizer, problem, problem.solution);
-  const weights = tokens.slice(1).map((_, t) => (t + 1 >= completionStart ? 1 : 0));
-  return { tokens, weights };
+  const spans = problem.observationSpans ?? [];
+  if (spans.length === 0) {
+    const { tokens, completionStart } = sequenceTokens(tokenizer, problem, problem.solution);
+    const weights = tokens.slice(1).map((_, t) => (t + 1 >= completionStart ? 1 : 0));
+    return { tokens, weights };
+  }
+  const where = `problem ${problem.id} solution`;
+  const tokens = promptTokens(tokenizer, problem);
+  const trained = tokens.map(() => 0);
+  let at = 0;
+  const push = (end: number, weight: number) => {
+    const ids = tokenizer.encode(problem.solution.slice(at, end), where);
+    tokens.push(...ids);
+    trained.push(...ids.map(() => weight));
+    at = end;
+  };
+  for (const [start, end] of spans) {
+    if (!(start >= at && end > start && end <= problem.solution.length))
+      throw new RangeError(
+        `${where}: observation span [${start}, ${end}) is out of order or outside the solution`,
+      );
+    push(start, 1);
+    push(end, 0);
+  }
+  push(problem.solution.length, 1);
+  tokens.push(tokenizer.eos);
+  trained.push(1);
+  return { tokens, weights: trained.slice(1) };
 }

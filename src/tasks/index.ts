@@ -3,6 +3,7 @@
 // (importing this file registers nothing).
 import { Registry } from '../core/registry.ts';
 import { addition } from './addition.ts';
+import { additionCalc } from './addition-calc.ts';
 import { alignedAddition } from './aligned-addition.ts';
 import { countdown } from './countdown.ts';
 import { defineTask, type TaskPlugin } from './define.ts';
@@ -19,6 +20,9 @@ const hallucinationTax = { title: 'The Hallucination Tax of Reinforcement Finetu
 /** The built-in tasks that stand alone (write-problems, which wraps another task, is added after them). */
 export const builtinTasks: readonly TaskPlugin[] = [
   defineTask(addition),
+  defineTask(additionCalc, {
+    paper: { title: 'Tool-Zero: tool use elicited by pure RL from zero models (digest ¶52)' },
+  }),
   defineTask(alignedAddition),
   defineTask(stringCompose),
   defineTask(countdown, {

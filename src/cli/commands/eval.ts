@@ -73,6 +73,10 @@ export function register(program: Command): void {
       'replicas of the policy in worker threads (default auto = one per core; 1 = in process); sampling splits prompts across them',
       parseWorkersOption,
     )
+    .option(
+      '--tools <list|none>',
+      "run every sample as a tag-tools episode with these tools (calc, python; comma-separated; limits at their defaults), or 'none' for single-turn (default: the run's own rollout.environment, if any)",
+    )
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
@@ -123,6 +127,7 @@ export function register(program: Command): void {
           topP: options.topP,
           seed: options.seed,
           workers: options.workers,
+          environment: toolsEnvironment(options.tools),
         },
         {
           policy,
@@ -139,8 +144,25 @@ export function register(program: Command): void {
         return;
       }
       console.log(
-        `checkpoint: ${result.checkpoint}  problems: ${result.problems}  samples per problem: ${result.samples}  temperature: ${result.temperature}`,
+        `checkpoint: ${result.checkpoint}  problems: ${result.problems}  samples per problem: ${result.samples}  temperature: ${result.temperature}${result.environment ? `  environment: ${result.environment.name} (${result.environment.tools.join(', ')})` : ''}`,
       );
       console.log(formatEvalTable(result.summary));
     });
+}
+
+/** `--tools calc,python` as an environment block, 'none' as single-turn; absent: the run's own. */
+function toolsEnvironment(
+  spec: string | undefined,
+): { name: 'tag-tools'; tools: ('calc' | 'python')[] } | 'none' | undefined {
+  if (spec === undefined) return undefined;
+  if (spec.trim() === 'none') return 'none';
+  const tools = spec.split(',').map((tool) => tool.trim());
+  // search needs a document collection: a config's rollout.environment block carries it.
+  const known = ['calc', 'python'] as const;
+  const unknown = tools.filter((tool) => !(known as readonly string[]).includes(tool));
+  if (unknown.length > 0 || tools.length === 0)
+    throw new UserError(
+      `--tools: unknown tool '${shortInput(unknown[0] ?? spec)}' (choose from ${known.join(', ')}, or none; search needs a run's environment block with its documents)`,
+    );
+  return { name: 'tag-tools', tools: tools as ('calc' | 'python')[] };
 }

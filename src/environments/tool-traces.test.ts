@@ -1,0 +1,92 @@
+// The tool-use cold start's traces (src/tasks/addition-calc.ts) are episodes of the tag-tool environment:
+// the supervised datum of a worked solution has exactly the tokens the environment's episode has when the
+// policy writes the solution's own parts, and its loss weights are exactly the episode's trained mask —
+// so a cold start learns to write the calls and read the outputs, never to predict an output.
+import { describe, expect, it } from 'vitest';
+import type { PolicyBackend, SampledSequence, SampleOptions } from '../core/policy.ts';
+import { Rng } from '../core/rng.ts';
+import { CharTokenizer } from '../policy/tokenizer.ts';
+import { additionProblem } from '../tasks/addition.ts';
+import { additionCalc } from '../tasks/addition-calc.ts';
+import { promptTokens, solutionDatum } from '../tasks/format.ts';
+import { isHeldOut } from '../tasks/held-out-partition.ts';
+import { perRow } from '../testing/policy/test-helpers.ts';
+import { runEpisodes } from './episode.ts';
+import { parseEpisodeLimits } from './limits.ts';
+import { TagToolEnvironment } from './tag-tools.ts';
+import { calculator } from './tools/calculator.ts';
+
+const tokenizer = new CharTokenizer([
+  '\n',
+  ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)),
+]);
+
+/** Writes the solution's policy parts, one per turn (the text around its observation spans). */
+function writing(parts: string[]): PolicyBackend {
+  let call = 0;
+  const policy = {
+    tokenizer,
+    contextLength: 256,
+    async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
+      const text = parts[call++] ?? '';
+      const stop = (options.stop ?? []).find((s) => text.endsWith(s));
+      const tokens = [...tokenizer.encode(text), ...(stop ? [] : [tokenizer.eos])];
+      const logprobs = tokens.map(() => -1);
+      return prompts.map(() => [
+        { tokens, text, logprobs, samplingLogprobs: logprobs, stopReason: stop ? 'stop' : 'eos' },
+      ]);
+    },
+  } as unknown as PolicyBackend;
+  policy.sample = perRow(policy.sample.bind(policy));
+  return policy;
+}
+
+describe('tool-use traces of addition-calc', () => {
+  it('are the tag-tool episodes, token for token and mask for mask, at every level', async () => {
+    const rng = new Rng(5);
+    for (let digits = 1; digits <= 12; digits++) {
+      const problem = additionCalc.generate(rng, digits);
+      const [start, end] = problem.observationSpans![0];
+      const parts = [problem.solution.slice(0, start), problem.solution.slice(end)];
+      const environment = new TagToolEnvironment({
+        tokenizer,
+        prompt: promptTokens(tokenizer, problem),
+        tools: [calculator],
+        grade: (completion) => (additionCalc.verify(problem, completion).correct ? 1 : 0),
+      });
+      const [episode] = await runEpisodes(writing(parts), [environment], {
+        limits: parseEpisodeLimits({ maxTurnTokens: 200, maxObservationTokens: 200 }),
+        temperature: 1,
+        topP: 1,
+        seed: 1,
+      });
+      expect(episode.return, problem.prompt).toBe(1);
+      const datum = solutionDatum(tokenizer, problem);
+      expect(datum.tokens).toEqual(episode.tokens);
+      const promptLength = promptTokens(tokenizer, problem).length;
+      // weights[t] weighs tokens[t + 1]: trained where the policy sampled it (after the prompt).
+      const trained = episode.mask.slice(1).map((m, t) => (t + 1 >= promptLength && m === 1 ? 1 : 0));
+      expect(datum.weights).toEqual(trained);
+      expect(datum.tokens.length).toBeLessThanOrEqual(additionCalc.maxSequenceTokens!(digits));
+    }
+  });
+
+  it("grades as addition does and sits on addition's held-out side", () => {
+    const rng = new Rng(9);
+    let heldOut = 0;
+    for (let i = 0; i < 400; i++) {
+      const problem = additionCalc.generate(rng, 1 + (i % 8));
+      const [left, right] = problem.prompt.trim().split('+');
+      const plain = additionProblem(left, right);
+      expect(problem.prompt).toBe(plain.prompt);
+      expect(isHeldOut(problem, 0.2)).toBe(isHeldOut(plain, 0.2));
+      if (isHeldOut(problem, 0.2)) heldOut++;
+      expect(additionCalc.verify(problem, problem.solution).correct).toBe(true);
+      // The tool's output is not an answer: the answer line must copy it.
+      expect(
+        additionCalc.verify(problem, `<calc>${left}+${right}</calc><out>${plain.answer}</out>`).correct,
+      ).toBe(false);
+    }
+    expect(heldOut).toBeGreaterThan(40);
+  });
+});
