@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyBackend, SampledSequence, SampleOptions } from '../../core/policy.ts';
 import type { Problem } from '../../core/problem.ts';
 import { CharTokenizer } from '../../policy/tokenizer.ts';
-import { startToyOrsServer, type ToyOrsServer } from '../../testing/environments/ors-server.ts';
+import { closedPort, startToyOrsServer, type ToyOrsServer } from '../../testing/environments/ors-server.ts';
 import { perRow } from '../../testing/policy/test-helpers.ts';
 import { checkEnvironment } from '../conformance.ts';
 import { runEpisodes } from '../episode.ts';
@@ -162,5 +162,91 @@ describe('RemoteEnvironment (ORS) against the toy Python server', () => {
     expect(await client.listEnvironments()).toEqual(['arith']);
     expect(await client.splits('arith')).toEqual([{ name: 'train', type: 'train' }]);
     expect(await client.tasks('arith', 'train')).toEqual([{ prompt: '1+1', answer: '2' }]);
+  });
+});
+
+describe('bad servers end only their own episode, with an error naming the endpoint', () => {
+  /** One episode on `url` (extra block keys) beside a good one; the bad one's episode. */
+  async function badEpisode(url: string, extra: Record<string, unknown> = {}) {
+    const [bad, good] = await runEpisodes(
+      scriptedPolicy(calcThenSubmit),
+      [
+        environment(url, problem('2+3', '5'), { backoffMs: 1, ...extra }),
+        environment(server.url, problem('2+3', '5')),
+      ],
+      { limits, temperature: 1, topP: 1, seed: 1 },
+    );
+    expect(good).toMatchObject({ end: 'done', return: 1 });
+    expect(bad).toMatchObject({ end: 'environment_error', return: 0 });
+    expect(bad.errors.environment).toBe(1);
+    return bad;
+  }
+
+  it('an unreachable port: retried, then the connection error', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const episode = await badEpisode(url, { retries: 2 });
+    expect(episode.environmentError).toBe(
+      `POST ${url}/create_session: connection failed (ECONNREFUSED) (3 attempts)`,
+    );
+  });
+
+  it('an answer that is not JSON', async () => {
+    const url = `${server.url}/fault/garbage`;
+    const episode = await badEpisode(url);
+    expect(episode.environmentError).toBe(
+      `POST ${url}/create_session: answered something that is not JSON: "<html>surely not json</html>"`,
+    );
+  });
+
+  it('a 500 then success on every endpoint: the retry works; without retries the 500 ends the episode', async () => {
+    const url = `${server.url}/fault/flaky`;
+    const [episode] = await runEpisodes(
+      scriptedPolicy(calcThenSubmit),
+      [environment(url, problem('2+3', '5'), { retries: 1, backoffMs: 1 })],
+      { limits, temperature: 1, topP: 1, seed: 1 },
+    );
+    expect(episode).toMatchObject({ end: 'done', return: 1 });
+    const failed = await badEpisode(url, { retries: 0 });
+    expect(failed.environmentError).toBe(
+      `POST ${url}/create_session: answered 500: flaky: try again (1 attempt)`,
+    );
+  });
+
+  it('a call that hangs: the request timeout', async () => {
+    const url = `${server.url}/fault/hang`;
+    const episode = await badEpisode(url, { timeoutMs: 300 });
+    expect(episode.environmentError).toBe(`POST ${url}/arith/call: did not answer within 300 ms (timeoutMs)`);
+    expect(episode.turns).toHaveLength(1);
+  });
+
+  it('a body of megabytes is cut at the cap', async () => {
+    const url = `${server.url}/fault/huge`;
+    const episode = await badEpisode(url, { maxResponseBytes: 65_536 });
+    expect(episode.environmentError).toMatch(
+      new RegExp(
+        `^GET ${url}/arith/prompt: answered \\d+ bytes, more than the 65536 allowed \\(maxResponseBytes\\)$`,
+      ),
+    );
+  });
+
+  it('a tool call streaming megabytes is cut at the cap', async () => {
+    const url = `${server.url}/fault/hugecall`;
+    const episode = await badEpisode(url, { maxResponseBytes: 65_536 });
+    expect(episode.environmentError).toBe(
+      `POST ${url}/arith/call: streamed more than the 65536 bytes allowed (maxResponseBytes)`,
+    );
+  });
+
+  it('a malformed SSE stream: an end that is not JSON, and a stream cut before its end', async () => {
+    const badEnd = await badEpisode(`${server.url}/fault/badsse`);
+    expect(badEnd.environmentError).toBe(
+      `POST ${server.url}/fault/badsse/arith/call: streamed a result that is not JSON: "{not json"`,
+    );
+    const cut = await badEpisode(`${server.url}/fault/cutsse`);
+    expect(cut.environmentError).toMatch(
+      new RegExp(
+        `^POST ${server.url}/fault/cutsse/arith/call: the event stream ended without an 'end' or 'error' event`,
+      ),
+    );
   });
 });

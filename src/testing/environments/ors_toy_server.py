@@ -10,7 +10,8 @@ A base URL of /fault/<mode> selects a misbehaviour for every request under it:
   garbage   every endpoint answers 200 with text that is not JSON
   flaky     the first request to each path answers 500, the next succeeds (and so on, alternating)
   hang      tool calls never answer
-  huge      the prompt is 5 MB of JSON
+  huge      the prompt is 5 MB of JSON (with its Content-Length)
+  hugecall  a tool call streams 5 MB of chunks (no Content-Length)
   badsse    a tool call streams an `end` whose data is not JSON
   cutsse    a tool call's stream stops before its `end` event
   ssesession  /create_session answers as the Python SDK does (SSE: task_id, end)
@@ -152,6 +153,13 @@ class Handler(BaseHTTPRequestHandler):
         else:
             result = {"ok": False, "error": f"unknown tool {name}"}
         data = json.dumps(result)
+        if mode == "hugecall":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for _ in range(80):
+                self.wfile.write(b"event: chunk\ndata: " + b"x" * 65_536 + b"\n\n")
+            return None
         if mode == "badsse":
             return self.sse("event: task_id\ndata: t1\n\nevent: end\ndata: {not json\n\n")
         pieces = [data[i : i + 7] for i in range(0, len(data), 7)]

@@ -12,6 +12,7 @@
 import { ConfigError } from '../../../core/errors.ts';
 import type { RewardResult } from '../../../core/reward.ts';
 import { buildTools } from '../../../environments/block.ts';
+import { sampleEpisodesAndVerify } from '../../../eval/evaluate-episodes.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
 import { checkRemoteServer } from '../../../environments/remote/remote-block.ts';
 import type { SampledGroup } from '../../rl/rollout.ts';
@@ -91,6 +92,9 @@ export const environmentComponent = defineRlComponent({
           }
           episodesOf = new Map();
         },
+        // The held-out evaluation runs in the same environment (tools included) as training.
+        sampleEvaluation: (policy, problems, options) =>
+          sampleEpisodesAndVerify(policy, problems, { block, tools }, options),
       },
       metrics: () => {
         const metrics = episodeMetrics(episodes);
