@@ -4,8 +4,10 @@
 // file and context.ts (RlComponent = RunComponent<RlContext>) do not import each other.
 import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
 import type { SampledGroup as CoreSampledGroup } from '../../core/groups.ts';
+import type { PolicyBackend } from '../../core/policy.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { GroupOutcome } from '../../core/selector.ts';
+import type { ProblemOutcome, SampleAndVerifyOptions } from '../../eval/evaluate.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
 import type { PhaseTimer } from './timer.ts';
 
@@ -59,6 +61,16 @@ export interface StepHooks<C> {
   afterUpdate?(scope: StepScopeOf<C>, sampledAll: readonly SampledGroup[]): Promise<Record<string, number>>;
   /** With the selector and guidance, what this step's groups taught (rollout budget's pass rates). */
   observe?(outcomes: readonly GroupOutcome[]): void;
+  /**
+   * Outside the step: samples and grades the run's held-out evaluation instead of single-turn sampling
+   * (a multi-turn environment's episodes, so a run is evaluated the way it trains); the first hook that
+   * answers decides, undefined = not this hook.
+   */
+  sampleEvaluation?(
+    policy: PolicyBackend,
+    problems: readonly Problem[],
+    options: SampleAndVerifyOptions,
+  ): Promise<ProblemOutcome[]> | undefined;
 }
 
 /** An optional feature of the RL loop, built by its definition (src/training/components/). */

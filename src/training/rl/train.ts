@@ -268,10 +268,15 @@ async function openRun(
 async function evaluate(ctx: RlContext, step: number): Promise<EvalSummary> {
   const { config } = ctx;
   const problems = heldOutProblems(config.tasks, config.eval.problemsPerDifficulty, config.seed);
-  const outcomes = await sampleAndVerify(ctx.policy, problems, {
+  const options = {
     samples: config.eval.samples,
     temperature: config.eval.temperature,
     seed: config.seed + 1_000_003 * (step + 1),
-  });
-  return summarizeOutcomes(outcomes);
+  };
+  // A component may sample it (the environment's episodes); else single-turn.
+  for (const { hooks } of ctx.components) {
+    const outcomes = hooks.sampleEvaluation?.(ctx.policy, problems, options);
+    if (outcomes) return summarizeOutcomes(await outcomes);
+  }
+  return summarizeOutcomes(await sampleAndVerify(ctx.policy, problems, options));
 }

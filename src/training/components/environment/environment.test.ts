@@ -181,10 +181,15 @@ describe('rollout.environment', () => {
       });
     const rows = async (name: string) => {
       const result = await train(config(name), {});
-      return readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
+      const all = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, number | string>)
+        .map((line) => JSON.parse(line) as Record<string, number | string>);
+      // The held-out evaluations (start and end) ran in the environment too: tool use is reported.
+      const evaluations = all.filter((row) => row['eval/pass@1'] !== undefined);
+      expect(evaluations.length).toBeGreaterThanOrEqual(1);
+      expect(evaluations.every((row) => typeof row['eval/tools/call_rate'] === 'number')).toBe(true);
+      return all
         .filter((row) => row['env/turns_mean'] !== undefined)
         .map(({ time: _time, ...row }) =>
           Object.fromEntries(Object.entries(row).filter(([key]) => !key.startsWith('perf/'))),
