@@ -6,8 +6,8 @@
 // here and its definition in index.ts. (A definition cannot carry its schema itself: definitions read
 // the composed config, so the schema list must sit below them.)
 import type { z } from 'zod';
+import { environmentBlockSchema } from '../../environments/block.ts';
 import { selfPlaySchema } from '../../selfplay/config.ts';
-import { environmentBlockSchema } from './environment/environment-options.ts';
 import { reliftSchema } from './relift/relift-options.ts';
 import { rolloutBudgetSchema } from './rollout-budget/rollout-budget-options.ts';
 import { teacherBlockSchema } from './teachers/teacher-config.ts';
