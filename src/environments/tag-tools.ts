@@ -32,7 +32,7 @@ export function toolOutputText(output: string): string {
 }
 
 /** Characters the tokenizer cannot encode become '?', so an output never breaks the episode. */
-function encodable(tokenizer: Tokenizer, text: string): number[] {
+export function encodable(tokenizer: Tokenizer, text: string): number[] {
   try {
     return tokenizer.encode(text);
   } catch {

@@ -34,6 +34,7 @@ export async function sampleEpisodesAndVerify(
     const environments = chunk.flatMap((problem, index) =>
       Array.from({ length: options.samples }, () =>
         environmentFor(environment.block, environment.tools, {
+          problem,
           tokenizer,
           prompt: prompts[index],
           grade: () => 0,

@@ -16,7 +16,7 @@
 // only this episode, end 'environment_error', with that message.
 import type { Tokenizer } from '../../core/policy.ts';
 import type { Action, Environment, Observation, StepResult } from '../contract.ts';
-import { toolOutputText } from '../tag-tools.ts';
+import { encodable, toolOutputText } from '../tag-tools.ts';
 import { blocksText, type OrsClient, type OrsToolSpec } from './ors-client.ts';
 import { RemoteEnvironmentError } from './remote-error.ts';
 import { toolInput } from './tool-input.ts';
@@ -35,21 +35,6 @@ export interface RemoteEnvironmentOptions {
   maxOutputChars?: number;
   /** The server's tools the policy may call; absent or empty: every tool the session lists. */
   allowedTools?: readonly string[];
-}
-
-/** Characters the tokenizer cannot encode become '?', so a server's output never breaks the episode. */
-function encodable(tokenizer: Tokenizer, text: string): number[] {
-  try {
-    return tokenizer.encode(text);
-  } catch {
-    return [...text].flatMap((character) => {
-      try {
-        return tokenizer.encode(character);
-      } catch {
-        return tokenizer.encode('?');
-      }
-    });
-  }
 }
 
 function cut(text: string, most: number): string {
