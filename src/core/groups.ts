@@ -31,6 +31,41 @@ export interface GroupRollout extends SampledSequence {
    * multi-turn episode, src/environments): written tokens carry no loss. Absent = every token sampled.
    */
   lossMask?: number[];
+  /**
+   * The member was a multi-turn episode (training/components/environment/episode-groups.ts): its turns,
+   * with spans as indices into `tokens` (absent = a single-turn completion). Only the run store reads it
+   * (training/rl/sample-records.ts → the samples table's `episode` column, shown by the dashboard).
+   */
+  episode?: RolloutEpisode;
+}
+
+/** One policy turn of an episode member: spans index the member's `tokens` (the episode after the prompt). */
+export interface RolloutTurn {
+  /** Index in the member's tokens of the turn's first sampled token. */
+  start: number;
+  /** Tokens the policy sampled this turn: tokens[start, start + actionTokens). */
+  actionTokens: number;
+  /** Tokens the environment wrote after them (a tool's output, lossMask 0), after truncation. */
+  observationTokens: number;
+  /** The observation's length before truncation. */
+  observationTokensBefore: number;
+  /** This turn's reward from the environment. */
+  reward: number;
+  /** How the turn's sampling stopped: 'eos' | 'stop' | 'length'. */
+  stopReason: string;
+  /** The step's error (a malformed call, a failing tool, the environment), when there was one. */
+  error?: { kind: string; message: string };
+}
+
+/** The turns of an episode member and how the episode ended (src/environments/episode-record.ts). */
+export interface RolloutEpisode {
+  turns: RolloutTurn[];
+  /** Why it ended: 'done' | 'max_turns' | 'max_tokens' | 'parse_error' | 'environment_error'. */
+  end: string;
+  /** With end 'environment_error': what the environment did wrong. */
+  environmentError?: string;
+  /** Error counts by kind (parse, tool, environment). */
+  errors: Record<string, number>;
 }
 
 /** G completions of one attempt and their grades. */

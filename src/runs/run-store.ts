@@ -40,7 +40,13 @@ import { prepareSampleInsert, prepareSampleSelect, type SampleRecord, sampleRow 
 
 export type { OpenMode } from './run-database.ts';
 export { readJsonlLines } from './run-store-files.ts';
-export type { GuidanceText, SampleGuidance, SampleRecord } from './sample-columns.ts';
+export type {
+  GuidanceText,
+  SampleEpisode,
+  SampleEpisodeTurn,
+  SampleGuidance,
+  SampleRecord,
+} from './sample-columns.ts';
 
 /** One logged metric value: step, key (e.g. 'reward/mean') and value. */
 export interface MetricRow {

@@ -1,6 +1,7 @@
 // The sample details of the run store (sample-columns.ts): a round trip of every added column, and a
 // store made with the schema before them (built here with the old CREATE TABLE, as an old Curricula left
-// it) that a reader opens without migrating and a resumed writer migrates.
+// it) that a reader opens without migrating and a resumed writer migrates; and a store from just before the
+// `episode` column (multi-turn episodes), which a resumed writer gains.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,21 @@ const detailed: SampleRecord = {
   guided: true,
   expert: true,
   retry: false,
+  episode: {
+    turns: [
+      { action: [0, 2], output: [2, 3], outputTokensBefore: 5, reward: 0.25, stopReason: 'stop' },
+      {
+        action: [3, 3],
+        output: [3, 3],
+        outputTokensBefore: 0,
+        reward: 0,
+        stopReason: 'length',
+        error: { kind: 'parse', message: 'no closing tag' },
+      },
+    ],
+    end: 'max_turns',
+    errors: { parse: 1, tool: 0, environment: 0 },
+  },
 };
 
 function oldStore(): string {
@@ -123,6 +139,29 @@ describe('sample columns', () => {
     expect(writer.truncateAfter(1)).toEqual([]);
     expect(writer.sampleSteps()).toEqual([1]);
     writer.close();
-    expect(columns(dir)).toEqual(expect.arrayContaining([...before, 'advantage', 'logprobs', 'guidance']));
+    expect(columns(dir)).toEqual(
+      expect.arrayContaining([...before, 'advantage', 'logprobs', 'guidance', 'episode']),
+    );
+  });
+
+  it('a store from before the episode column: read as it is, gains the column when resumed', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'pre-episode-')), 'run');
+    const { episode: _episode, ...single } = detailed;
+    const first = RunStore.create(dir, {});
+    first.logSamples(1, [single]);
+    first.close();
+    const db = new Database(join(dir, 'run.sqlite'));
+    db.exec('ALTER TABLE samples DROP COLUMN episode');
+    db.close();
+    const reader = RunStore.read(dir);
+    expect(reader.samples(1)).toEqual([{ step: 1, ...single }]);
+    reader.close();
+    expect(columns(dir)).not.toContain('episode');
+    const writer = RunStore.resume(dir);
+    writer.logSamples(2, [detailed]);
+    expect(writer.samples(1)[0].episode).toBeUndefined();
+    expect(writer.samples(2)[0].episode).toEqual(detailed.episode);
+    writer.close();
+    expect(columns(dir)).toContain('episode');
   });
 });

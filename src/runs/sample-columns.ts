@@ -2,7 +2,7 @@
 //
 //   samples(step, problem_id, prompt, completion, reward, reason,          -- since the first store
 //           advantage, advantage_kind, logprobs, tokens, scaffold,       -- added by migration (below)
-//           guidance, guided, expert, retry)
+//           guidance, guided, expert, retry, episode)
 //
 // - advantage REAL: the advantage the loss used for this completion; for per-token advantages (on-policy
 //   distillation, privileged-hint) the mean over the completion's tokens, with advantage_kind 'token-mean'
@@ -19,6 +19,13 @@
 //   text}], expertTokens?}: the problem's own prompt when `prompt` holds more, and each text the scaffold
 //   added (a hint in the prompt, a forced prefix, a member's own prompt such as a rubric share, a retry's
 //   feedback prompt, scorer-only privileged context); guided / expert / retry INTEGER 0/1 flags.
+// - episode TEXT: for a completion sampled as a multi-turn episode (rollout.environment), JSON
+//   SampleEpisode: per turn the span of the policy's tokens and of the environment's (the tool output,
+//   masked from the loss) as [start, end) indices into the completion's tokens, the turn's reward, stop
+//   reason and error (message cut to MAX_ERROR_CHARS), then the end reason and error counts. NULL for a
+//   single-turn completion. The spans index the whole completion; `tokens` / `logprobs` may stop earlier
+//   (MAX_TOKENS). Environment-written tokens are stored in `tokens` like the others, with log-prob 0 in
+//   `logprobs` (they were not sampled: no sampling log-prob exists; the episode spans say which they are).
 //
 // Migration: a writer adds the missing columns (ALTER TABLE samples ADD COLUMN, nullable), so a run made
 // before them resumes and gains them; old rows keep NULL. Readers never migrate (the dashboard opens the
@@ -81,7 +88,39 @@ export interface SampleRecord {
   guided?: boolean;
   expert?: boolean;
   retry?: boolean;
+  /** The completion's turns, when it was a multi-turn episode (absent: single-turn). */
+  episode?: SampleEpisode;
 }
+
+/** One policy turn of a stored episode; spans are [start, end) indices into the completion's tokens. */
+export interface SampleEpisodeTurn {
+  /** The tokens the policy sampled this turn (its tool call, if any, ends it). */
+  action: [number, number];
+  /** The tokens the environment wrote after it (the tool output; masked from the loss). Empty when none. */
+  output: [number, number];
+  /** The output's length before the environment truncated it (equal to the span's when not cut). */
+  outputTokensBefore: number;
+  /** The turn's reward from the environment. */
+  reward: number;
+  /** How the policy's sampling stopped: 'eos', 'stop' (a tool call's closing tag) or 'length'. */
+  stopReason: string;
+  /** The step's error: kind 'parse' | 'tool' | 'environment' and its message (cut to MAX_ERROR_CHARS). */
+  error?: { kind: string; message: string };
+}
+
+/** A completion sampled as a multi-turn episode: its turns, how it ended and its errors. */
+export interface SampleEpisode {
+  turns: SampleEpisodeTurn[];
+  /** 'done' | 'max_turns' | 'max_tokens' | 'parse_error' | 'environment_error'. */
+  end: string;
+  /** With end 'environment_error': the reason (cut to MAX_ERROR_CHARS). */
+  environmentError?: string;
+  /** Error counts by kind over the episode (parse, tool, environment). */
+  errors: Record<string, number>;
+}
+
+/** Error messages of a stored episode are cut to this many characters. */
+export const MAX_ERROR_CHARS = 500;
 
 /** Log-probs and token pieces are kept for at most this many tokens of a completion. */
 export const MAX_TOKENS = 4096;
@@ -97,6 +136,7 @@ export const ADDED_COLUMNS: readonly [string, string][] = [
   ['guided', 'INTEGER'],
   ['expert', 'INTEGER'],
   ['retry', 'INTEGER'],
+  ['episode', 'TEXT'],
 ];
 
 const BASE_COLUMNS = ['step', 'problem_id', 'prompt', 'completion', 'reward', 'reason'];
@@ -142,6 +182,7 @@ export function sampleRow(step: number, sample: SampleRecord): unknown[] {
     flag(sample.guided),
     flag(sample.expert),
     flag(sample.retry),
+    sample.episode ? JSON.stringify(sample.episode) : null,
   ];
 }
 
@@ -196,6 +237,10 @@ function toRecord(row: Record<string, unknown>): SampleRecord & { step: number }
   if (row.tokens != null) record.tokens = parseJson(row.tokens as string, []);
   if (row.scaffold != null) record.scaffold = row.scaffold as string;
   if (row.guidance != null) record.guidance = parseJson(row.guidance as string, { added: [] });
+  if (row.episode != null) {
+    const episode = parseJson<SampleEpisode | null>(row.episode as string, null);
+    if (episode) record.episode = episode;
+  }
   for (const flag of ['guided', 'expert', 'retry'] as const) {
     if (row[flag] != null) record[flag] = row[flag] === 1;
   }

@@ -10,12 +10,19 @@
 // - the guidance: the scaffold's name, the problem's plain prompt when the policy saw more, every text the
 //   scaffold added (the hint in the prompt, a forced prefix, a member's own prompt, a retry's feedback
 //   prompt, scorer-only privileged context), and whether the completion was guided, an expert trace
-//   (off-policy tokens) or a retry.
+//   (off-policy tokens) or a retry;
+// - for a member sampled as a multi-turn episode (GroupRollout.episode, rollout.environment), its turns:
+//   each turn's span of policy tokens and of tool-output tokens (indices into the completion's tokens),
+//   reward, stop reason and error (messages cut to MAX_ERROR_CHARS), the end reason and the error counts.
+//   The tool-output tokens are in `tokens` too, with log-prob 0 (not sampled).
 import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
+import type { RolloutEpisode } from '../../core/groups.ts';
 import type { Tokenizer } from '../../core/policy.ts';
 import {
   type GuidanceText,
+  MAX_ERROR_CHARS,
   MAX_TOKENS,
+  type SampleEpisode,
   type SampleGuidance,
   type SampleRecord,
 } from '../../runs/sample-columns.ts';
@@ -74,6 +81,7 @@ export function sampleRecords(
         expert,
         retry,
       };
+      if (rollout?.episode) record.episode = sampleEpisode(rollout.episode);
       if (rollout && options.tokens !== false) {
         const tokens = rollout.tokens.slice(0, MAX_TOKENS);
         record.logprobs = rollout.logprobs.slice(0, tokens.length);
@@ -111,4 +119,26 @@ function addedText(full: string, plain: string): string {
   if (full.startsWith(plain)) return full.slice(plain.length);
   if (full.endsWith(plain)) return full.slice(0, full.length - plain.length);
   return full;
+}
+
+/** An episode member's turns as the samples table stores them (sample-columns.ts, column `episode`). */
+export function sampleEpisode(episode: RolloutEpisode): SampleEpisode {
+  const cut = (text: string) =>
+    text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text;
+  return {
+    turns: episode.turns.map((turn) => {
+      const end = turn.start + turn.actionTokens;
+      return {
+        action: [turn.start, end],
+        output: [end, end + turn.observationTokens],
+        outputTokensBefore: turn.observationTokensBefore,
+        reward: turn.reward,
+        stopReason: turn.stopReason,
+        ...(turn.error && { error: { kind: turn.error.kind, message: cut(turn.error.message) } }),
+      };
+    }),
+    end: episode.end,
+    ...(episode.environmentError !== undefined && { environmentError: cut(episode.environmentError) }),
+    errors: { ...episode.errors },
+  };
 }

@@ -4,8 +4,9 @@
 // tool outputs between them, as the policy saw them — with lossMask 0 on the outputs, so the loss trains
 // exactly the sampled tokens; its completion text (actions and outputs) is what the run's reward grades.
 // `episodesOf` maps each group to its members' episodes, for a block whose reward is the environment's
-// (component.ts puts their returns in place of the run's grades).
-import type { GroupRollout } from '../../../core/groups.ts';
+// (component.ts puts their returns in place of the run's grades). Each member keeps its episode's turns
+// (GroupRollout.episode, spans shifted to index the member's tokens) for the run store's sample browser.
+import type { GroupRollout, RolloutEpisode } from '../../../core/groups.ts';
 import { type EnvironmentBlock, environmentFor } from '../../../environments/block.ts';
 import { runEpisodes } from '../../../environments/episode.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
@@ -62,6 +63,7 @@ export async function episodeGroups(
       samplingLogprobs: episode.samplingLogprobs.slice(start),
       stopReason: episode.turns.at(-1)?.stopReason ?? 'length',
       lossMask: episode.mask.slice(start),
+      episode: rolloutEpisode(episode, start),
     });
   });
   const groups = attempts.map((attempt, index) => ({
@@ -80,4 +82,22 @@ export async function episodeGroups(
     );
   });
   return { groups, episodes, episodesOf };
+}
+
+/** The episode's turns with spans relative to the member's tokens (the episode from `start` on). */
+function rolloutEpisode(episode: Episode, start: number): RolloutEpisode {
+  return {
+    turns: episode.turns.map((turn) => ({
+      start: Math.max(0, turn.start - start),
+      actionTokens: turn.actionTokens,
+      observationTokens: turn.observationTokens,
+      observationTokensBefore: turn.observationTokensBefore,
+      reward: turn.reward,
+      stopReason: turn.stopReason,
+      ...(turn.error && { error: { kind: turn.error.kind, message: turn.error.message } }),
+    })),
+    end: episode.end,
+    ...(episode.environmentError !== undefined && { environmentError: episode.environmentError }),
+    errors: { ...episode.errors },
+  };
 }
