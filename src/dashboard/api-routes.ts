@@ -3,7 +3,7 @@
 //   /api/runs/:name/config[?diff=<other>]      config, and the differing keys against another run
 //   /api/runs/:name/keys                       metric keys, last step, steps with samples
 //   /api/runs/:name/series?keys=a,b&after=N    metric series after step N (live polling: only new steps)
-//   /api/runs/:name/samples?step=N             the step's samples grouped by problem
+//   /api/runs/:name/samples?step=N             the step's samples grouped by problem (an episode's turns included)
 //   /api/runs/:name/histogram?step=N[&bins=B]  reward histogram of the step's samples
 //   /api/compare?runs=a,b[&keys=..][&baseline=g][&headline=k]  seed groups, mean ± sd curves, final table
 // Every run name goes through resolveRunDir before any read.

@@ -1,6 +1,7 @@
 // The dashboard's JSON API on real loopback HTTP over a runs directory written by RunStore: the runs table
 // (statuses from owner file + events, unreadable directories with their reason), config diff, metric keys
-// and series (and polling after a step while a writer appends), samples grouped by problem, the reward
+// and series (and polling after a step while a writer appends), samples grouped by problem (a multi-turn
+// episode with its turns), the reward
 // histogram, the seed-grouped comparison, and that reading changes nothing in the runs directory.
 import { readdirSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -161,6 +162,37 @@ describe('dashboard API', () => {
     expect(old).toEqual({ completion: 'answer 1', reward: 0, reason: 'wrong answer', centeredReward: -0.75 });
   });
 
+  it("sends an episode's turns: token spans, per-turn rewards and errors, the end reason", async () => {
+    const { body } = await get('/api/runs/sec-s1/samples?step=3');
+    expect(body.groups).toHaveLength(1);
+    const [first, second] = body.groups[0].completions;
+    const output = '<out>error: <b>bad</b> expression</out>';
+    expect(first.completion).toBe(`<calc>2+</calc>${output}<calc>2+3</calc><out>5</out>\nA: 5`);
+    // 15 policy tokens, 39 written, 16 policy, 12 written, 5 policy (char tokens).
+    expect(first.episode).toEqual({
+      turns: [
+        {
+          action: [0, 15],
+          output: [15, 54],
+          outputTokensBefore: 39,
+          reward: 0,
+          stopReason: 'stop',
+          error: { kind: 'tool', message: 'bad expression <b>2+</b>' },
+        },
+        { action: [54, 70], output: [70, 82], outputTokensBefore: 12, reward: 0.25, stopReason: 'stop' },
+        { action: [82, 87], output: [87, 87], outputTokensBefore: 0, reward: 0.75, stopReason: 'eos' },
+      ],
+      end: 'done',
+      errors: { parse: 0, tool: 1, environment: 0 },
+    });
+    expect(first.tokens.slice(15, 54).join('')).toBe(output);
+    expect(first.logprobs.slice(15, 54)).toEqual(Array(39).fill(0));
+    expect(second.episode).toMatchObject({ end: 'max_turns', turns: [{ outputTokensBefore: 40 }] });
+    // A single-turn completion has none.
+    const single = (await get('/api/runs/sec-s1/samples?step=4')).body.groups[0].completions[0];
+    expect(single.episode).toBeUndefined();
+  });
+
   it('bins the rewards of a step (the top edge falls in the last bin)', async () => {
     const { body } = await get('/api/runs/uniform-s1/histogram?step=4&bins=4');
     expect(body.edges).toEqual([0, 0.25, 0.5, 0.75, 1]);
@@ -199,6 +231,7 @@ describe('dashboard API', () => {
       '/api/runs/sec-s1/keys',
       '/api/runs/sec-s1/series?keys=reward/mean',
       '/api/runs/sec-s1/samples?step=4',
+      '/api/runs/sec-s1/samples?step=3',
       '/api/runs/uniform-s2/samples?step=4',
       '/api/runs/sec-s1/histogram?step=4',
       '/api/runs/sec-s1/config?diff=sec-s2',

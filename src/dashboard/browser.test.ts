@@ -1,8 +1,9 @@
 // The dashboard in a real browser: Debian's Chromium, headless, driven by playwright-core (never a
 // downloaded browser). On a small RunStore-written runs directory it opens a run and checks the reward
 // chart holds one point per logged step (read from uPlot's own data), appends a step as a training process
-// would (RunStore, while the page polls) and sees the chart grow, opens a sample group, and compares the
-// two seed groups. Screenshots go to a temporary directory whose path is printed.
+// would (RunStore, while the page polls) and sees the chart grow, opens a sample group (and a group of
+// multi-turn episodes: turns, tool calls, shaded tool outputs, per-turn rewards), and compares the two
+// seed groups. Screenshots go to a temporary directory whose path is printed.
 // Skipped when /usr/bin/chromium is missing, the reason in its name (test/requirements.ts).
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -167,6 +168,49 @@ describe.skipIf(browserNeeds.skip)(`dashboard in Chromium${browserNeeds.label}`,
       'reward 0 · reward − group mean -0.75 (computed)',
     );
     expect(await page.locator('#logprob-legend').count()).toBe(0);
+  });
+
+  it('shows an episode turn by turn: tool calls, shaded tool outputs, per-turn rewards and errors', async () => {
+    await page.goto(`${url}/#/run/sec-s1/samples?step=3`);
+    await pageIs('samples');
+    expect(await page.locator('#episode-legend').textContent()).toMatch(/masked from the loss/);
+    const group = page.locator('details[data-problem="addition-1-eeee"]');
+    await group.locator('summary').click();
+    const first = group.locator('.completion').nth(0);
+    const turns = first.locator('.turn');
+    expect(await turns.locator('.turn-head').allTextContents()).toEqual([
+      'turn 1 · reward 0 · tool call',
+      'turn 2 · reward 0.25 · tool call',
+      'turn 3 · reward 0.75 · stopped at eos',
+    ]);
+    expect(await turns.nth(0).locator('.turn-error').textContent()).toBe(
+      'tool error: bad expression <b>2+</b>',
+    );
+    // The tool outputs, apart from the policy's tokens: shaded grey, titled as masked from the loss.
+    const outputs = first.locator('.tool-output');
+    expect(await outputs.allTextContents()).toEqual([
+      '<out>error: <b>bad</b> expression</out>',
+      '<out>5</out>',
+    ]);
+    expect(await outputs.nth(0).getAttribute('title')).toMatch(/not sampled, masked from the loss/);
+    expect(await first.locator('.masked-tok').count()).toBe(39 + 12);
+    const background = (locator: ReturnType<Page['locator']>) =>
+      locator.evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor as string);
+    expect(await background(outputs.nth(1).locator('.tok').first())).toBe('rgb(217, 217, 217)');
+    // The policy's tokens keep their log-prob colour (p = e^-0.25), and the call that ended a turn is outlined.
+    expect(await background(turns.nth(2).locator('.tok').first())).not.toBe('rgb(217, 217, 217)');
+    expect((await turns.nth(1).locator('.tool-call').allTextContents()).join('')).toBe('<calc>2+3</calc>');
+    expect(await turns.nth(2).locator('.tool-call').count()).toBe(0);
+    expect(await first.locator('.episode-end').textContent()).toBe(
+      'episode end: done (the environment ended it) · 3 turns · errors: tool 1',
+    );
+    const second = group.locator('.completion').nth(1);
+    expect(await second.locator('.turn-head').textContent()).toBe(
+      'turn 1 · reward 0 · tool call · output cut from 40 to 16 tokens',
+    );
+    expect(await second.locator('.episode-end').textContent()).toMatch(/^episode end: max turns reached/);
+    expect(await page.locator('#groups b').count()).toBe(0);
+    await page.screenshot({ path: join(shots, 'samples-episode.png'), fullPage: true });
   });
 
   it('draws the selector-state panel from curriculum/state/* metrics', async () => {

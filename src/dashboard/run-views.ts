@@ -4,11 +4,13 @@
 // the samples of a step grouped by problem (one GRPO group side by side), and a reward histogram per step.
 // Each completion comes with what the store kept of it (src/runs/sample-columns.ts): the advantage the loss
 // used, per-token sampler log-probs with each token's text, and the guidance (scaffold name, plain prompt,
-// added texts, guided / expert / retry). A run made before those columns has none of them: its
-// completions carry `centeredReward` (reward minus the group's mean reward, the GRPO advantage before any
-// std scaling), which the browser labels as computed; it is sent for every run.
+// added texts, guided / expert / retry) and, for a multi-turn episode, its turns (SampleEpisode: each
+// turn's policy and tool-output token spans, reward, stop reason, error; the end reason). A run made before
+// those columns has none of them: its completions carry `centeredReward` (reward minus the group's mean
+// reward, the GRPO advantage before any std scaling), which the browser labels as computed; it is sent
+// for every run.
 import { flattenConfig } from '../runs/compare/group-runs.ts';
-import { RunStore, type SampleGuidance } from '../runs/run-store.ts';
+import { RunStore, type SampleEpisode, type SampleGuidance } from '../runs/run-store.ts';
 import { DashboardError } from './errors.ts';
 
 function withStore<T>(dir: string, read: (store: RunStore) => T): T {
@@ -94,6 +96,8 @@ export interface SampleCompletion {
   guided?: boolean;
   expert?: boolean;
   retry?: boolean;
+  /** A multi-turn episode's turns, spans indexing `tokens` (absent: single-turn, or a run before the column). */
+  episode?: SampleEpisode;
 }
 
 const PROBLEM_ID = /^(.+)-(\d+)-[^-]+$/;

@@ -30,6 +30,8 @@ function registry(): Map<string, [string, string]> {
     'panels.js',
     'samples-page.js',
     'sample-view.js',
+    'episode-view.js',
+    'tokens.js',
     'compare-page.js',
   ]) {
     files.set(`/web/${name}`, [join(WEB, name), JS]);

@@ -6,14 +6,11 @@
 //   p = exp(log p) on a red (p = 0) → green (p = 1) scale (logprobLegend), its title (hover) giving the
 //   token and its log-prob; expert-trace tokens are underlined; a forced prefix is shown apart, before them;
 // - the guidance set apart from the prompt: the scaffold's name, each text it added with its kind, and
-//   badges for guided / expert / retry completions.
+//   badges for guided / expert / retry completions;
+// - a completion sampled as a multi-turn episode turn by turn instead (episode-view.js).
 import { el, fmt } from './api.js';
-
-/** Background colour of a token of log-prob `logprob`. */
-export function logprobColour(logprob) {
-  const p = Number.isFinite(logprob) ? Math.min(1, Math.max(0, Math.exp(logprob))) : 0;
-  return `hsl(${Math.round(120 * p)}, 70%, 82%)`;
-}
+import { episodeView } from './episode-view.js';
+import { logprobColour, tokenSpan } from './tokens.js';
 
 const LEGEND_P = [1, 0.75, 0.5, 0.25, 0.05];
 
@@ -90,19 +87,7 @@ function tokenText(c) {
     'pre',
     { class: 'tokens' },
     prefix ? el('span', { class: 'forced', title: 'forced prefix (not sampled)' }, prefix) : null,
-    c.tokens.map((piece, index) => {
-      const logprob = c.logprobs?.[index];
-      return el(
-        'span',
-        {
-          class: index < expert ? 'tok expert-tok' : 'tok',
-          style: `background:${logprobColour(logprob)}`,
-          title: `${JSON.stringify(piece)} log p = ${fmt(logprob, 4)}`,
-          'data-logprob': logprob,
-        },
-        piece === '' ? '∅' : piece,
-      );
-    }),
+    c.tokens.map((piece, index) => tokenSpan(piece, c.logprobs?.[index], index < expert ? 'expert-tok' : '')),
   );
 }
 
@@ -124,6 +109,6 @@ export function completionCard(c) {
       c.scaffold,
       (c.guidance?.added ?? []).filter((entry) => !GROUP_KINDS.has(entry.kind)),
     ),
-    c.tokens ? tokenText(c) : el('pre', {}, c.completion),
+    c.episode ? episodeView(c) : c.tokens ? tokenText(c) : el('pre', {}, c.completion),
   );
 }

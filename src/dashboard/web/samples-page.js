@@ -1,9 +1,10 @@
 // The sample browser: pick a step (one with logged samples), see its reward histogram (click a bar to keep
 // only completions in that reward range) and each problem's group side by side: the prompt, then every
 // completion with its reward, grading reason, stored advantage, per-token log-probs as colour and guidance
-// (sample-view.js). Filters: task, level, reward range.
+// (sample-view.js), an episode's turn by turn (episode-view.js). Filters: task, level, reward range.
 import { api, el, fmt } from './api.js';
 import { barChart } from './charts.js';
+import { episodeLegend } from './episode-view.js';
 import { completionCard, groupHeader, logprobLegend } from './sample-view.js';
 
 export async function renderSamples(name, params) {
@@ -116,6 +117,7 @@ export async function renderSamples(name, params) {
     ),
     histBox,
     groups.some((group) => group.completions.some((c) => c.tokens)) ? logprobLegend() : null,
+    groups.some((group) => group.completions.some((c) => c.episode)) ? episodeLegend() : null,
     list,
   );
   const chart = barChart(histBox, {

@@ -3,7 +3,8 @@
 // training metrics at steps 1–4 and two sampled groups of four completions at step 4. The sec runs also log
 // selector state (curriculum/state/sec/q/<arm>) and their samples carry every detail the store keeps
 // (advantage, per-token log-probs and pieces, a hint, expert / retry members); uniform-s2 is rewritten to
-// the samples schema before those columns (an old run). Plus the bad cases:
+// the samples schema before those columns (an old run); the sec runs also log, at step 3, a group sampled
+// as multi-turn calculator episodes (episodeSamples: turns, tool outputs, a tool error). Plus the bad cases:
 // a run whose run.sqlite is garbage, a directory that is not a run, a run left by a killed writer, and a
 // symlink to a run outside the runs directory.
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -51,7 +52,94 @@ export function writeRun(dir: string, selector: string, seed: number, finalPass:
     ...group('addition-2-bbbb', '12+39', [0, 0, 0.5, 0]),
   ];
   store.logSamples(4, selector === 'sec' ? samples.map(withDetails) : samples);
+  if (selector === 'sec') store.logSamples(3, episodeSamples());
   return store;
+}
+
+/** One turn of an episode sample: the policy's text, the tool output after it (may be ''), its reward. */
+interface TurnText {
+  action: string;
+  output: string;
+  reward: number;
+  stopReason: string;
+  error?: { kind: string; message: string };
+  outputTokensBefore?: number;
+}
+
+/** A completion sampled as an episode, as sample-records.ts stores it (char tokens; outputs log p 0). */
+function episodeSample(id: string, turns: TurnText[], end: string, reward: number): SampleRecord {
+  const tokens: string[] = [];
+  const logprobs: number[] = [];
+  const stored = turns.map((turn) => {
+    const start = tokens.length;
+    tokens.push(...turn.action);
+    logprobs.push(...[...turn.action].map(() => -0.25));
+    const mid = tokens.length;
+    tokens.push(...turn.output);
+    logprobs.push(...[...turn.output].map(() => 0));
+    return {
+      action: [start, mid] as [number, number],
+      output: [mid, tokens.length] as [number, number],
+      outputTokensBefore: turn.outputTokensBefore ?? turn.output.length,
+      reward: turn.reward,
+      stopReason: turn.stopReason,
+      ...(turn.error && { error: turn.error }),
+    };
+  });
+  const errors = { parse: 0, tool: 0, environment: 0 };
+  for (const turn of turns) if (turn.error) errors[turn.error.kind as keyof typeof errors]++;
+  return {
+    problemId: id,
+    prompt: '2+3',
+    completion: tokens.join(''),
+    reward,
+    advantage: reward - 0.5,
+    advantageKind: 'sequence',
+    tokens,
+    logprobs,
+    scaffold: 'identity',
+    guidance: { added: [] },
+    guided: false,
+    expert: false,
+    retry: false,
+    episode: { turns: stored, end, errors },
+  };
+}
+
+/** The sec runs' step-3 group: two calculator episodes of addition-1-eeee. */
+export function episodeSamples(): SampleRecord[] {
+  return [
+    episodeSample(
+      'addition-1-eeee',
+      [
+        {
+          action: '<calc>2+</calc>',
+          output: '<out>error: <b>bad</b> expression</out>',
+          reward: 0,
+          stopReason: 'stop',
+          error: { kind: 'tool', message: 'bad expression <b>2+</b>' },
+        },
+        { action: '<calc>2+3</calc>', output: '<out>5</out>', reward: 0.25, stopReason: 'stop' },
+        { action: '\nA: 5', output: '', reward: 0.75, stopReason: 'eos' },
+      ],
+      'done',
+      1,
+    ),
+    episodeSample(
+      'addition-1-eeee',
+      [
+        {
+          action: '<calc>99*99</calc>',
+          output: '<out>98…01</out>',
+          reward: 0,
+          stopReason: 'stop',
+          outputTokensBefore: 40,
+        },
+      ],
+      'max_turns',
+      0,
+    ),
+  ];
 }
 
 export const HINT = '\n\n## Hint.\n5';
