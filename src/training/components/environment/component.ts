@@ -12,9 +12,9 @@
 import { ConfigError } from '../../../core/errors.ts';
 import type { RewardResult } from '../../../core/reward.ts';
 import { buildTools } from '../../../environments/block.ts';
-import { sampleEpisodesAndVerify } from '../../../eval/evaluate-episodes.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
 import { checkRemoteServer } from '../../../environments/remote/remote-block.ts';
+import { sampleEpisodesAndVerify } from '../../../eval/evaluate-episodes.ts';
 import type { SampledGroup } from '../../rl/rollout.ts';
 import { defineRlComponent } from '../definition.ts';
 import { episodeGroups } from './episode-groups.ts';
