@@ -8,6 +8,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Tokenizer } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Environment } from './contract.ts';
+import { creditOptionsShape } from './credit.ts';
 import { episodeLimitsSchema } from './limits.ts';
 import { remoteBlockSchema, remoteEnvironmentFor } from './remote/remote-block.ts';
 import { TagToolEnvironment } from './tag-tools.ts';
@@ -38,6 +39,8 @@ export const tagToolsBlockSchema = z.strictObject({
   maxOutputChars: z.number().int().min(1).default(64),
   /** Turns, tokens, timeouts and the parse-error policy of each episode (src/environments/limits.ts). */
   limits: episodeLimitsSchema.default(episodeLimitsSchema.parse({})),
+  // credit ('episode' | 'turn'), callFormatReward, callFormatCap: how the sampled tokens are credited (credit.ts).
+  ...creditOptionsShape,
 });
 
 /** The block: absent, `name: tag-tools` or `name: remote`. */

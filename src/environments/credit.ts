@@ -15,8 +15,30 @@
 //   reached there: episodes that got to turn k by different paths share it (a learned per-state value, as
 //   in turn-level GAE, would cut variance further; there is none here). With one final reward and γ = 1,
 //   every turn of an episode gets G = R_i, and only the baselines differ by turn.
+//
+// In a training run (the environment block's `credit: turn`, block.ts) these are the rewards r_ik that
+// components/environment/turn-credit.ts gives turnAdvantages, with turnCallRewards as an optional bonus.
+import { z } from 'zod';
 import type { Datum } from '../core/policy.ts';
 import type { Episode } from './episode-record.ts';
+
+/** The credit options of the environment block; both variants take them (block.ts, remote/remote-block.ts). */
+export const creditOptionsShape = {
+  /**
+   * How an episode's sampled tokens are credited: 'episode' (every sampled token shares the member's
+   * advantage from the run's estimator) or 'turn' (the tokens of turn k get the leave-one-out turn
+   * advantage A_ik = G_ik − b_ik of src/environments/credit.ts, the run's grade added to the last turn's
+   * reward; docs/environments.md, "Per-turn credit").
+   */
+  credit: z.enum(['episode', 'turn']).default('episode'),
+  /**
+   * With credit 'turn': a format reward per well-formed tool call (a turn that ended in a call without a
+   * parse error), added to that turn's reward; 0 = none.
+   */
+  callFormatReward: z.number().min(0).max(1).default(0),
+  /** With credit 'turn': the most the call format rewards add to one episode (so calling cannot pay more than the task). */
+  callFormatCap: z.number().min(0).max(1).default(0.2),
+};
 
 /** Options of turnAdvantages. */
 export interface TurnCreditOptions {
@@ -89,4 +111,26 @@ export function wellFormedCallReward(episode: Episode, options: CallFormatOption
   const { perCall = 0.1, cap = 0.2, metric = 'tool_calls' } = options;
   const wellFormed = Math.max(0, (episode.metrics[metric] ?? 0) - episode.errors.parse);
   return Math.min(cap, perCall * wellFormed);
+}
+
+/** What turnCallRewards reads of a turn: how its sampling stopped and its error. */
+export interface CallTurn {
+  stopReason: string;
+  error?: { kind: string };
+}
+
+/**
+ * wellFormedCallReward per turn: perCall on each turn that ended in a well-formed call, in turn order
+ * until the episode's total reaches cap (the turn that reaches it gets the rest). A turn ended in a call
+ * when its sampling stopped at a stop string (stopReason 'stop': the closing tags are the only stop
+ * strings tag-tools and remote environments set); it is well formed when its step had no parse error.
+ */
+export function turnCallRewards(turns: readonly CallTurn[], perCall: number, cap: number): number[] {
+  let paid = 0;
+  return turns.map((turn) => {
+    if (turn.stopReason !== 'stop' || turn.error?.kind === 'parse') return 0;
+    const reward = Math.max(0, Math.min(perCall, cap - paid));
+    paid += reward;
+    return reward;
+  });
 }

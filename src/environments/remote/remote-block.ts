@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
 import type { Tokenizer } from '../../core/policy.ts';
 import type { Problem } from '../../core/problem.ts';
+import { creditOptionsShape } from '../credit.ts';
 import { episodeLimitsSchema } from '../limits.ts';
 import { OrsClient } from './ors-client.ts';
 import { RemoteEnvironment } from './remote-environment.ts';
@@ -38,6 +39,8 @@ export const remoteBlockSchema = z.strictObject({
   reward: z.enum(['environment', 'run']).default('environment'),
   /** Turns, tokens, timeouts and the parse-error policy of each episode (src/environments/limits.ts). */
   limits: episodeLimitsSchema.default(episodeLimitsSchema.parse({})),
+  // credit ('episode' | 'turn'), callFormatReward, callFormatCap: how the sampled tokens are credited (../credit.ts).
+  ...creditOptionsShape,
 });
 
 /** A `remote` environment block, defaults filled. */

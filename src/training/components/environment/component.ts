@@ -9,6 +9,8 @@
 // answers and serves the environment); with `reward: environment` (its default) each member's reward is
 // its episode's return — the server's rewards — put in place of the run's grade after grading (afterGrade),
 // and an episode that ended on an environment error is a reward error (0, reward/errors, its reason kept).
+// With the block's `credit: turn` it answers advantageTerms: per-token advantages, each turn's sampled
+// tokens weighted by that turn's leave-one-out advantage (turn-credit.ts; metrics env/credit/…).
 import { ConfigError } from '../../../core/errors.ts';
 import type { RewardResult } from '../../../core/reward.ts';
 import { buildTools } from '../../../environments/block.ts';
@@ -18,6 +20,7 @@ import { sampleEpisodesAndVerify } from '../../../eval/evaluate-episodes.ts';
 import type { SampledGroup } from '../../rl/rollout.ts';
 import { defineRlComponent } from '../definition.ts';
 import { episodeGroups } from './episode-groups.ts';
+import { turnCredit } from './turn-credit.ts';
 
 function episodeMetrics(episodes: readonly Episode[]): Record<string, number> {
   if (episodes.length === 0) return {};
@@ -60,6 +63,10 @@ export const environmentComponent = defineRlComponent({
         'rollout.environment cannot run with a teacher block: its help rounds sample single-turn',
       );
     const block = config.rollout.environment;
+    if (block.credit === 'episode' && block.callFormatReward > 0)
+      throw new ConfigError(
+        'rollout.environment: callFormatReward is a per-turn reward; it needs `credit: turn`',
+      );
     if (block.name === 'tag-tools' && block.tools.includes('search') && !block.documents)
       throw new ConfigError(
         'rollout.environment: the search tool needs `documents` (a JSONL file of {id, title, text})',
@@ -72,6 +79,7 @@ export const environmentComponent = defineRlComponent({
     const environmentReward = block.name === 'remote' && block.reward === 'environment';
     let episodes: Episode[] = [];
     let episodesOf = new Map<SampledGroup, Episode[]>();
+    let creditMetrics: Record<string, number> = {};
     const { tools, close } = buildTools(block);
     return {
       id: 'environment',
@@ -92,13 +100,25 @@ export const environmentComponent = defineRlComponent({
           }
           episodesOf = new Map();
         },
+        ...(block.credit === 'turn' && {
+          advantageTerms: async (_scope, groups, estimate) => {
+            const credit = turnCredit(groups, estimate, {
+              environmentRewards: environmentReward,
+              callFormatReward: block.callFormatReward,
+              callFormatCap: block.callFormatCap,
+            });
+            creditMetrics = credit.metrics;
+            return credit.tokenAdvantages;
+          },
+        }),
         // The held-out evaluation runs in the same environment (tools included) as training.
         sampleEvaluation: (policy, problems, options) =>
           sampleEpisodesAndVerify(policy, problems, { block, tools }, options),
       },
       metrics: () => {
-        const metrics = episodeMetrics(episodes);
+        const metrics = { ...episodeMetrics(episodes), ...creditMetrics };
         episodes = [];
+        creditMetrics = {};
         return metrics;
       },
     };
