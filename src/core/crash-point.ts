@@ -4,9 +4,12 @@
 // (every real run) crashPoint returns at once, so the code path under test is the product's own.
 // Points: 'checkpoint-staged' (model files written to the staging directory, trainer state not yet) and
 // 'checkpoint-renamed' (checkpoint directory in place, LATEST still names the previous one), both in
-// src/runs/checkpoints.ts.
+// src/runs/checkpoints.ts; 'episode-turn' (the N-th time, in this process, that a turn of multi-turn
+// episodes ended with some still going: mid-episode, src/training/components/environment/episode-groups.ts;
+// its number counts those turns, not steps).
 export const crashPointVariable = 'CURRICULA_TEST_CRASH_AT';
 
+/** SIGKILLs this process when CURRICULA_TEST_CRASH_AT is `${point}@${step}`. */
 export function crashPoint(point: string, step: number): void {
   if (process.env[crashPointVariable] === `${point}@${step}`) process.kill(process.pid, 'SIGKILL');
 }

@@ -27,6 +27,8 @@ export interface RunEpisodesOptions {
   temperature: number;
   topP: number;
   seed: number;
+  /** Called after each turn's steps with the number of episodes still going (progress; tests kill here). */
+  onTurnEnd?: (turn: number, live: number) => void;
 }
 
 interface State {
@@ -136,6 +138,7 @@ export async function runEpisodes(
           applyStep(state, result, limits, vocabSize);
         }),
       );
+      options.onTurnEnd?.(turn, states.filter((state) => !state.ended).length);
     }
   } finally {
     await Promise.allSettled(

@@ -6,6 +6,7 @@
 // `episodesOf` maps each group to its members' episodes, for a block whose reward is the environment's
 // (component.ts puts their returns in place of the run's grades). Each member keeps its episode's turns
 // (GroupRollout.episode, spans shifted to index the member's tokens) for the run store's sample browser.
+import { crashPoint } from '../../../core/crash-point.ts';
 import type { GroupRollout, RolloutEpisode } from '../../../core/groups.ts';
 import { type EnvironmentBlock, environmentFor } from '../../../environments/block.ts';
 import { runEpisodes } from '../../../environments/episode.ts';
@@ -14,6 +15,9 @@ import type { Tool } from '../../../environments/tools/define.ts';
 import type { Attempt } from '../../../guidance/guidance.ts';
 import type { RlContext } from '../../rl/context.ts';
 import { attemptContext, type SampledGroup } from '../../rl/rollout.ts';
+
+/** Turns ended with episodes still going, in this process (crash point `episode-turn@N`). */
+let midEpisodeTurns = 0;
 
 export async function episodeGroups(
   ctx: RlContext,
@@ -51,6 +55,10 @@ export async function episodeGroups(
     temperature: config.rollout.temperature,
     topP: config.rollout.topP,
     seed,
+    // Crash tests (test/resume.test.ts) kill here: between two turns of live episodes, mid-episode.
+    onTurnEnd: (_turn, live) => {
+      if (live > 0) crashPoint('episode-turn', ++midEpisodeTurns);
+    },
   });
   const members: GroupRollout[][] = attempts.map(() => []);
   episodes.forEach((episode, k) => {
