@@ -3,7 +3,36 @@
 // training datum it gives, episode- and turn-level credit and a format reward for tool calls, the compact tag-tool environment for the embedded model, tool definitions and
 // the exact calculator. checkEnvironment (curricula/testing) runs an environment through the suite the
 // built-in ones pass. Environments served over HTTP by another process (the Open Reward Standard): OrsClient
-// and RemoteEnvironment. Guide: docs/environments.md.
+// and RemoteEnvironment. Message-level environments over a model's chat template: ChatEnvironment,
+// ChatTokenEnvironment (the adapter that keeps sampled tokens verbatim and renders only appended
+// messages), the Hermes/Qwen3 reply parser, ChatRenderer, the drift check and ToolChatEnvironment.
+// Guide: docs/environments.md.
+
+export type {
+  AssistantMessage,
+  ChatEnvironment,
+  ChatStepResult,
+  ToolCall,
+} from '../environments/chat/contract.ts';
+export { type ChatDrift, chatDrift } from '../environments/chat/drift.ts';
+export {
+  type ParsedReply,
+  parseHermesReply,
+  type ReplyParser,
+  splitReasoning,
+} from '../environments/chat/hermes.ts';
+export { templateMessage } from '../environments/chat/messages.ts';
+export {
+  ChatRenderer,
+  type ChatRendererOptions,
+  type RenderedText,
+} from '../environments/chat/renderer.ts';
+export {
+  ChatTokenEnvironment,
+  type ChatTokenEnvironmentOptions,
+  defaultParseErrorMessages,
+} from '../environments/chat/token-environment.ts';
+export { ToolChatEnvironment, type ToolChatOptions } from '../environments/chat/tool-environment.ts';
 export type {
   Action,
   Environment,
@@ -59,3 +88,6 @@ export {
   type SearchOptions,
   searchTool,
 } from '../environments/tools/search.ts';
+export type { ChatMessage } from '../tokenizers/chat-template.ts';
+export type { HfTokenizer } from '../tokenizers/hf-tokenizer.ts';
+export { type LoadTokenizerOptions, loadTokenizer } from '../tokenizers/load-tokenizer.ts';

@@ -56,6 +56,7 @@ export interface DecodeOptions {
   keepSpecialTokens?: boolean;
 }
 
+/** A Hugging Face tokenizer.json (and tokenizer_config.json) as a Tokenizer, with the model's chat templates. */
 export class HfTokenizer implements Tokenizer {
   readonly vocabSize: number;
   /** BOS id, or -1 when the model has no BOS token. */

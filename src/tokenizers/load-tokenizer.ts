@@ -25,6 +25,7 @@ export const tokenizerFiles = {
   modelConfig: 'config.json',
 } as const;
 
+/** What loadTokenizer takes besides the directory. */
 export interface LoadTokenizerOptions {
   /** Extra stop ids on top of the model's own (e.g. a custom end-of-turn token). */
   stopTokenIds?: readonly number[];
