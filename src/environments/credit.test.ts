@@ -1,7 +1,7 @@
 // Credit for multi-turn episodes (credit.ts): the turn-level leave-one-out advantages by hand, the
 // datum's per-turn weights, and the capped format reward.
 import { describe, expect, it } from 'vitest';
-import { episodeTurnDatum, turnAdvantages, wellFormedCallReward } from './credit.ts';
+import { episodeTurnDatum, turnAdvantages, turnCallRewards, wellFormedCallReward } from './credit.ts';
 import { type Episode, emptyErrors } from './episode-record.ts';
 
 describe('turn-level credit', () => {
@@ -63,5 +63,20 @@ describe('turn-level credit', () => {
     expect(wellFormedCallReward(episode)).toBe(0.2); // 3 calls × 0.1, capped at 0.2
     expect(wellFormedCallReward({ ...episode, errors: { ...emptyErrors(), parse: 2 } })).toBeCloseTo(0.1);
     expect(wellFormedCallReward({ ...episode, metrics: {} })).toBe(0);
+  });
+
+  it('pays the call reward per turn: calls without a parse error, in order, up to the cap', () => {
+    const call = { stopReason: 'stop' };
+    const turns = [
+      call,
+      { stopReason: 'stop', error: { kind: 'parse' } },
+      { ...call, error: { kind: 'tool' } },
+      call,
+    ];
+    // 0.1 each on the well-formed calls (a failing tool is still a well-formed call) until 0.25 is paid.
+    expect(turnCallRewards(turns, 0.1, 0.25).map((value) => Number(value.toFixed(12)))).toEqual([
+      0.1, 0, 0.1, 0.05,
+    ]);
+    expect(turnCallRewards([{ stopReason: 'eos' }, { stopReason: 'length' }], 0.1, 1)).toEqual([0, 0]);
   });
 });
