@@ -80,6 +80,35 @@ describe('damaged inputs and user mistakes on the command line', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('eval --tools with an unknown tool, or search without a document collection, is refused', () => {
+    const unknown = runCli([
+      'eval',
+      '--checkpoint',
+      demoCold,
+      '--tasks',
+      'addition:1',
+      '--tools',
+      'calc,shell',
+      '--quiet',
+    ]);
+    expectOneLineError(
+      unknown,
+      /--tools: unknown tool 'shell' \(choose from calc, python, or none; search needs/,
+    );
+    const search = runCli([
+      'eval',
+      '--checkpoint',
+      demoCold,
+      '--tasks',
+      'addition:1',
+      '--tools',
+      'search',
+      '--quiet',
+    ]);
+    expectOneLineError(search, /--tools: unknown tool 'search'/);
+    expect(unknown.stdout + search.stdout).toBe('');
+  });
+
   it('a misspelt loss option key lists the valid keys', () => {
     const dir = tempDir('option-key');
     const config = writeYaml(dir, 'train.yaml', {
