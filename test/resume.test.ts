@@ -239,6 +239,53 @@ describe('train --resume after kill -9', () => {
     expect(sqliteOf(crashed)).toEqual(sqliteOf(join(dir, 'straight-env')));
   }, 240_000);
 
+  it('with rollout.environment and a cold start that calls the calculator: killed mid-episode, resumes bit-identical', () => {
+    // examples/checkpoints/tool-calc-cold calls the tool in some samples at every length, so a step's
+    // episodes have several turns. The crash point 'episode-turn@N' SIGKILLs the run the N-th time a turn
+    // ends with episodes still going: between a tool output and the next action, mid-episode.
+    const calling = {
+      init: { checkpoint: join(repoRoot, 'examples/checkpoints/tool-calc-cold') },
+      tasks: [{ task: 'addition', difficulties: [6, 7, 8] }],
+      // A small learning rate: at the suite's 0.003 the policy stops calling the tool after two steps.
+      train: { steps: 8, batchSize: 4, learningRate: 0.0001 },
+      rollout: {
+        groupSize: 4,
+        maxTokens: 64,
+        environment: { name: 'tag-tools', tools: ['calc'], limits: { maxTurns: 3 } },
+      },
+    };
+    expect(runCli(['train', '--config', trainConfig('straight-calls', calling), '--quiet']).status).toBe(0);
+    const referenceCalls = metricsOf(join(dir, 'straight-calls'));
+    const steps = referenceCalls.filter((entry) => entry['env/turns_mean'] !== undefined);
+    expect(steps).toHaveLength(8);
+    // Episodes really had tool calls and more than one turn, at the step the kill lands in and others.
+    expect(steps.filter((entry) => Number(entry['env/tool_calls_mean']) > 0).length).toBeGreaterThanOrEqual(
+      4,
+    );
+    // The 6th such turn of this run falls in step 6 (one per step here: each step's episodes end by their
+    // second turn but one), after the step-4 checkpoint; measured, and checked below.
+    const midEpisodeKillAt = 6;
+    const crashed = join(dir, 'mid-episode');
+    const first = spawnSync(
+      process.execPath,
+      [cliPath, 'train', '--config', trainConfig('mid-episode', calling), '--quiet'],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        env: { ...process.env, [crashPointVariable]: `episode-turn@${midEpisodeKillAt}` },
+        timeout: 120_000,
+      },
+    );
+    expect(first.signal).toBe('SIGKILL');
+    const before = stepsPastLatest(crashed);
+    expect(before.latest, 'the kill should land after the step-4 checkpoint').toBe(4);
+    const resumed = resume(crashed);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.status).toBe(0);
+    expect(metricsOf(crashed)).toEqual(referenceCalls);
+    expect(sqliteOf(crashed)).toEqual(sqliteOf(join(dir, 'straight-calls')));
+  }, 240_000);
+
   it('killed inside checkpoint writes (staged, and renamed before LATEST moved), replays and matches', () => {
     const crashed = join(dir, 'inside');
     const first = spawnSync(

@@ -17,6 +17,8 @@ export interface TestServerOptions {
   stateDir?: string;
   /** Restore/durability log lines (default: dropped). */
   log?: (line: string) => void;
+  /** The served base model (default demo-cold). */
+  checkpoint?: string;
 }
 
 export async function startTinkerServer(
@@ -24,13 +26,14 @@ export async function startTinkerServer(
   options: TestServerOptions = {},
 ): Promise<{ app: FastifyInstance; url: string; stateDir: string }> {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'curricula-tinker-client-'));
+  const served = options.checkpoint ?? checkpoint;
   const app = await buildServer({
     protocols: ['tinker'],
     apiKey,
     context: {
-      checkpoint,
+      checkpoint: served,
       modelName: baseModel,
-      loadPolicy: () => EmbeddedBackend.load(checkpoint),
+      loadPolicy: () => EmbeddedBackend.load(served),
       loadPolicyFrom: (dir) => EmbeddedBackend.load(dir),
       stateDir,
       tinker: { longPollMs: 300, seqWaitMs: 1500, restoreGraceMs: 200, log: options.log ?? (() => {}) },
