@@ -96,8 +96,20 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     'sampling/groups': sampledAll.length,
     // Completion tokens sampled this step, over every group (the dropped ones too): the cost axis of an
     // equal-tokens comparison (a batch filter samples more per step than plain GRPO).
+    // Multi-turn episodes (rollout.environment) count the tool outputs in them too; policy_tokens counts
+    // only what the policy sampled (lossMask 1).
     'sampling/tokens': sampledAll.reduce(
       (sum, group) => sum + group.rollouts.reduce((total, rollout) => total + rollout.tokens.length, 0),
+      0,
+    ),
+    'sampling/policy_tokens': sampledAll.reduce(
+      (sum, group) =>
+        sum +
+        group.rollouts.reduce(
+          (total, rollout) =>
+            total + (rollout.lossMask ? rollout.lossMask.reduce((n, m) => n + m, 0) : rollout.tokens.length),
+          0,
+        ),
       0,
     ),
     'sampling/trained_groups': groups.length,

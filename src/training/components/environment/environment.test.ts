@@ -77,6 +77,9 @@ describe('rollout.environment', () => {
     expect(report.metrics['env/tool_calls_mean']).toBe(1);
     expect(report.metrics['env/end/done']).toBe(1);
     expect(sent.length).toBe(4);
+    // The cost axis: sampling/tokens counts every token of the episodes, policy_tokens the sampled ones.
+    const outputTokens = 4 * tokenizer.encode('<out>3</out>').length;
+    expect(report.metrics['sampling/policy_tokens']).toBe(report.metrics['sampling/tokens'] - outputTokens);
     const output = tokenizer.encode('<out>3</out>');
     for (const datum of sent) {
       const text = tokenizer.decode(datum.tokens);
