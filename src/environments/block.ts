@@ -1,12 +1,14 @@
 // The environment block: the `rollout.environment` block of the train config (the run component
 // `environment`, src/training/components/environment) and what `curricula eval` runs episodes in. It names
 // the environment every sample runs in, its tools and limits; environmentFor builds one episode's
-// environment from it. Absent = single-turn sampling. Two variants, by `name`: 'tag-tools' (tools run in
-// process) and 'remote' (an environment served over HTTP by an ORS server, remote/remote-block.ts).
+// environment from it. Absent = single-turn sampling. Three variants, by `name`: 'tag-tools' (tools run in
+// process), 'chat' (the same tools called in the policy's chat template, chat/chat-block.ts) and 'remote'
+// (an environment served over HTTP by an ORS server, remote/remote-block.ts).
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
 import type { Tokenizer } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
+import { chatBlockSchema, chatEnvironmentFor } from './chat/chat-block.ts';
 import type { Environment } from './contract.ts';
 import { creditOptionsShape } from './credit.ts';
 import { episodeLimitsSchema } from './limits.ts';
@@ -43,8 +45,10 @@ export const tagToolsBlockSchema = z.strictObject({
   ...creditOptionsShape,
 });
 
-/** The block: absent, `name: tag-tools` or `name: remote`. */
-export const environmentBlockSchema = z.union([tagToolsBlockSchema, remoteBlockSchema]).optional();
+/** The block: absent, `name: tag-tools`, `name: chat` or `name: remote`. */
+export const environmentBlockSchema = z
+  .union([tagToolsBlockSchema, chatBlockSchema, remoteBlockSchema])
+  .optional();
 
 /** A block of either variant, defaults filled. */
 export type EnvironmentBlock = NonNullable<z.output<typeof environmentBlockSchema>>;
@@ -89,6 +93,7 @@ export function environmentFor(
   spec: EpisodeSpec,
 ): Environment {
   if (block.name === 'remote') return remoteEnvironmentFor(block, spec);
+  if (block.name === 'chat') return chatEnvironmentFor(block, tools, spec);
   return new TagToolEnvironment({
     tokenizer: spec.tokenizer,
     prompt: spec.prompt,

@@ -5,6 +5,8 @@
 // env/turns_mean, env/tool_calls_mean, env/errors/<kind> (counts) and env/end/<reason> (fractions).
 // Guidance that rewrites prompts or adds members (anything but identity) and teachers are refused: their
 // members would be single-turn completions in multi-turn groups.
+// A `chat` block (the policy's chat template, src/environments/chat/chat-block.ts) is refused at the run's
+// start when the policy's tokenizer has no chat template.
 // A `remote` block (an ORS server, src/environments/remote) is checked once at the run's start (the server
 // answers and serves the environment); with `reward: environment` (its default) each member's reward is
 // its episode's return — the server's rewards — put in place of the run's grade after grading (afterGrade),
@@ -14,6 +16,7 @@
 import { ConfigError } from '../../../core/errors.ts';
 import type { RewardResult } from '../../../core/reward.ts';
 import { buildTools } from '../../../environments/block.ts';
+import { chatTemplateTokenizer } from '../../../environments/chat/chat-block.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
 import { checkRemoteServer } from '../../../environments/remote/remote-block.ts';
 import { sampleEpisodesAndVerify } from '../../../eval/evaluate-episodes.ts';
@@ -67,15 +70,17 @@ export const environmentComponent = defineRlComponent({
       throw new ConfigError(
         'rollout.environment: callFormatReward is a per-turn reward; it needs `credit: turn`',
       );
-    if (block.name === 'tag-tools' && block.tools.includes('search') && !block.documents)
+    if (block.name !== 'remote' && block.tools.includes('search') && !block.documents)
       throw new ConfigError(
         'rollout.environment: the search tool needs `documents` (a JSONL file of {id, title, text})',
       );
   },
-  async create({ config }) {
+  async create({ config, policy }) {
     const block = config.rollout.environment;
     if (!block) return null;
     if (block.name === 'remote') await checkRemoteServer(block);
+    // A chat block needs the policy tokenizer's chat template: refused now, not at the first episode.
+    if (block.name === 'chat') chatTemplateTokenizer(policy.tokenizer, block.templateName);
     const environmentReward = block.name === 'remote' && block.reward === 'environment';
     let episodes: Episode[] = [];
     let episodesOf = new Map<SampledGroup, Episode[]>();

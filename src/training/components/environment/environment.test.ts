@@ -159,7 +159,7 @@ describe('rollout.environment', () => {
     expect(() =>
       rlConfigSchema.parse({ ...base, rollout: { environment: { name: 'tag-tools', tools: ['shell'] } } }),
     ).toThrow();
-    expect(() => rlConfigSchema.parse({ ...base, rollout: { environment: { name: 'chat' } } })).toThrow();
+    expect(() => rlConfigSchema.parse({ ...base, rollout: { environment: { name: 'shell' } } })).toThrow();
     expect(() =>
       validateRlConfig(
         rlConfigSchema.parse({ ...base, rollout: { environment: { name: 'tag-tools', tools: ['search'] } } }),

@@ -61,8 +61,16 @@ export async function episodeGroups(
     },
   });
   const members: GroupRollout[][] = attempts.map(() => []);
+  // A member starts after its episode's first observation: the attempt's context for tag-tools and
+  // remote, the chat template's rendering of the prompt and the tools for chat (chat/chat-block.ts).
+  const starts = episodes.map(
+    (episode, k) => episode.turns[0]?.start ?? Math.min(contexts[owners[k]].length, episode.tokens.length),
+  );
   episodes.forEach((episode, k) => {
-    const start = Math.min(contexts[owners[k]].length, episode.tokens.length);
+    if (episode.turns.length > 0) contexts[owners[k]] = episode.tokens.slice(0, starts[k]);
+  });
+  episodes.forEach((episode, k) => {
+    const start = starts[k];
     const tokens = episode.tokens.slice(start);
     members[owners[k]].push({
       tokens,
