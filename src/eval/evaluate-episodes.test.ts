@@ -11,6 +11,7 @@ import { buildTools, environmentBlockSchema } from '../environments/block.ts';
 import { CharTokenizer } from '../policy/tokenizer.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { additionProblem } from '../tasks/addition.ts';
+import { qwen3Tokenizer, scriptedChatPolicy } from '../testing/chat/test-helpers.ts';
 import { perRow } from '../testing/policy/test-helpers.ts';
 import { summarizeOutcomes } from './aggregate.ts';
 import { evaluateFromConfig } from './evaluate-config.ts';
@@ -84,6 +85,33 @@ describe('evaluation in an environment', () => {
     expect(formatEvalTable(summary).split('\n')[0]).toContain(
       'calls/sample  call rate  pass@1 calling  errors',
     );
+  });
+
+  it('a chat environment: each completion starts after the rendered chat prompt, with the call and the answer', async () => {
+    const qwen = qwen3Tokenizer();
+    const call =
+      '<tool_call>\n{"name": "calc", "arguments": {"expression": "1234567+7654321"}}\n</tool_call>';
+    const { policy } = scriptedChatPolicy(qwen, (prompt) =>
+      qwen.decode(prompt, { keepSpecialTokens: true }).includes('<tool_response>')
+        ? { text: 'A:8888888', end: 'eos' }
+        : { text: call, end: 'eos' },
+    );
+    const chat = environmentBlockSchema.parse({ name: 'chat', tools: ['calc'], enableThinking: false })!;
+    const { tools } = buildTools(chat);
+    const [outcome] = await sampleEpisodesAndVerify(
+      policy,
+      [additionProblem('1234567', '7654321')],
+      { block: chat, tools },
+      {
+        samples: 1,
+        temperature: 1,
+        seed: 1,
+      },
+    );
+    expect(outcome.completions[0].startsWith('<tool_call>')).toBe(true);
+    expect(outcome.completions[0]).toContain('8888888');
+    expect(outcome.correct).toEqual([true]);
+    expect(outcome.episodes?.[0].toolCalls).toBe(1);
   });
 
   it("a run's own environment is the default; 'none' samples single-turn", async () => {

@@ -51,7 +51,11 @@ export async function sampleEpisodesAndVerify(
     chunk.forEach((problem, index) => {
       const task = tasks.get(problem.task);
       const own = episodes.slice(index * options.samples, (index + 1) * options.samples);
-      const completions = own.map((episode) => tokenizer.decode(episode.tokens.slice(prompts[index].length)));
+      // A completion starts after the episode's first observation (a chat template renders the prompt
+      // as its own turn, longer than the raw prompt's tokens).
+      const completions = own.map((episode) =>
+        tokenizer.decode(episode.tokens.slice(episode.turns[0]?.start ?? prompts[index].length)),
+      );
       const verdicts = completions.map((completion) => task.verify(problem, completion));
       outcomes.push({
         problem,
