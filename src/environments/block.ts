@@ -12,6 +12,7 @@ import { chatBlockSchema, chatEnvironmentFor } from './chat/chat-block.ts';
 import type { Environment } from './contract.ts';
 import { creditOptionsShape } from './credit.ts';
 import { episodeLimitsSchema } from './limits.ts';
+import { searchesPerProblem, withProblemSearch } from './problem-search.ts';
 import { remoteBlockSchema, remoteEnvironmentFor } from './remote/remote-block.ts';
 import { TagToolEnvironment } from './tag-tools.ts';
 import { calculator } from './tools/calculator.ts';
@@ -31,7 +32,10 @@ export const tagToolsBlockSchema = z.strictObject({
     .array(z.enum(['calc', 'search', 'python']))
     .min(1)
     .default(['calc']),
-  /** With the search tool: a JSONL file of {id, title, text} documents (src/environments/tools/search.ts). */
+  /**
+   * With the search tool: a JSONL file of {id, title, text} documents (src/environments/tools/search.ts).
+   * Absent: each episode searches its problem's metadata.documents (problem-search.ts, task search-facts).
+   */
   documents: z.string().min(1).optional(),
   /** With the search tool: documents per answer. */
   searchResults: z.number().int().min(1).max(10).default(3),
@@ -58,7 +62,9 @@ export function buildTools(block: EnvironmentBlock): { tools: Tool[]; close(): v
   const closers: (() => void)[] = [];
   // A remote environment's tools are the server's, listed per session (remote/remote-environment.ts).
   if (block.name === 'remote') return { tools: [], close: () => undefined };
-  const tools = block.tools.map((name): Tool => {
+  // Without a documents file, tag-tools' episodes search their own problem's documents (environmentFor).
+  const names = searchesPerProblem(block) ? block.tools.filter((name) => name !== 'search') : block.tools;
+  const tools = names.map((name): Tool => {
     if (name === 'calc') return calculator;
     if (name === 'python') return pythonTool({ limits: { timeoutMs: block.toolTimeoutMs } });
     if (!block.documents)
@@ -82,7 +88,7 @@ export interface EpisodeSpec {
   prompt: number[];
   /** The episode's final reward from its whole completion (actions and tool outputs); tag-tools only. */
   grade: (completion: string) => number;
-  /** The episode's problem: a remote environment's task spec (absent: the prompt's text). */
+  /** The episode's problem: a remote environment's task spec (absent: the prompt's text), per-problem documents. */
   problem?: Problem;
 }
 
@@ -94,12 +100,15 @@ export function environmentFor(
 ): Environment {
   if (block.name === 'remote') return remoteEnvironmentFor(block, spec);
   if (block.name === 'chat') return chatEnvironmentFor(block, tools, spec);
-  return new TagToolEnvironment({
-    tokenizer: spec.tokenizer,
-    prompt: spec.prompt,
-    tools,
-    grade: spec.grade,
-    toolTimeoutMs: block.toolTimeoutMs,
-    maxOutputChars: block.maxOutputChars,
-  });
+  const make = (episodeTools: readonly Tool[]) =>
+    new TagToolEnvironment({
+      tokenizer: spec.tokenizer,
+      prompt: spec.prompt,
+      tools: episodeTools,
+      grade: spec.grade,
+      toolTimeoutMs: block.toolTimeoutMs,
+      maxOutputChars: block.maxOutputChars,
+    });
+  if (!searchesPerProblem(block)) return make(tools);
+  return withProblemSearch(spec.problem, block.searchResults, (search) => make([...tools, search]));
 }

@@ -8,6 +8,7 @@ import { alignedAddition } from './aligned-addition.ts';
 import { countdown } from './countdown.ts';
 import { defineTask, type TaskPlugin } from './define.ts';
 import { modularChain } from './modular-chain.ts';
+import { searchFacts } from './search-facts.ts';
 import { stringCompose } from './string-compose.ts';
 import type { Task } from './task.ts';
 import { textCorpus, textCorpusOptionsSchema } from './text-corpus.ts';
@@ -32,6 +33,12 @@ export const builtinTasks: readonly TaskPlugin[] = [
     },
   }),
   defineTask(modularChain),
+  defineTask(searchFacts, {
+    paper: {
+      title:
+        'R1-Searcher: Incentivizing the Search Capability in LLMs via Reinforcement Learning; Search-R1: Training LLMs to Reason and Leverage Search Engines with Reinforcement Learning',
+    },
+  }),
   defineTask(unanswerableCountdown, { paper: hallucinationTax }),
   defineTask(unanswerableAddition, { paper: hallucinationTax }),
   defineTask(textCorpus, {

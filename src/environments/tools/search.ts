@@ -78,7 +78,8 @@ export function searchTool(
   return { ...tool, close: () => db.close() };
 }
 
-const documentSchema = z.strictObject({
+/** One document of a collection, as a file line or a problem's metadata.documents entry carries it. */
+export const documentSchema = z.strictObject({
   id: z.string().min(1).max(200),
   title: z.string().max(500),
   text: z.string().max(100_000),

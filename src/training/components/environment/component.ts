@@ -18,6 +18,7 @@ import type { RewardResult } from '../../../core/reward.ts';
 import { buildTools } from '../../../environments/block.ts';
 import { chatTemplateTokenizer } from '../../../environments/chat/chat-block.ts';
 import type { Episode } from '../../../environments/episode-record.ts';
+import { searchesPerProblem } from '../../../environments/problem-search.ts';
 import { checkRemoteServer } from '../../../environments/remote/remote-block.ts';
 import { sampleEpisodesAndVerify } from '../../../eval/evaluate-episodes.ts';
 import type { SampledGroup } from '../../rl/rollout.ts';
@@ -70,7 +71,13 @@ export const environmentComponent = defineRlComponent({
       throw new ConfigError(
         'rollout.environment: callFormatReward is a per-turn reward; it needs `credit: turn`',
       );
-    if (block.name !== 'remote' && block.tools.includes('search') && !block.documents)
+    // tag-tools without a documents file searches each problem's own documents (problem-search.ts).
+    if (
+      block.name !== 'remote' &&
+      !searchesPerProblem(block) &&
+      block.tools.includes('search') &&
+      !block.documents
+    )
       throw new ConfigError(
         'rollout.environment: the search tool needs `documents` (a JSONL file of {id, title, text})',
       );
