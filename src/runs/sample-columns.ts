@@ -5,7 +5,7 @@
 //           guidance, guided, expert, retry, episode)
 //
 // - advantage REAL: the advantage the loss used for this completion; for per-token advantages (on-policy
-//   distillation, privileged-hint) the mean over the completion's tokens, with advantage_kind 'token-mean'
+//   distillation, privileged-hint) the mean over the completion's trained tokens (a multi-turn member's tool outputs left out), with advantage_kind 'token-mean'
 //   ('sequence' otherwise; always written with the details). NULL advantage with a kind: the completion
 //   was not trained (dropped by a batch filter, or left out by the estimator); NULL kind: the row predates
 //   the columns (or was logged without details), so the advantage is unknown.

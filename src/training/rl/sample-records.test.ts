@@ -219,5 +219,11 @@ describe('sample records of a real step', () => {
     recordAdvantages(groups, { advantages: [[0.5, -0.5, 0]], included: [[false, true, true]] });
     expect(groups[0].advantages).toEqual([null, -0.5, null]);
     expect(groups[0].advantageKind).toBe('sequence');
+    // A multi-turn member (per-turn credit): the mean is over the trained tokens, not the tool output.
+    const episode = [
+      { rollouts: [{ ...rollout([1, 2, 3, 4]), lossMask: [1, 0, 0, 1] }] },
+    ] as unknown as SampledGroup[];
+    recordAdvantages(episode, { advantages: [[0]], included: [[true]] }, [[[2, 0, 0, 4]]]);
+    expect(episode[0].advantages).toEqual([3]);
   });
 });

@@ -41,7 +41,9 @@ export function recordAdvantages(
       if (!estimate.included[g][i] || rollout.tokens.length === 0) return null;
       const values = perToken?.[i];
       if (values === undefined) return estimate.advantages[g][i];
-      return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+      // Over the tokens the loss trains: a multi-turn member's tool outputs (lossMask 0) are left out.
+      const trained = rollout.lossMask ? values.filter((_, t) => rollout.lossMask![t] !== 0) : values;
+      return trained.length === 0 ? 0 : trained.reduce((sum, value) => sum + value, 0) / trained.length;
     });
   });
 }
