@@ -3,46 +3,21 @@
 // answered by fewer searches, and the supervised datum of a worked solution is, token for token and mask
 // for mask, the tag-tools episode of a block that searches per problem (problem-search.ts).
 import { describe, expect, it } from 'vitest';
-import type { PolicyBackend, SampledSequence, SampleOptions } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import { Rng } from '../core/rng.ts';
-import { CharTokenizer } from '../policy/tokenizer.ts';
 import { promptTokens, solutionDatum } from '../tasks/format.ts';
 import { searchFacts } from '../tasks/search-facts.ts';
-import { perRow } from '../testing/policy/test-helpers.ts';
+import { printableTokenizer, scriptedTurns } from '../testing/environments/scripted-turns.ts';
 import { buildTools, environmentFor, tagToolsBlockSchema } from './block.ts';
 import { runEpisodes } from './episode.ts';
 import { parseEpisodeLimits } from './limits.ts';
 import { type SearchDocument, searchTool } from './tools/search.ts';
 
-const tokenizer = new CharTokenizer([
-  '\n',
-  ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)),
-]);
+const tokenizer = printableTokenizer();
 const call = { timeoutMs: 5000, maxOutputChars: 64 };
 const documentsOf = (problem: Problem) => problem.metadata?.documents as SearchDocument[];
 const queries = (problem: Problem) =>
   [...problem.solution.matchAll(/<search>(.*?)<\/search>/g)].map((m) => m[1]);
-
-/** Writes the given parts, one per turn. */
-function writing(parts: string[]): PolicyBackend {
-  let turn = 0;
-  const policy = {
-    tokenizer,
-    contextLength: 256,
-    async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
-      const text = parts[turn++] ?? '';
-      const stop = (options.stop ?? []).find((s) => text.endsWith(s));
-      const tokens = [...tokenizer.encode(text), ...(stop ? [] : [tokenizer.eos])];
-      const logprobs = tokens.map(() => -1);
-      return prompts.map(() => [
-        { tokens, text, logprobs, samplingLogprobs: logprobs, stopReason: stop ? 'stop' : 'eos' },
-      ]);
-    },
-  } as unknown as PolicyBackend;
-  policy.sample = perRow(policy.sample.bind(policy));
-  return policy;
-}
 
 /** The policy parts of a solution: the text around its observation spans. */
 function policyParts(problem: Problem): string[] {
@@ -106,7 +81,7 @@ describe('search-facts traces', () => {
         grade: (completion) => (searchFacts.verify(problem, completion).correct ? 1 : 0),
         problem,
       });
-      const [episode] = await runEpisodes(writing(policyParts(problem)), [environment], {
+      const [episode] = await runEpisodes(scriptedTurns(tokenizer, policyParts(problem)), [environment], {
         limits,
         temperature: 1,
         topP: 1,
@@ -130,7 +105,7 @@ describe('search-facts traces', () => {
       grade: () => 0,
       problem,
     });
-    const [episode] = await runEpisodes(writing(policyParts(problem)), [environment], {
+    const [episode] = await runEpisodes(scriptedTurns(tokenizer, policyParts(problem)), [environment], {
       limits,
       temperature: 1,
       topP: 1,

@@ -3,43 +3,18 @@
 // policy writes the solution's own parts, and its loss weights are exactly the episode's trained mask —
 // so a cold start learns to write the calls and read the outputs, never to predict an output.
 import { describe, expect, it } from 'vitest';
-import type { PolicyBackend, SampledSequence, SampleOptions } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
-import { CharTokenizer } from '../policy/tokenizer.ts';
 import { additionProblem } from '../tasks/addition.ts';
 import { additionCalc } from '../tasks/addition-calc.ts';
 import { promptTokens, solutionDatum } from '../tasks/format.ts';
 import { isHeldOut } from '../tasks/held-out-partition.ts';
-import { perRow } from '../testing/policy/test-helpers.ts';
+import { printableTokenizer, scriptedTurns } from '../testing/environments/scripted-turns.ts';
 import { runEpisodes } from './episode.ts';
 import { parseEpisodeLimits } from './limits.ts';
 import { TagToolEnvironment } from './tag-tools.ts';
 import { calculator } from './tools/calculator.ts';
 
-const tokenizer = new CharTokenizer([
-  '\n',
-  ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)),
-]);
-
-/** Writes the solution's policy parts, one per turn (the text around its observation spans). */
-function writing(parts: string[]): PolicyBackend {
-  let call = 0;
-  const policy = {
-    tokenizer,
-    contextLength: 256,
-    async sample(prompts: number[][], options: SampleOptions): Promise<SampledSequence[][]> {
-      const text = parts[call++] ?? '';
-      const stop = (options.stop ?? []).find((s) => text.endsWith(s));
-      const tokens = [...tokenizer.encode(text), ...(stop ? [] : [tokenizer.eos])];
-      const logprobs = tokens.map(() => -1);
-      return prompts.map(() => [
-        { tokens, text, logprobs, samplingLogprobs: logprobs, stopReason: stop ? 'stop' : 'eos' },
-      ]);
-    },
-  } as unknown as PolicyBackend;
-  policy.sample = perRow(policy.sample.bind(policy));
-  return policy;
-}
+const tokenizer = printableTokenizer();
 
 describe('tool-use traces of addition-calc', () => {
   it('are the tag-tool episodes, token for token and mask for mask, at every level', async () => {
@@ -54,7 +29,7 @@ describe('tool-use traces of addition-calc', () => {
         tools: [calculator],
         grade: (completion) => (additionCalc.verify(problem, completion).correct ? 1 : 0),
       });
-      const [episode] = await runEpisodes(writing(parts), [environment], {
+      const [episode] = await runEpisodes(scriptedTurns(tokenizer, parts), [environment], {
         limits: parseEpisodeLimits({ maxTurnTokens: 200, maxObservationTokens: 200 }),
         temperature: 1,
         topP: 1,
