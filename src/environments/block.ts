@@ -17,6 +17,7 @@ import { remoteBlockSchema, remoteEnvironmentFor } from './remote/remote-block.t
 import { TagToolEnvironment } from './tag-tools.ts';
 import { calculator } from './tools/calculator.ts';
 import type { Tool } from './tools/define.ts';
+import { localToolsShape } from './tools/local-tools.ts';
 import { pythonTool } from './tools/python.ts';
 import { loadDocuments, searchTool } from './tools/search.ts';
 
@@ -24,23 +25,13 @@ import { loadDocuments, searchTool } from './tools/search.ts';
 export const tagToolsBlockSchema = z.strictObject({
   /** 'tag-tools': `<name>input</name>` tool calls for the character model (src/environments/tag-tools.ts). */
   name: z.literal('tag-tools'),
-  /**
-   * The tools the policy may call: calc (exact integer arithmetic), search (the `documents` collection),
-   * python (a program run in the code-tests sandbox; its output is the answer).
-   */
-  tools: z
-    .array(z.enum(['calc', 'search', 'python']))
-    .min(1)
-    .default(['calc']),
+  // tools (calc, search, python), searchResults, toolTimeoutMs (tools/local-tools.ts).
+  ...localToolsShape,
   /**
    * With the search tool: a JSONL file of {id, title, text} documents (src/environments/tools/search.ts).
    * Absent: each episode searches its problem's metadata.documents (problem-search.ts, task search-facts).
    */
   documents: z.string().min(1).optional(),
-  /** With the search tool: documents per answer. */
-  searchResults: z.number().int().min(1).max(10).default(3),
-  /** Wall-clock ms per tool call. */
-  toolTimeoutMs: z.number().int().min(1).default(5000),
   /** Longer tool outputs are cut to this many characters. */
   maxOutputChars: z.number().int().min(1).default(64),
   /** Turns, tokens, timeouts and the parse-error policy of each episode (src/environments/limits.ts). */

@@ -16,6 +16,7 @@ import { HfTokenizer } from '../../tokenizers/hf-tokenizer.ts';
 import { creditOptionsShape } from '../credit.ts';
 import { episodeLimitsSchema } from '../limits.ts';
 import type { Tool } from '../tools/define.ts';
+import { localToolsShape } from '../tools/local-tools.ts';
 import { ChatTokenEnvironment } from './token-environment.ts';
 import { ToolChatEnvironment } from './tool-environment.ts';
 
@@ -24,17 +25,10 @@ export const chatBlockSchema = z
   .strictObject({
     /** 'chat': tool calls in the model's chat template (Hermes `<tool_call>` blocks; src/environments/chat). */
     name: z.literal('chat'),
-    /** The tools the policy may call, as for tag-tools: calc, search (needs `documents`), python. */
-    tools: z
-      .array(z.enum(['calc', 'search', 'python']))
-      .min(1)
-      .default(['calc']),
+    // tools (calc, search: needs `documents`, python), searchResults, toolTimeoutMs, as for tag-tools.
+    ...localToolsShape,
     /** With the search tool: a JSONL file of {id, title, text} documents (src/environments/tools/search.ts). */
     documents: z.string().min(1).optional(),
-    /** With the search tool: documents per answer. */
-    searchResults: z.number().int().min(1).max(10).default(3),
-    /** Wall-clock ms per tool call. */
-    toolTimeoutMs: z.number().int().min(1).default(5000),
     /** Longer tool outputs are cut to this many characters. */
     maxOutputChars: z.number().int().min(1).default(256),
     /** Which of the model's chat templates (absent: 'default'). */
