@@ -80,33 +80,58 @@ describe('damaged inputs and user mistakes on the command line', () => {
     expect(result.stdout).toBe('');
   });
 
-  it('eval --tools with an unknown tool, or search without a document collection, is refused', () => {
-    const unknown = runCli([
-      'eval',
-      '--checkpoint',
-      demoCold,
-      '--tasks',
-      'addition:1',
-      '--tools',
-      'calc,shell',
-      '--quiet',
-    ]);
+  it('eval --tools with an unknown tool, or a bad --environment file, is refused in one line', () => {
+    const evalWith = (extra: string[]) =>
+      runCli(['eval', '--checkpoint', demoCold, '--tasks', 'addition:1', ...extra, '--quiet']);
+    const unknown = evalWith(['--tools', 'calc,shell']);
+    expectOneLineError(unknown, /--tools: unknown tool 'shell' \(choose from calc, python, search, or none;/);
+    const dir = tempDir('eval-environment');
+    const typo = writeYaml(dir, 'environment.yaml', {
+      name: 'tag-tools',
+      tools: ['search'],
+      searchResult: 1,
+    });
     expectOneLineError(
-      unknown,
-      /--tools: unknown tool 'shell' \(choose from calc, python, or none; search needs/,
+      evalWith(['--environment', typo]),
+      /unknown key 'searchResult' at environment/,
     );
-    const search = runCli([
+    expectOneLineError(
+      evalWith(['--environment', join(dir, 'absent.yaml')]),
+      /cannot read config .*absent\.yaml: ENOENT/,
+    );
+    const both = evalWith(['--tools', 'calc', '--environment', typo]);
+    expectOneLineError(both, /give either --tools or --environment, not both/);
+    expect(unknown.stdout + both.stdout).toBe('');
+  });
+
+  it("eval --environment runs every sample in that environment (search over each problem's documents)", () => {
+    const dir = tempDir('eval-environment-ok');
+    const file = writeYaml(dir, 'environment.yaml', {
+      name: 'tag-tools',
+      tools: ['search'],
+      searchResults: 1,
+    });
+    const result = runCli([
       'eval',
       '--checkpoint',
       demoCold,
       '--tasks',
-      'addition:1',
-      '--tools',
-      'search',
+      'search-facts:1',
+      '--problems',
+      '2',
+      '--samples',
+      '2',
+      '--environment',
+      file,
+      '--workers',
+      '1',
+      '--json',
       '--quiet',
     ]);
-    expectOneLineError(search, /--tools: unknown tool 'search'/);
-    expect(unknown.stdout + search.stdout).toBe('');
+    expect(result.status).toBe(0);
+    const output = JSON.parse(result.stdout);
+    expect(output.environment).toMatchObject({ name: 'tag-tools', tools: ['search'] });
+    expect(output.summary.groups[0].tools.samples).toBe(4);
   });
 
   it('a misspelt loss option key lists the valid keys', () => {

@@ -18,3 +18,47 @@ it('serves a completion and exits 0 on SIGTERM', async () => {
     expect(await server.stop()).toBe(0);
   }
 });
+
+it('--policy fronts another server: chat over token ids, the same tokens as asking that server directly', async () => {
+  const engine = await startServe(['--openai', '--checkpoint', 'examples/checkpoints/demo-cold']);
+  try {
+    const front = await startServe([
+      '--openai',
+      '--policy',
+      `openai:${engine.url}#demo-cold`,
+      '--tokenizer',
+      'examples/checkpoints/demo-cold',
+    ]);
+    try {
+      const ask = async (url: string, extra: object = {}) => {
+        const response = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            messages: [{ role: 'user', content: 'Add: 12+7=' }],
+            max_tokens: 6,
+            temperature: 0,
+            return_token_ids: true,
+            ...extra,
+          }),
+        });
+        return { status: response.status, body: (await response.json()) as any };
+      };
+      const direct = await ask(engine.url);
+      const fronted = await ask(front.url);
+      expect(fronted.status).toBe(200);
+      expect(fronted.body.model).toBe('demo-cold');
+      expect(fronted.body.prompt_token_ids).toEqual(direct.body.prompt_token_ids);
+      expect(fronted.body.choices[0].token_ids).toEqual(direct.body.choices[0].token_ids);
+      // The embedded char tokenizer has no chat template: tools are refused, saying why.
+      const tools = [{ type: 'function', function: { name: 'calc', parameters: {} } }];
+      const refused = await ask(front.url, { tools });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toMatch(/no chat template/);
+    } finally {
+      expect(await front.stop()).toBe(0);
+    }
+  } finally {
+    expect(await engine.stop()).toBe(0);
+  }
+}, 60_000);

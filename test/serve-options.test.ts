@@ -1,5 +1,6 @@
 // `curricula serve` refuses what would expose or misconfigure a server, before it loads anything: a
-// non-loopback host without an API key, no protocol, a host that is not an address. One line, exit 2.
+// non-loopback host without an API key, no protocol, a host that is not an address, a remote --policy
+// without its tokenizer or with --tinker. One line, exit 2.
 import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers.ts';
 
@@ -13,6 +14,8 @@ describe('curricula serve: refused options', () => {
       [[], /choose --openai, --tinker or both/],
       [['--openai', '--host', 'example.com', '--api-key', 'k'], /--host must be an IP address or localhost/],
       [['--openai', '--port', '-1'], /--port must be an integer ≥ 0/],
+      [['--openai', '--policy', 'openai:http://127.0.0.1:9#m'], /either --checkpoint <dir> or --policy/],
+      [['--openai', '--tokenizer', checkpoint], /--tokenizer goes with --policy/],
     ];
     for (const [extra, message] of cases) {
       const result = runCli(['serve', '--checkpoint', checkpoint, ...extra]);
@@ -21,5 +24,9 @@ describe('curricula serve: refused options', () => {
       expect(result.status).toBe(2);
       expect(result.stdout).toBe('');
     }
+    const remote = (extra: string[]) => runCli(['serve', '--policy', 'openai:http://127.0.0.1:9#m', ...extra]);
+    expect(remote(['--tinker', '--tokenizer', checkpoint]).stderr).toMatch(/--policy serves sampling only/);
+    expect(remote(['--openai']).stderr).toMatch(/--policy needs --tokenizer <dir>/);
+    expect(remote(['--openai', '--tokenizer', '/nonexistent']).stderr).toMatch(/no tokenizer.json there/);
   });
 });

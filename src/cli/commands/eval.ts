@@ -2,9 +2,11 @@
 // server): pass@1, unbiased pass@k and maj@k per task and difficulty, on the held-out set of a task mix or
 // on every problem of a JSONL problem set (`--problem-set`).
 import { type Command, Option } from 'commander';
+import { readConfigFile } from '../../core/config.ts';
 import { UserError } from '../../core/errors.ts';
 import { shortInput } from '../../core/quote-input.ts';
 import { sizeLimits } from '../../core/size-limits.ts';
+import type { EvaluateConfigInput } from '../../eval/evaluate-config.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
 import { boundedInteger } from '../parse-options.ts';
@@ -75,7 +77,11 @@ export function register(program: Command): void {
     )
     .option(
       '--tools <list|none>',
-      "run every sample as a tag-tools episode with these tools (calc, python; comma-separated; limits at their defaults), or 'none' for single-turn (default: the run's own rollout.environment, if any)",
+      "run every sample as a tag-tools episode with these tools (calc, python, search; comma-separated; limits at their defaults; search without documents searches each problem's own, as search-facts carries), or 'none' for single-turn (default: the run's own rollout.environment, if any)",
+    )
+    .option(
+      '--environment <file>',
+      'instead of --tools: run every sample in the environment of this YAML or JSON file, a rollout.environment block (any variant: tag-tools, chat, remote; docs/environments.md)',
     )
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
@@ -93,6 +99,9 @@ export function register(program: Command): void {
         throw new UserError(
           "eval: --partition goes with --tasks (a run's own mix keeps its tasks[].partition)",
         );
+      }
+      if (options.tools !== undefined && options.environment !== undefined) {
+        throw new UserError('eval: give either --tools or --environment, not both');
       }
       const { evaluateFromConfig } = await import('../../eval/evaluate-config.ts');
       const policySpec: string | undefined = options.policy;
@@ -127,7 +136,10 @@ export function register(program: Command): void {
           topP: options.topP,
           seed: options.seed,
           workers: options.workers,
-          environment: toolsEnvironment(options.tools),
+          environment:
+            options.environment === undefined
+              ? toolsEnvironment(options.tools)
+              : (readConfigFile(options.environment) as EnvironmentOption),
         },
         {
           policy,
@@ -151,18 +163,20 @@ export function register(program: Command): void {
 }
 
 /** `--tools calc,python` as an environment block, 'none' as single-turn; absent: the run's own. */
-function toolsEnvironment(
-  spec: string | undefined,
-): { name: 'tag-tools'; tools: ('calc' | 'python')[] } | 'none' | undefined {
+type EnvironmentOption = NonNullable<EvaluateConfigInput['environment']>;
+
+/** `--tools calc,python` as an environment block, 'none' as single-turn; absent: the run's own. */
+function toolsEnvironment(spec: string | undefined): EnvironmentOption | undefined {
   if (spec === undefined) return undefined;
   if (spec.trim() === 'none') return 'none';
   const tools = spec.split(',').map((tool) => tool.trim());
-  // search needs a document collection: a config's rollout.environment block carries it.
-  const known = ['calc', 'python'] as const;
+  // search without a documents file searches each problem's metadata.documents (task search-facts); a
+  // collection of one's own needs --environment with a block naming its documents.
+  const known = ['calc', 'python', 'search'] as const;
   const unknown = tools.filter((tool) => !(known as readonly string[]).includes(tool));
   if (unknown.length > 0 || tools.length === 0)
     throw new UserError(
-      `--tools: unknown tool '${shortInput(unknown[0] ?? spec)}' (choose from ${known.join(', ')}, or none; search needs a run's environment block with its documents)`,
+      `--tools: unknown tool '${shortInput(unknown[0] ?? spec)}' (choose from ${known.join(', ')}, or none; a document collection of your own goes in an --environment file)`,
     );
-  return { name: 'tag-tools', tools: tools as ('calc' | 'python')[] };
+  return { name: 'tag-tools', tools: tools as (typeof known)[number][] };
 }

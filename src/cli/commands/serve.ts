@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
+import type { PolicyBackend } from '../../core/policy.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
 import { nonNegativeInteger, positiveInteger } from '../parse-options.ts';
 
@@ -18,11 +19,16 @@ export function register(program: Command): void {
     .command('serve')
     .summary('serve a checkpoint: OpenAI and Tinker APIs')
     .description(
-      'serve an embedded checkpoint over HTTP: OpenAI-compatible sampling (--openai) and Tinker-compatible training (--tinker)',
+      'serve an embedded checkpoint over HTTP: OpenAI-compatible sampling (--openai) and Tinker-compatible training (--tinker); or, with --policy, front a remote tokens-in/tokens-out server with the OpenAI chat API (its chat template, tools and tool_calls, sampled tokens kept verbatim across turns)',
     )
-    .requiredOption(
-      '--checkpoint <dir>',
-      'run directory (uses its best checkpoint), checkpoint or model directory',
+    .option('--checkpoint <dir>', 'run directory (uses its best checkpoint), checkpoint or model directory')
+    .option(
+      '--policy <spec>',
+      "instead of --checkpoint, with --openai: a remote policy, openai:<baseUrl>[#model] (vLLM, SGLang, another curricula serve; key from $CURRICULA_OPENAI_API_KEY or $OPENAI_API_KEY), sampled by token ids; chat requests are rendered with --tokenizer's chat template (docs/openai-serving.md)",
+    )
+    .option(
+      '--tokenizer <dir>',
+      "with --policy: the remote model's tokenizer directory (tokenizer.json, tokenizer_config.json with its chat_template)",
     )
     .option('--openai', 'expose the OpenAI-compatible API under /v1')
     .option('--tinker', 'expose the Tinker-compatible training API under /api/v1')
@@ -66,10 +72,9 @@ export function register(program: Command): void {
       }
       if (host !== 'localhost' && isIP(host) === 0)
         throw new UserError(`serve: --host must be an IP address or localhost, got '${host}'`);
-      const { resolveCheckpoint } = await import('../../runs/resolve-checkpoint.ts');
-      const { loadEmbeddedPolicy } = await import('../../policy/parallel-factory.ts');
+      const served = await servedPolicy(options, chosen);
       const { buildServer } = await import('../../server/app.ts');
-      const { modelPath } = resolveCheckpoint(options.checkpoint);
+      const modelPath = served.path;
       const stateDir = options.stateDir
         ? resolve(options.stateDir)
         : mkdtempSync(join(tmpdir(), 'curricula-serve-'));
@@ -80,9 +85,9 @@ export function register(program: Command): void {
         bodyLimit: options.bodyLimit,
         context: {
           checkpoint: modelPath,
-          modelName: options.modelName ?? basename(resolve(options.checkpoint)),
-          loadPolicy: () => loadEmbeddedPolicy(modelPath, options.workers),
-          loadPolicyFrom: (dir: string) => loadEmbeddedPolicy(dir, options.workers),
+          modelName: options.modelName ?? served.name,
+          loadPolicy: served.load,
+          loadPolicyFrom: served.loadFrom,
           stateDir,
           // A restart can only find state in a directory the user named: a fresh temp dir would be written
           // at every step for nothing.
@@ -107,4 +112,57 @@ export function register(program: Command): void {
         process.on('SIGTERM', stop);
       });
     });
+}
+
+interface ServedPolicy {
+  /** The checkpoint directory, or the remote spec. */
+  path: string;
+  /** The default model id. */
+  name: string;
+  load(): Promise<PolicyBackend>;
+  loadFrom(dir: string): Promise<PolicyBackend>;
+}
+
+/** The policy behind the server: an embedded checkpoint, or a remote one (--policy, OpenAI only). */
+async function servedPolicy(
+  options: { checkpoint?: string; policy?: string; tokenizer?: string; workers: number | 'auto' },
+  chosen: readonly string[],
+): Promise<ServedPolicy> {
+  if ((options.checkpoint === undefined) === (options.policy === undefined))
+    throw new UserError('serve: give either --checkpoint <dir> or --policy <spec>');
+  const spec = options.policy;
+  if (spec === undefined) {
+    if (options.tokenizer !== undefined)
+      throw new UserError(
+        'serve: --tokenizer goes with --policy (a checkpoint serves with its own tokenizer)',
+      );
+    const { resolveCheckpoint } = await import('../../runs/resolve-checkpoint.ts');
+    const { loadEmbeddedPolicy } = await import('../../policy/parallel-factory.ts');
+    const checkpoint = options.checkpoint as string;
+    const { modelPath } = resolveCheckpoint(checkpoint);
+    return {
+      path: modelPath,
+      name: basename(resolve(checkpoint)),
+      load: () => loadEmbeddedPolicy(modelPath, options.workers),
+      loadFrom: (dir) => loadEmbeddedPolicy(dir, options.workers),
+    };
+  }
+  if (chosen.includes('tinker'))
+    throw new UserError(
+      'serve: --policy serves sampling only (--openai); training over --tinker needs an embedded --checkpoint',
+    );
+  if (options.tokenizer === undefined)
+    throw new UserError(
+      "serve: --policy needs --tokenizer <dir>, the remote model's tokenizer (and chat template)",
+    );
+  const { connectRemotePolicy, readTokenizer } = await import('../../backends/openai/policy-spec.ts');
+  const tokenizer = readTokenizer(options.tokenizer);
+  return {
+    path: spec,
+    name: spec.split('#')[1] || 'remote',
+    load: () => connectRemotePolicy(spec, { tokenizer }),
+    loadFrom: async () => {
+      throw new UserError(`this server fronts ${spec}: load weights on that server, not here`);
+    },
+  };
 }

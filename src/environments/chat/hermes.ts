@@ -21,7 +21,11 @@ export interface ParsedReply {
 }
 
 /** Parses a turn's text into an assistant message; `idPrefix` makes the calls' ids unique. */
-export type ReplyParser = (text: string, tools: readonly Tool[], idPrefix: string) => ParsedReply;
+export type ReplyParser = (
+  text: string,
+  tools: readonly Pick<Tool, 'name'>[],
+  idPrefix: string,
+) => ParsedReply;
 
 const open = '<tool_call>';
 const close = '</tool_call>';
@@ -35,7 +39,7 @@ export function splitReasoning(text: string): { reasoning?: string; rest: string
 }
 
 /** One block's JSON as a call, or why it is not one. */
-function toolCall(json: string, tools: readonly Tool[], id: string): ToolCall | string {
+function toolCall(json: string, tools: readonly Pick<Tool, 'name'>[], id: string): ToolCall | string {
   let value: unknown;
   try {
     value = JSON.parse(json);

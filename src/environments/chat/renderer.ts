@@ -29,7 +29,7 @@ import type { Tool } from '../tools/define.ts';
 export interface ChatRendererOptions {
   tokenizer: HfTokenizer;
   /** Tools offered to the model: their OpenAI entries become the template's `tools` variable. */
-  tools?: readonly Tool[];
+  tools?: readonly Pick<Tool, 'openai'>[];
   /** Which of the model's chat templates (default 'default'). */
   templateName?: string;
   /** Extra template variables, e.g. {enable_thinking: false} for Qwen3. */

@@ -47,9 +47,13 @@ export interface SamplingResult {
   promptLogprobs: (Array<number | null> | null)[];
 }
 
-/** A prompt string as the embedded model saw prompts in training: BOS, then the text's tokens. */
+/**
+ * A prompt string as the embedded model saw prompts in training: BOS, then the text's tokens (a model
+ * without a BOS token, such as Qwen3 behind `serve --policy`, gets the text's tokens alone).
+ */
 export function encodePrompt(tokenizer: Tokenizer, text: string): number[] {
-  return [tokenizer.bos, ...tokenizer.encode(text, 'the prompt')];
+  const tokens = tokenizer.encode(text, 'the prompt');
+  return tokenizer.bos >= 0 ? [tokenizer.bos, ...tokens] : tokens;
 }
 
 /** Throws a UserError (400) for prompts the model cannot take. */

@@ -9,6 +9,8 @@
 // - `stream: true` is answered with server-sent events written once the completion is sampled (stream.ts);
 //   /inference/v1/generate refuses it. `prompt_logprobs` accepts 0 or 1 for the same reason as logprobs.
 // - penalties must be 0 and `logit_bias` empty; `best_of` must equal n.
+// - `tool_choice` accepts 'auto' and 'none' only (a forced call needs guided decoding); `tools`, tool
+//   messages and assistant `tool_calls` need a model whose tokenizer has a chat template (chat-tools.ts).
 // Other unknown fields are dropped, as vLLM does (stock clients send `user`, ...).
 import { z } from 'zod';
 import { UserError } from '../../core/errors.ts';
@@ -54,12 +56,49 @@ export const completionRequestSchema = z.object({
 export type CompletionRequest = z.infer<typeof completionRequestSchema>;
 
 const contentPart = z.object({ type: z.literal('text'), text: z.string() });
-export const chatMessageSchema = z.object({
-  role: z.enum(['system', 'developer', 'user', 'assistant']),
-  content: z.union([z.string(), z.array(contentPart)]),
-  name: z.string().optional(),
+
+/** A call in an assistant message (OpenAI's shape; `arguments` is a JSON string). */
+const toolCallSchema = z.object({
+  id: z.string().min(1).max(256),
+  type: z.literal('function').default('function'),
+  function: z.object({ name: z.string().min(1).max(256), arguments: z.string().max(1 << 20) }),
 });
+
+export const chatMessageSchema = z
+  .object({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+    content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
+    name: z.string().optional(),
+    /** Assistant messages: the calls the model made (as this server returned them). */
+    tool_calls: z.array(toolCallSchema).max(128).optional(),
+    /** Tool messages: the call they answer. */
+    tool_call_id: z.string().min(1).max(256).optional(),
+    /** Assistant messages: the turn's reasoning (vLLM's field; Qwen3's template reads it). */
+    reasoning_content: z.string().nullish(),
+  })
+  .superRefine((message, context) => {
+    const fail = (text: string) => context.addIssue({ code: 'custom', message: text });
+    if (message.role === 'tool' && message.tool_call_id === undefined)
+      fail('a tool message needs tool_call_id (the id of the call it answers)');
+    if (message.tool_calls !== undefined && message.role !== 'assistant')
+      fail('only assistant messages carry tool_calls');
+    const hasContent = message.content !== undefined && message.content !== null;
+    if (!hasContent && !(message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0))
+      fail('content is required (null only for an assistant message with tool_calls)');
+  });
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
+
+/** A tool the model may call (OpenAI's function tool). */
+export const chatToolSchema = z.object({
+  type: z.literal('function'),
+  function: z.object({
+    name: z.string().min(1).max(256),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish(),
+  }),
+});
+export type ChatTool = z.infer<typeof chatToolSchema>;
 
 export const chatRequestSchema = z.object({
   ...samplingFields,
@@ -67,6 +106,18 @@ export const chatRequestSchema = z.object({
   logprobs: z.boolean().nullish(),
   top_logprobs: z.number().int().min(0).max(20).nullish(),
   max_completion_tokens: z.number().int().min(0).nullish(),
+  /** Tools rendered by the model's chat template; calls come back as tool_calls (chat-tools.ts). */
+  tools: z.array(chatToolSchema).max(128).nullish(),
+  /** 'auto' (parse calls) or 'none' (answer in text); forcing a call needs guided decoding: refused. */
+  tool_choice: z
+    .union([z.enum(['auto', 'none']), z.unknown()])
+    .nullish()
+    .refine((choice) => choice === undefined || choice === null || choice === 'auto' || choice === 'none', {
+      message: "only 'auto' and 'none' are supported (forcing a call needs guided decoding)",
+    }),
+  parallel_tool_calls: z.boolean().nullish(),
+  /** vLLM's extension: extra variables for the chat template, e.g. {enable_thinking: false} (Qwen3). */
+  chat_template_kwargs: z.record(z.string(), z.unknown()).nullish(),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 

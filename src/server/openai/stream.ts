@@ -15,7 +15,14 @@ import type { Tokenizer } from '../../core/policy.ts';
 export interface StreamChoice {
   index: number;
   pieces: { text: string; token: number }[];
-  finishReason: 'stop' | 'length';
+  /**
+   * Instead of pieces: the whole parsed reply as one delta (a model with a chat template: content,
+   * reasoning_content and tool_calls, each call with its index as OpenAI streams them).
+   */
+  whole?: { content: string | null; reasoning_content?: string; tool_calls?: object[] };
+  /** The sampled token ids (with `whole` and logprobs: the one delta's logprobs cover them all). */
+  tokens?: readonly number[];
+  finishReason: 'stop' | 'length' | 'tool_calls';
   stopReason: string | null;
   /** The chat `logprobs.content` entry of each piece, when logprobs were asked for. */
   logprobs?: (token: number) => object;
@@ -64,6 +71,7 @@ export function chatEvents(head: StreamHead, choices: StreamChoice[], usage: obj
         finish_reason: null,
       }),
     );
+    if (choice.whole) events.push(chunk(wholeDelta(choice, choice.whole)));
     for (const piece of choice.pieces)
       events.push(
         chunk({
@@ -84,6 +92,18 @@ export function chatEvents(head: StreamHead, choices: StreamChoice[], usage: obj
     );
   }
   return sseEvents(events, base, usage);
+}
+
+/** The one delta of a parsed reply: its fields, the calls numbered, and every token's logprob. */
+function wholeDelta(choice: StreamChoice, whole: NonNullable<StreamChoice['whole']>): object {
+  const delta: Record<string, unknown> = { content: whole.content };
+  if (whole.reasoning_content !== undefined) delta.reasoning_content = whole.reasoning_content;
+  if (whole.tool_calls) delta.tool_calls = whole.tool_calls.map((call, index) => ({ index, ...call }));
+  const logprobs =
+    choice.logprobs && choice.tokens
+      ? { content: choice.tokens.map((_, token) => (choice.logprobs as (token: number) => object)(token)) }
+      : null;
+  return { index: choice.index, delta, logprobs, finish_reason: null };
 }
 
 /** The SSE events of a legacy completion (text chunks; no per-chunk logprobs). */

@@ -1,5 +1,5 @@
 // Test support for the `curricula serve --openai` tests (request-bounds, model-failures, weight-reloads and
-// openai-streaming.test.ts): the real server on loopback with the demo-cold checkpoint, optionally with
+// openai-streaming.test.ts, chat-tools.test.ts): the real server on loopback with the demo-cold checkpoint (or a given policy), optionally with
 // request limits or a wrapper around each loaded policy (fault injection), and a JSON POST.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,3 +62,18 @@ export async function post(url: string, path: string, body: unknown): Promise<{ 
 
 /** A short seeded completion request that every healthy server answers. */
 export const normal = { prompt, max_tokens: 6, seed: 3, return_token_ids: true };
+
+/** The real server on loopback serving one given policy (e.g. a scripted one over another tokenizer). */
+export async function serveScripted(modelName: string, policy: PolicyBackend): Promise<Served> {
+  const app = await buildServer({
+    protocols: ['openai'],
+    context: {
+      checkpoint: modelName,
+      modelName,
+      loadPolicy: async () => policy,
+      stateDir: mkdtempSync(join(tmpdir(), 'curricula-openai-scripted-')),
+    },
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, url, loads: () => 1 };
+}
