@@ -91,10 +91,7 @@ describe('damaged inputs and user mistakes on the command line', () => {
       tools: ['search'],
       searchResult: 1,
     });
-    expectOneLineError(
-      evalWith(['--environment', typo]),
-      /unknown key 'searchResult' at environment/,
-    );
+    expectOneLineError(evalWith(['--environment', typo]), /unknown key 'searchResult' at environment/);
     expectOneLineError(
       evalWith(['--environment', join(dir, 'absent.yaml')]),
       /cannot read config .*absent\.yaml: ENOENT/,

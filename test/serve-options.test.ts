@@ -24,7 +24,8 @@ describe('curricula serve: refused options', () => {
       expect(result.status).toBe(2);
       expect(result.stdout).toBe('');
     }
-    const remote = (extra: string[]) => runCli(['serve', '--policy', 'openai:http://127.0.0.1:9#m', ...extra]);
+    const remote = (extra: string[]) =>
+      runCli(['serve', '--policy', 'openai:http://127.0.0.1:9#m', ...extra]);
     expect(remote(['--tinker', '--tokenizer', checkpoint]).stderr).toMatch(/--policy serves sampling only/);
     expect(remote(['--openai']).stderr).toMatch(/--policy needs --tokenizer <dir>/);
     expect(remote(['--openai', '--tokenizer', '/nonexistent']).stderr).toMatch(/no tokenizer.json there/);
