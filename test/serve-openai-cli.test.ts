@@ -1,7 +1,7 @@
 // `curricula serve --openai --port 0` as a user runs it: a child process prints `listening on URL`,
 // answers a completion, and exits 0 on SIGTERM.
 import { expect, it } from 'vitest';
-import { startServe } from './helpers.ts';
+import { runCli, startServe } from './helpers.ts';
 
 it('serves a completion and exits 0 on SIGTERM', async () => {
   const server = await startServe(['--openai', '--checkpoint', 'examples/checkpoints/demo-cold']);
@@ -60,5 +60,33 @@ it('--policy fronts another server: chat over token ids, the same tokens as aski
     }
   } finally {
     expect(await engine.stop()).toBe(0);
+  }
+}, 60_000);
+
+it('eval --prompt-format messages drives the chat API; a server that refuses tools ends each episode with its reason', async () => {
+  const server = await startServe(['--openai', '--checkpoint', 'examples/checkpoints/demo-cold']);
+  try {
+    const spec = `openai:${server.url}#demo-cold`;
+    const common = [
+      'eval',
+      '--policy',
+      spec,
+      '--prompt-format',
+      'messages',
+      '--tasks',
+      'addition:1',
+      '--problems',
+      '2',
+    ];
+    const noEnvironment = runCli([...common, '--tools', 'none', '--quiet']);
+    expect(noEnvironment.status).toBe(2);
+    expect(noEnvironment.stderr).toMatch(/eval over a chat API runs every sample in an environment/);
+    // The embedded model has no chat template, so the server answers tools with a 400: counted per episode.
+    const refused = runCli([...common, '--tools', 'calc', '--json', '--quiet']);
+    expect(refused.status).toBe(0);
+    const tools = JSON.parse(refused.stdout).summary.overall.tools;
+    expect(tools.errors.environment).toBe(2);
+  } finally {
+    expect(await server.stop()).toBe(0);
   }
 }, 60_000);

@@ -1,10 +1,12 @@
 // Library side of `curricula eval`: load a checkpoint (or connect to a remote policy, e.g. an
 // OpenAI-compatible server), build the problems (a problem set the user gives, or the held-out set of a
 // task mix: the run's own training mix by default), sample, grade and summarise.
+import type { ChatApi } from '../backends/openai/chat-completions.ts';
 import { UserError } from '../core/errors.ts';
 import type { PolicyBackend } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import { buildTools, type EnvironmentBlock, environmentBlockSchema } from '../environments/block.ts';
+import type { Tool } from '../environments/tools/define.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { defaultWorkers, type WorkerCount } from '../policy/parallel-options.ts';
 import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
@@ -12,14 +14,20 @@ import { RunStore } from '../runs/run-store.ts';
 import { heldOutProblems, type MixEntry, validateMix } from '../tasks/problem-mix.ts';
 import { type EvalSummary, summarizeOutcomes } from './aggregate.ts';
 import { sampleAndVerify } from './evaluate.ts';
+import { sampleChatApiAndVerify } from './evaluate-chat-api.ts';
 import { sampleEpisodesAndVerify } from './evaluate-episodes.ts';
 
 /** A policy that is not a local checkpoint (e.g. `--policy openai:URL`); it must only sample. */
 export interface RemoteEvalPolicy {
   /** How the result names it (e.g. the --policy spec). */
   label: string;
-  /** Opens the policy (it is closed when the evaluation ends). */
-  connect(): Promise<PolicyBackend>;
+  /** Opens the policy (it is closed when the evaluation ends); absent with chatApi. */
+  connect?(): Promise<PolicyBackend>;
+  /**
+   * Instead of connect: a chat model's API, whose samples run at the level of messages in the
+   * environment (evaluate-chat-api.ts); an environment is then required.
+   */
+  chatApi?: ChatApi;
 }
 
 export interface EvaluateCheckpointOptions {
@@ -84,10 +92,6 @@ export async function evaluateCheckpoint(
         : `the held-out set of ${JSON.stringify(options.tasks ?? runConfig?.tasks)} is empty; choose other tasks or levels`,
     );
   }
-  const backend: PolicyBackend = resolved
-    ? await loadEmbeddedPolicy(resolved.modelPath, options.workers ?? defaultWorkers)
-    : await options.policy!.connect();
-  let outcomes: Awaited<ReturnType<typeof sampleAndVerify>>;
   const sampling = {
     samples: options.samples,
     temperature: options.temperature,
@@ -96,19 +100,31 @@ export async function evaluateCheckpoint(
     onProgress: options.onProgress,
   };
   const built = environment ? buildTools(environment) : null;
+  let outcomes: Awaited<ReturnType<typeof sampleAndVerify>>;
   try {
-    outcomes =
-      environment && built
-        ? await sampleEpisodesAndVerify(
-            backend,
-            problems,
-            { block: environment, tools: built.tools },
-            sampling,
-          )
-        : await sampleAndVerify(backend, problems, sampling);
+    const chatApi = options.policy?.chatApi;
+    if (chatApi) {
+      if (!environment || !built)
+        throw new UserError(
+          'eval over a chat API runs every sample in an environment: give --tools or --environment (or a run whose config has rollout.environment)',
+        );
+      outcomes = await sampleChatApiAndVerify(
+        chatApi,
+        problems,
+        { block: environment, tools: built.tools },
+        sampling,
+      );
+    } else
+      outcomes = await sampleWithBackend(
+        options,
+        resolved?.modelPath,
+        problems,
+        environment,
+        built,
+        sampling,
+      );
   } finally {
     built?.close();
-    await backend.close?.();
   }
   return {
     checkpoint: resolved ? resolved.modelPath : options.policy!.label,
@@ -135,6 +151,31 @@ export async function evaluateCheckpoint(
         }
       : {}),
   };
+}
+
+/** Samples through a policy backend (the checkpoint's, or a remote one), in the environment when there is one. */
+async function sampleWithBackend(
+  options: EvaluateCheckpointOptions,
+  modelPath: string | undefined,
+  problems: Problem[],
+  environment: EnvironmentBlock | null,
+  built: { tools: Tool[] } | null,
+  sampling: Parameters<typeof sampleAndVerify>[2],
+): Promise<Awaited<ReturnType<typeof sampleAndVerify>>> {
+  const connect = options.policy?.connect;
+  if (modelPath === undefined && !connect)
+    throw new UserError('eval: the remote policy has no way to connect');
+  const backend: PolicyBackend =
+    modelPath !== undefined
+      ? await loadEmbeddedPolicy(modelPath, options.workers ?? defaultWorkers)
+      : await (connect as () => Promise<PolicyBackend>)();
+  try {
+    return environment && built
+      ? await sampleEpisodesAndVerify(backend, problems, { block: environment, tools: built.tools }, sampling)
+      : await sampleAndVerify(backend, problems, sampling);
+  } finally {
+    await backend.close?.();
+  }
 }
 
 /** The held-out problems of a task mix (the run's own when none is given). */

@@ -41,6 +41,11 @@ export interface EpisodeOutcome {
   toolCalls: number;
   errors: Record<StepErrorKind, number>;
   end: EpisodeEnd;
+  /**
+   * Over a chat API whose server returned token ids (evaluate-chat-api.ts): the turns whose prompt did
+   * not extend the previous prompt and its sampled tokens (the server re-rendered them); absent otherwise.
+   */
+  tokenDrift?: number;
 }
 
 export async function sampleAndVerify(

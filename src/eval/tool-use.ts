@@ -18,6 +18,8 @@ export interface ToolUse {
   passAt1WithoutCall: number | null;
   /** Errors per kind, summed over the samples. */
   errors: Record<StepErrorKind, number>;
+  /** Over a chat API that returned token ids: samples checked, and those whose server re-rendered a turn. */
+  tokenDrift?: { samples: number; drifted: number };
 }
 
 /** The tool use of `outcomes`, or undefined when they were not run as episodes. */
@@ -28,6 +30,7 @@ export function toolUse(outcomes: readonly ProblemOutcome[]): ToolUse | undefine
   const withCall = { samples: 0, correct: 0 };
   const withoutCall = { samples: 0, correct: 0 };
   const errors: Record<StepErrorKind, number> = { parse: 0, tool: 0, environment: 0 };
+  const drift = { samples: 0, drifted: 0 };
   for (const outcome of outcomes) {
     outcome.episodes?.forEach((episode, index) => {
       samples++;
@@ -36,6 +39,10 @@ export function toolUse(outcomes: readonly ProblemOutcome[]): ToolUse | undefine
       side.samples++;
       if (outcome.correct[index]) side.correct++;
       for (const kind of ['parse', 'tool', 'environment'] as const) errors[kind] += episode.errors[kind];
+      if (episode.tokenDrift !== undefined) {
+        drift.samples++;
+        if (episode.tokenDrift > 0) drift.drifted++;
+      }
     });
   }
   const rate = (side: { samples: number; correct: number }) =>
@@ -47,6 +54,7 @@ export function toolUse(outcomes: readonly ProblemOutcome[]): ToolUse | undefine
     passAt1WithCall: rate(withCall),
     passAt1WithoutCall: rate(withoutCall),
     errors,
+    ...(drift.samples > 0 ? { tokenDrift: drift } : {}),
   };
 }
 

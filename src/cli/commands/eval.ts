@@ -6,6 +6,7 @@ import { readConfigFile } from '../../core/config.ts';
 import { UserError } from '../../core/errors.ts';
 import { shortInput } from '../../core/quote-input.ts';
 import { sizeLimits } from '../../core/size-limits.ts';
+import type { RemoteEvalPolicy } from '../../eval/evaluate-checkpoint.ts';
 import type { EvaluateConfigInput } from '../../eval/evaluate-config.ts';
 import { formatEvalTable } from '../../eval/format-table.ts';
 import { parseWorkersOption } from '../../policy/parallel-options.ts';
@@ -29,8 +30,12 @@ export function register(program: Command): void {
     )
     .option(
       '--prompt-format <format>',
-      "with --policy: raw ([BOS] + prompt) or chat (the --tokenizer model's chat template, as a user turn)",
+      "with --policy: raw ([BOS] + prompt), chat (the --tokenizer model's chat template, as a user turn), or messages (the server's chat API: each sample an episode of /v1/chat/completions requests with the environment's tools, its tool_calls run here; needs --tools or --environment)",
       'raw',
+    )
+    .option(
+      '--no-token-ids',
+      "with --prompt-format messages: do not ask for vLLM's return_token_ids (for servers that refuse unknown fields, such as OpenAI's own), so token continuity is not checked",
     )
     .option(
       '--tasks <spec>',
@@ -86,9 +91,15 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON on stdout')
     .option('--quiet', 'no progress output')
     .action(async (options) => {
-      if (!['raw', 'chat'].includes(options.promptFormat)) {
-        throw new UserError(`--prompt-format must be raw or chat, got '${shortInput(options.promptFormat)}'`);
+      if (!['raw', 'chat', 'messages'].includes(options.promptFormat)) {
+        throw new UserError(
+          `--prompt-format must be raw, chat or messages, got '${shortInput(options.promptFormat)}'`,
+        );
       }
+      if (options.promptFormat === 'messages' && options.tokenizer !== undefined)
+        throw new UserError(
+          'eval: --prompt-format messages sends messages; the server tokenizes (drop --tokenizer)',
+        );
       if ((options.checkpoint === undefined) === (options.policy === undefined)) {
         throw new UserError('eval: give either --checkpoint <dir> or --policy <spec>');
       }
@@ -105,19 +116,7 @@ export function register(program: Command): void {
       }
       const { evaluateFromConfig } = await import('../../eval/evaluate-config.ts');
       const policySpec: string | undefined = options.policy;
-      const policy =
-        policySpec === undefined
-          ? undefined
-          : {
-              label: policySpec,
-              connect: async () => {
-                const { connectRemotePolicy, readTokenizer } = await import(
-                  '../../backends/openai/policy-spec.ts'
-                );
-                const tokenizer = readTokenizer(options.tokenizer, { promptFormat: options.promptFormat });
-                return connectRemotePolicy(policySpec, { tokenizer });
-              },
-            };
+      const policy = policySpec === undefined ? undefined : await remotePolicy(policySpec, options);
       let progress: ReturnType<typeof createProgress> | undefined;
       const result = await evaluateFromConfig(
         {
@@ -163,6 +162,27 @@ export function register(program: Command): void {
 }
 
 /** `--tools calc,python` as an environment block, 'none' as single-turn; absent: the run's own. */
+/** The --policy of an evaluation: a sampling backend, or with --prompt-format messages a chat API. */
+async function remotePolicy(
+  spec: string,
+  options: { promptFormat: string; tokenizer?: string; tokenIds: boolean },
+): Promise<RemoteEvalPolicy> {
+  const { connectChatApi, connectRemotePolicy, readTokenizer } = await import(
+    '../../backends/openai/policy-spec.ts'
+  );
+  if (options.promptFormat === 'messages')
+    return { label: spec, chatApi: connectChatApi(spec, { returnTokenIds: options.tokenIds }) };
+  return {
+    label: spec,
+    connect: async () => {
+      const tokenizer = readTokenizer(options.tokenizer, {
+        promptFormat: options.promptFormat as 'raw' | 'chat',
+      });
+      return connectRemotePolicy(spec, { tokenizer });
+    },
+  };
+}
+
 type EnvironmentOption = NonNullable<EvaluateConfigInput['environment']>;
 
 /** `--tools calc,python` as an environment block, 'none' as single-turn; absent: the run's own. */
