@@ -30,7 +30,7 @@ export function canonicalPartition(task: Task, where: string): Task {
   const { canonicalKey } = task;
   if (canonicalKey === undefined) {
     throw new UserError(
-      `${where}: task ${task.name} has no canonical key; partition 'canonical' needs one (addition, countdown have it)`,
+      `${where}: task ${task.name} has no canonical key; partition 'canonical' needs one (addition, countdown, string-compose have it)`,
     );
   }
   return {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
-import { stringCompose, stringComposeProblem, stringFunctions } from './string-compose.ts';
+import { canonicalPartition, isHeldOut } from './held-out-partition.ts';
+import {
+  stringCompose,
+  stringComposeCanonicalKey,
+  stringComposeProblem,
+  stringFunctions,
+} from './string-compose.ts';
 
 describe('string-compose', () => {
   it('applies each atomic function as hand-checked', () => {
@@ -50,5 +56,37 @@ describe('string-compose', () => {
         expect(word.length).toBeLessThanOrEqual(6);
       }
     }
+  });
+});
+
+describe('string-compose split by composition (partition canonical)', () => {
+  it('keys depth ≥ 2 by the function sequence and depth 1 by the prompt', () => {
+    const a = stringComposeProblem('abcd', ['rev', 'swp']);
+    const b = stringComposeProblem('xyzab', ['rev', 'swp']);
+    expect(stringComposeCanonicalKey(a)).toBe(stringComposeCanonicalKey(b));
+    expect(stringComposeCanonicalKey(a)).not.toBe(
+      stringComposeCanonicalKey(stringComposeProblem('abcd', ['swp', 'rev'])),
+    );
+    expect(stringComposeCanonicalKey(stringComposeProblem('abcd', ['rev']))).not.toBe(
+      stringComposeCanonicalKey(stringComposeProblem('wxyz', ['rev'])),
+    );
+  });
+
+  it('holds out whole compositions: no held-out composition is ever a training one, every atomic function is trained', () => {
+    const task = canonicalPartition(stringCompose, 'test');
+    const rng = new Rng(7);
+    const train = new Set<string>();
+    const heldOut = new Set<string>();
+    const trainedFunctions = new Set<string>();
+    for (let i = 0; i < 4000; i++) {
+      const problem = task.generate(rng, 1 + (i % 3));
+      const functions = String(problem.params.functions);
+      const side = isHeldOut(problem, 0.2) ? heldOut : train;
+      if (problem.difficulty >= 2) side.add(functions);
+      else if (!isHeldOut(problem, 0.2)) trainedFunctions.add(functions);
+    }
+    expect([...heldOut].filter((composition) => train.has(composition))).toEqual([]);
+    expect(heldOut.size).toBeGreaterThan(20);
+    expect(trainedFunctions.size).toBe(8);
   });
 });

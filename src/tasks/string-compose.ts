@@ -6,6 +6,10 @@
 // Difficulty d: the number of functions (1..6). Strings are lowercase letters; the input has 3..5 letters
 // and intermediates stay within 2..6 letters (dup/drp are only drawn when they keep that bound), so depth 6
 // fits a 128-token context. A function never directly undoes the previous one (rol after ror, …).
+// Canonical key (held-out `partition: canonical`): the composition — the function sequence — from depth 2
+// on, so a held-out problem's composition never occurs in training (a split by composition, as in "From
+// f(x) and g(x) to f(g(x))"); a depth-1 problem is keyed by its prompt, so every atomic function is
+// trained and only their compositions are held out.
 import type { Problem } from '../core/problem.ts';
 import type { Rng } from '../core/rng.ts';
 import {
@@ -127,4 +131,11 @@ export const stringCompose: Task = {
   maxSequenceTokens: (level) => 15 * level + 16,
   verify: verifyExactAnswer,
   extractAnswer: extractAnswerLine,
+  canonicalKey: stringComposeCanonicalKey,
 };
+
+/** The composition (`rev|swp`) from depth 2 on; at depth 1 the prompt (see the file header). */
+export function stringComposeCanonicalKey(problem: Problem): string {
+  const [input, ...functions] = problem.prompt.trim().split('|');
+  return functions.length >= 2 ? `${name}:${functions.join('|')}` : `${name}:${input}|${functions.join('|')}`;
+}
