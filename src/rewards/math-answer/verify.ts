@@ -8,8 +8,10 @@
 // gold, more letters than one for a multiple-choice gold) scores 0 with reason 'multiple answers'; a
 // restatement of the problem's own expression or relation ('echo', echo.ts) and an empty box score 0 with a
 // reason.
+
 import { nodesEqual } from './compare.ts';
 import { echoesQuestion } from './echo.ts';
+import { undoubleBackslashes } from './escapes.ts';
 import { TooLargeError } from './evaluate.ts';
 import {
   extractCandidates,
@@ -178,7 +180,8 @@ function judgeChoice(choice: GoldChoice, task: VerifyTask & { kind: 'verify' }):
 }
 
 /** The worker's entry point. */
-export function verifyTask(task: VerifyTask): WorkerVerdict {
+export function verifyTask(given: VerifyTask): WorkerVerdict {
+  const task = unescaped(given);
   if (task.kind === 'equivalent') {
     const boxes = findBoxes(task.answer);
     return judge(task.gold, boxes.length > 0 ? boxes[boxes.length - 1].content : task.answer, task.relTol);
@@ -186,6 +189,13 @@ export function verifyTask(task: VerifyTask): WorkerVerdict {
   const reference = goldEntry(task.gold);
   if (reference.choice) return judgeChoice(reference.choice, task);
   return judgeCandidates(task.gold, task);
+}
+
+/** The task with its texts' doubled backslashes halved where every command is doubled (escapes.ts). */
+function unescaped(task: VerifyTask): VerifyTask {
+  return task.kind === 'equivalent'
+    ? { ...task, gold: undoubleBackslashes(task.gold), answer: undoubleBackslashes(task.answer) }
+    : { ...task, gold: undoubleBackslashes(task.gold), completion: undoubleBackslashes(task.completion) };
 }
 
 /** Tries the extracted candidates in priority order until one parses. */
