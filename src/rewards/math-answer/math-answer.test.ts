@@ -210,3 +210,10 @@ describe('math-answer reward (worker pool)', () => {
     expect(mathAnswerKey('I could not solve this problem, sorry.')).toBeNull();
   });
 });
+
+describe('percent words', () => {
+  it("reads 'percentage' after a number as a percent marker", () => {
+    expect(verifySync('$45\\%$', 'So the share is $\\boxed{45 percentage}$').correct).toBe(true);
+    expect(verifySync('$45\\%$', 'So the share is $\\boxed{46 percentage}$').correct).toBe(false);
+  });
+});

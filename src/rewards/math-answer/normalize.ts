@@ -13,7 +13,7 @@
 export interface Normalized {
   /** Normalised LaTeX, ready for parsing. */
   latex: string;
-  /** The answer carried a percent marker (\%, %, 'percent', 'pct'), which was removed. */
+  /** The answer carried a percent marker (\%, %, 'percent', 'percentage', 'pct'), which was removed. */
   percent: boolean;
   /** The whole answer was text (\text{odd}, 'Evelyn') rather than mathematics. */
   textual: boolean;
@@ -267,7 +267,7 @@ export function normalizeAnswer(raw: string, options: NormalizeOptions = {}): No
   s = s.replace(/\^\s*\{?\s*\\circ\s*\}?/g, '').replace(/\\(?:degree|circ)(?![a-zA-Z])/g, '');
   // Percent: flag and drop.
   let percent = false;
-  s = s.replace(/\\%|%|\\text\{\s*(?:percent|pct)\s*\}|\b(?:percent|pct)\b/gi, () => {
+  s = s.replace(/\\%|%|\\text\{\s*(?:percent(?:age)?|pct)\s*\}|\b(?:percent(?:age)?|pct)\b/gi, () => {
     percent = true;
     return ' ';
   });
