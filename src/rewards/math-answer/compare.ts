@@ -203,11 +203,13 @@ const LABEL_HEADS = new Set([
   'Angle',
   'Subscript',
   'Colon',
+  'Divide',
 ]);
 
 /**
  * A name rather than a condition: a variable (`x`), a product of letters (`AB`, `xy`), `|AB|`, `\angle ABC`,
- * `f(x)`, a subscripted name — letters only, no number, no sum or power (Math-Verify unwraps `AB = 4`).
+ * `f(x)`, a subscripted name, a ratio of names (`\frac{NO}{BO}`, `V_1:V_2`) — letters only, no number, no
+ * sum or power (Math-Verify unwraps `AB = 4`).
  */
 export function isLabel(json: Json): boolean {
   if (typeof json === 'string') return isVariable(json);

@@ -217,3 +217,11 @@ describe('percent words', () => {
     expect(verifySync('$45\\%$', 'So the share is $\\boxed{46 percentage}$').correct).toBe(false);
   });
 });
+
+describe('labelled ratios', () => {
+  it('reads a ratio of names on the left of = as a label, not a ratio with a number', () => {
+    expect(verifySync('$\\frac{PQ}{QR}=\\frac{2}{5}$', 'So $\\boxed{\\frac{2}{5}}$').correct).toBe(true);
+    expect(verifySync('$\\frac{PQ}{QR}=\\frac{2}{5}$', 'So $\\boxed{\\frac{3}{5}}$').correct).toBe(false);
+    expect(verifySync('$\\frac{y}{4}=3$', 'So $\\boxed{3}$').correct).toBe(false);
+  });
+});
