@@ -225,3 +225,11 @@ describe('labelled ratios', () => {
     expect(verifySync('$\\frac{y}{4}=3$', 'So $\\boxed{3}$').correct).toBe(false);
   });
 });
+
+describe('several boxed answers', () => {
+  it('joins boxes separated only by inline-math delimiters, a period or "and"; prose still separates', () => {
+    expect(verifySync('\\(\\boxed{2}\\) and \\(\\boxed{-5}\\).', '$\\boxed{-5, 2}$').correct).toBe(true);
+    expect(verifySync('$-5, 2$', 'So \\(\\boxed{2}\\). \\(\\boxed{-5}\\)').correct).toBe(true);
+    expect(verifySync('$-5, 2$', 'First \\boxed{2}, then we find \\boxed{-5}').correct).toBe(false);
+  });
+});
