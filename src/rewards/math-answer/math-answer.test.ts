@@ -233,3 +233,18 @@ describe('several boxed answers', () => {
     expect(verifySync('$-5, 2$', 'First \\boxed{2}, then we find \\boxed{-5}').correct).toBe(false);
   });
 });
+
+describe('relation chains over a function value, and boxes joined by a short text ending in "and"', () => {
+  it('reads a < f(x) < b as the interval (a, b), but not a chain over 2x', () => {
+    expect(verifySync('$2<g(t)<5$', '$(2,5)$').correct).toBe(true);
+    expect(verifySync('$2<g(t)<5$', '$(2,6)$').correct).toBe(false);
+    expect(verifySync('$0<2x<4$', '$(0,4)$').correct).toBe(false);
+  });
+
+  it('joins \\boxed{a} \\text{… and} \\boxed{b}; a text not ending in and/or still separates', () => {
+    expect(verifySync('$4, 7$', '$\\boxed{4} \\text{ for the first and } \\boxed{7}$').correct).toBe(true);
+    expect(verifySync('$7$', '$\\boxed{4} \\text{ is not it; the answer is } \\boxed{7}$').correct).toBe(
+      true,
+    );
+  });
+});

@@ -34,20 +34,27 @@ export function relationToSet(node: MathNode): MathNode | null {
   if (node.kind !== 'relation') return null;
   const variables = new Set<string>();
   for (const arg of node.args) freeSymbols(arg, variables);
-  if (variables.size !== 1) return null;
-  const [variable] = variables;
+  // The one term the relation bounds: a variable (`0 < x < 1`) or a function of one (`0 < f(x) < 1`).
+  const terms = new Set(
+    node.args.filter((arg) => freeSymbols(arg).size > 0).map((arg) => JSON.stringify(arg)),
+  );
+  const [term] = terms;
+  const applied = terms.size === 1 && isApplication(JSON.parse(term) as Json);
+  if (variables.size !== 1 && !applied) return null;
+  const variable: Json = applied ? (JSON.parse(term) as Json) : [...variables][0];
+  const isTerm = (json: Json) => JSON.stringify(json) === JSON.stringify(variable);
   const links = relationLinks(node.op, node.args).map(orient);
   let lower: Json = NEGATIVE_INFINITY;
   let upper: Json = 'PositiveInfinity';
   let lowerOpen = true;
   let upperOpen = true;
   for (const link of links) {
-    if (link.op === 'Equal' && link.left === variable && freeSymbols(link.right).size === 0) {
+    if (link.op === 'Equal' && isTerm(link.left) && freeSymbols(link.right).size === 0) {
       return links.length === 1 ? { kind: 'set', items: [expr(link.right)] } : null;
     }
     if (
       link.op === 'NotEqual' &&
-      link.left === variable &&
+      isTerm(link.left) &&
       freeSymbols(link.right).size === 0 &&
       links.length === 1
     ) {
@@ -68,10 +75,10 @@ export function relationToSet(node: MathNode): MathNode | null {
     // After orient(), only Less/LessEqual remain: left < right.
     if (link.op !== 'Less' && link.op !== 'LessEqual') return null;
     const strict = link.op === 'Less';
-    if (link.left === variable && freeSymbols(link.right).size === 0) {
+    if (isTerm(link.left) && freeSymbols(link.right).size === 0) {
       upper = link.right;
       upperOpen = strict;
-    } else if (link.right === variable && freeSymbols(link.left).size === 0) {
+    } else if (isTerm(link.right) && freeSymbols(link.left).size === 0) {
       lower = link.left;
       lowerOpen = strict;
     } else {
@@ -79,6 +86,18 @@ export function relationToSet(node: MathNode): MathNode | null {
     }
   }
   return { kind: 'interval', lower, upper, lowerOpen, upperOpen };
+}
+
+/** `f(x)` as compute-engine's non-canonical parse writes it: a name applied to a parenthesised argument. */
+function isApplication(json: Json): boolean {
+  return (
+    Array.isArray(json) &&
+    json.length === 3 &&
+    json[0] === 'InvisibleOperator' &&
+    typeof json[1] === 'string' &&
+    Array.isArray(json[2]) &&
+    json[2][0] === 'Delimiter'
+  );
 }
 
 /** Greater/GreaterEqual flipped into Less/LessEqual. */
