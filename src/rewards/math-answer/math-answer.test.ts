@@ -248,3 +248,15 @@ describe('relation chains over a function value, and boxes joined by a short tex
     );
   });
 });
+
+describe('a worked-solution gold without a box', () => {
+  const gold =
+    'Adding the two baskets gives $12 + 5$ pieces of fruit in all, and none were eaten on the way. Final Answer: The final answer is $17$. I hope it is correct.';
+  it('is graded by its extracted answer, as a completion would be', () => {
+    expect(verifySync(gold, 'So $\\boxed{17}$').correct).toBe(true);
+    expect(verifySync(gold, 'So $\\boxed{12}$').correct).toBe(false);
+  });
+  it('a short gold that does not parse is still reported as unparseable', () => {
+    expect(verifySync('$x = \\zzq{$', '$\\boxed{0}$').reason).toBe('gold unparseable');
+  });
+});

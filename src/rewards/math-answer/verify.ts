@@ -58,20 +58,37 @@ const GOLD_CACHE_LIMIT = 4096;
 const MAX_ANSWER_LENGTH = 4000;
 const goldCache = new Map<string, GoldEntry>();
 
+/** A gold longer than this may be a worked solution whose answer is extracted (goldEntry). */
+const WORKED_GOLD = 100;
+
+function goldEntryOf(answer: string): GoldEntry {
+  const normalized = normalizeAnswer(answer);
+  const decimal = /\d,\d/.test(answer) ? normalizeAnswer(answer, { decimalComma: true }).latex : '';
+  return {
+    normalized,
+    parsed: parseNormalized(normalized),
+    choice: goldChoice(answer),
+    decimalGold: decimal !== normalized.latex && /^-?\d+\.\d+$/.test(decimal) ? decimal : null,
+  };
+}
+
 function goldEntry(gold: string): GoldEntry {
   let entry = goldCache.get(gold);
   if (!entry) {
     // A gold given as a full solution or as \boxed{…} means its box.
     // (several adjacent boxes, `\boxed{1}\boxed{2}`, are one list, as in a prediction)
-    const answer = lastBoxed(gold) ?? gold;
-    const normalized = normalizeAnswer(answer);
-    const decimal = /\d,\d/.test(answer) ? normalizeAnswer(answer, { decimalComma: true }).latex : '';
-    entry = {
-      normalized,
-      parsed: parseNormalized(normalized),
-      choice: goldChoice(answer),
-      decimalGold: decimal !== normalized.latex && /^-?\d+\.\d+$/.test(decimal) ? decimal : null,
-    };
+    entry = goldEntryOf(lastBoxed(gold) ?? gold);
+    // A worked solution without a box (longer than WORKED_GOLD characters) that does not parse whole:
+    // its answer is extracted as a completion's is ("The final answer is $28\%$", Math-Verify's parse).
+    if (!entry.parsed.ok && gold.length > WORKED_GOLD) {
+      for (const candidate of extractCandidates(gold)) {
+        const extracted = goldEntryOf(candidate.answer);
+        if (extracted.parsed.ok) {
+          entry = extracted;
+          break;
+        }
+      }
+    }
     if (goldCache.size >= GOLD_CACHE_LIMIT) goldCache.clear();
     goldCache.set(gold, entry);
   }
