@@ -159,6 +159,9 @@ export interface ExtractOptions {
   boxedOnly?: boolean;
 }
 
+/** Chat templates' end-of-turn and turn-start tokens (ChatML, Llama 3, GPT-2's end of text). */
+const END_OF_TURN = /<\|(?:im_end|im_start|endoftext|eot_id|start_header_id)\|>/;
+
 /** The model's final answer, by the priorities above; null when none is found. */
 export function extractAnswer(completion: string, options: ExtractOptions = {}): Extracted | null {
   return extractCandidates(completion, options)[0] ?? null;
@@ -169,7 +172,9 @@ export function extractAnswer(completion: string, options: ExtractOptions = {}):
  * something unparseable answered wrongly); without one, the verifier tries the other priorities in order
  * until one parses, as Math-Verify does.
  */
-export function extractCandidates(completion: string, options: ExtractOptions = {}): Extracted[] {
+export function extractCandidates(given: string, options: ExtractOptions = {}): Extracted[] {
+  // What follows an end-of-turn or a new turn's token is not the model's answer (`… is 19. <|im_start|>user`).
+  const completion = given.split(END_OF_TURN)[0];
   const boxed = lastBoxed(completion);
   if (boxed !== null) return [{ answer: boxed.trim(), source: 'boxed' }];
   if (options.boxedOnly) return [];
@@ -181,6 +186,11 @@ export function extractCandidates(completion: string, options: ExtractOptions = 
     const is = /^.{0,100}?\s(?:is|are|equals)\s+(?=\S)/.exec(phrase);
     if (phrase && proseWords(phrase) > 0 && is) phrase = phraseAfter(phrase, is[0].length);
     if (phrase && proseWords(phrase) <= 2) candidates.push({ answer: phrase, source: 'final' });
+    else if (phrase && !phrase.includes('$')) {
+      // "Final Answer: Jane started growing Sphere 3 hours ago." — prose with exactly one number: that number.
+      const numbers = [...phrase.matchAll(NUMBER)];
+      if (numbers.length === 1) candidates.push({ answer: numbers[0][0], source: 'final' });
+    }
   }
   const answerIndex = lastMatchIndex(completion, /\banswer\s*(?::|=|is\b)/gi);
   if (answerIndex >= 0) {

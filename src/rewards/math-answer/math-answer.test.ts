@@ -260,3 +260,17 @@ describe('a worked-solution gold without a box', () => {
     expect(verifySync('$x = \\zzq{$', '$\\boxed{0}$').reason).toBe('gold unparseable');
   });
 });
+
+describe('final-answer prose and end-of-turn tokens', () => {
+  it('takes the one number of a prose final answer over an earlier LaTeX step', () => {
+    const completion = 'We get $x = 4 + 1 = 5$ bags. Final Answer: Maria bought 7 apples in total.';
+    expect(verifySync('$7$', completion).correct).toBe(true);
+    expect(verifySync('$5$', completion).correct).toBe(false);
+  });
+  it('ignores what follows an end-of-turn or turn-start token', () => {
+    expect(
+      verifySync('$12$', 'Final Answer: The final answer is 12. <|im_start|>user\nAnd 13?').correct,
+    ).toBe(true);
+    expect(verifySync('$12$', 'I am not sure.<|im_end|>\nThe answer is $\\boxed{12}$').correct).toBe(false);
+  });
+});
