@@ -159,6 +159,25 @@ export interface ExtractOptions {
   boxedOnly?: boolean;
 }
 
+/** The answer of the last "final answer is/:" statement, and where the statement is; null without one. */
+function finalCandidate(completion: string): { candidate: Extracted; index: number } | null {
+  const finalIndex = lastMatchIndex(completion, /final answer\s*(?:is|:)/gi);
+  if (finalIndex < 0) return null;
+  let phrase = phraseAfter(completion, finalIndex);
+  // "Final Answer: The largest $n$ is 34." — Math-Verify's `final answer.{0,100}? is X`
+  const is = /^.{0,100}?\s(?:is|are|equals)\s+(?=\S)/.exec(phrase);
+  if (phrase && proseWords(phrase) > 0 && is) phrase = phraseAfter(phrase, is[0].length);
+  if (phrase && proseWords(phrase) <= 2)
+    return { candidate: { answer: phrase, source: 'final' }, index: finalIndex };
+  else if (phrase && !phrase.includes('$')) {
+    // "Final Answer: Jane started growing Sphere 3 hours ago." — prose with exactly one number: that number.
+    const numbers = [...phrase.matchAll(NUMBER)];
+    if (numbers.length === 1)
+      return { candidate: { answer: numbers[0][0], source: 'final' }, index: finalIndex };
+  }
+  return null;
+}
+
 /** Chat templates' end-of-turn and turn-start tokens (ChatML, Llama 3, GPT-2's end of text). */
 const END_OF_TURN = /<\|(?:im_end|im_start|endoftext|eot_id|start_header_id)\|>/;
 
@@ -169,29 +188,26 @@ export function extractAnswer(completion: string, options: ExtractOptions = {}):
 
 /**
  * All candidate answers, best first. A box is final (only the box is returned: a model that boxed
- * something unparseable answered wrongly); without one, the verifier tries the other priorities in order
- * until one parses, as Math-Verify does.
+ * something unparseable answered wrongly), unless a final-answer statement follows the last box (then that
+ * statement first, the box second); without one, the verifier tries the other priorities in order until
+ * one parses, as Math-Verify does.
  */
 export function extractCandidates(given: string, options: ExtractOptions = {}): Extracted[] {
   // What follows an end-of-turn or a new turn's token is not the model's answer (`… is 19. <|im_start|>user`).
   const completion = given.split(END_OF_TURN)[0];
-  const boxed = lastBoxed(completion);
-  if (boxed !== null) return [{ answer: boxed.trim(), source: 'boxed' }];
+  const boxes = findBoxes(completion);
+  const final = finalCandidate(completion);
+  if (boxes.length > 0) {
+    const box: Extracted = { answer: (lastBoxed(completion) ?? '').trim(), source: 'boxed' };
+    // A final-answer statement after the last box is the model's last word (`\boxed{255}` on a step,
+    // then "The final answer is $10,455$"); the box stays the fallback.
+    if (!options.boxedOnly && final && final.index > boxes[boxes.length - 1].end)
+      return [final.candidate, box];
+    return [box];
+  }
   if (options.boxedOnly) return [];
   const candidates: Extracted[] = [];
-  const finalIndex = lastMatchIndex(completion, /final answer\s*(?:is|:)/gi);
-  if (finalIndex >= 0) {
-    let phrase = phraseAfter(completion, finalIndex);
-    // "Final Answer: The largest $n$ is 34." — Math-Verify's `final answer.{0,100}? is X`
-    const is = /^.{0,100}?\s(?:is|are|equals)\s+(?=\S)/.exec(phrase);
-    if (phrase && proseWords(phrase) > 0 && is) phrase = phraseAfter(phrase, is[0].length);
-    if (phrase && proseWords(phrase) <= 2) candidates.push({ answer: phrase, source: 'final' });
-    else if (phrase && !phrase.includes('$')) {
-      // "Final Answer: Jane started growing Sphere 3 hours ago." — prose with exactly one number: that number.
-      const numbers = [...phrase.matchAll(NUMBER)];
-      if (numbers.length === 1) candidates.push({ answer: numbers[0][0], source: 'final' });
-    }
-  }
+  if (final) candidates.push(final.candidate);
   const answerIndex = lastMatchIndex(completion, /\banswer\s*(?::|=|is\b)/gi);
   if (answerIndex >= 0) {
     const phrase = phraseAfter(completion, answerIndex);

@@ -274,3 +274,15 @@ describe('final-answer prose and end-of-turn tokens', () => {
     expect(verifySync('$12$', 'I am not sure.<|im_end|>\nThe answer is $\\boxed{12}$').correct).toBe(false);
   });
 });
+
+describe('a final-answer statement after the last box', () => {
+  it('outranks a box on an intermediate step; a box after the statement still wins', () => {
+    const completion =
+      'First $\\boxed{40}$ for one part; with the rest, 40 + 25 = 65. Final Answer: The final answer is $65$.';
+    expect(verifySync('$65$', completion).correct).toBe(true);
+    expect(verifySync('$40$', completion).correct).toBe(false);
+    expect(verifySync('$4$', 'Final Answer: The final answer is 3. Correction: $\\boxed{4}$').correct).toBe(
+      true,
+    );
+  });
+});
