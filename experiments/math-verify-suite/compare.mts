@@ -4,8 +4,9 @@
 // agreement with the suite's expected values — overall, per test file and per test — the false positives
 // (we say 1, the suite says 0). With --show, every disagreement's
 // gold and prediction go to stderr (to read locally; they are the suite's text, not ours to commit).
-// Cases whose call sets options math-answer has no equivalent of (match_types other than the default
-// latex+expr, strict: false, set-relation comparison, a precision other than 6) are counted apart.
+// Cases whose call sets other options (match_types other than the default latex+expr, strict: false,
+// set-relation comparison, a precision other than 6) are counted apart; a precision p is run with
+// math-answer's relTol = 10^-p, the others with its defaults (it has no equivalent of them).
 //   node --import tsx experiments/math-verify-suite/compare.mts /tmp/math-verify-cases.jsonl [--show]
 import { readFileSync } from 'node:fs';
 import type { Problem } from '../../src/core/problem.ts';
@@ -42,9 +43,18 @@ const problem = (k: Case, i: number): Problem => ({
   params: {},
 });
 
-const reward = rewards.get('math-answer')({ poolSize: 2 });
-const results = await reward.score(cases.map((k, i) => ({ problem: problem(k, i), completion: k.pred })));
-await reward.close?.();
+// A case's float_rounding (decimal places) maps to math-answer's relTol = 10^-precision, the closest
+// option it has (the default precision 6 keeps the default relTol, 1e-6).
+const results: { reward: number }[] = new Array(cases.length);
+for (const precision of [...new Set(cases.map((k) => k.precision))]) {
+  const indices = cases.flatMap((k, i) => (k.precision === precision ? [i] : []));
+  const reward = rewards.get('math-answer')({ poolSize: 2, relTol: precision === 6 ? 1e-6 : 10 ** -precision });
+  const scored = await reward.score(indices.map((i) => ({ problem: problem(cases[i], i), completion: cases[i].pred })));
+  indices.forEach((i, j) => {
+    results[i] = scored[j];
+  });
+  await reward.close?.();
+}
 
 const rows = cases.map((k, i) => ({ ...k, ours: results[i].reward >= 1 ? 1 : 0 }));
 const count = (subset: typeof rows) => {
