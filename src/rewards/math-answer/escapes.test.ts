@@ -26,3 +26,15 @@ describe('doubled backslashes', () => {
     expect(verifySync(matrix, matrix).correct).toBe(true);
   });
 });
+
+describe('doubled backslashes beside escaped newlines', () => {
+  it('halves a text whose doubled commands dominate, and an extracted answer that is all doubled', () => {
+    // Three doubled commands, one `\n` escape: halved.
+    expect(undoubleBackslashes('\\\\frac{1}{2}\\n\\\\sqrt{2}\\\\pi')).toBe('\\frac{1}{2}\\n\\sqrt{2}\\pi');
+    // Escapes outnumber the doubled commands, so the whole text stays; its boxed answer is still read.
+    const completion = 'Step\\nOne\\nTwo\\nThree\\nFour: so $\\\\boxed{\\\\frac{2}{9}}$';
+    expect(undoubleBackslashes(completion)).toBe(completion);
+    expect(verifySync('$\\frac{2}{9}$', completion).correct).toBe(true);
+    expect(verifySync('$\\frac{2}{7}$', completion).correct).toBe(false);
+  });
+});

@@ -1,6 +1,7 @@
 // Answer extraction from a model's completion, by priority (Math-Verify v0.8.0's LaTeX/Expr/String configs,
 // with boxed at the highest priority as its README recommends for rewards):
-//   1. the last \boxed{…} / \fbox{…} (brace-matched; boxes separated only by ',', ';', '.', 'and', 'or', '$', \( \) \[ \], or a short \text{… and} are
+//   1. the last \boxed{…} / \fbox{…} (brace-matched; boxes separated only by ',', ';', '.', 'and', 'or',
+//      '$', \( \) \[ \], a short \text{… and}, or one word then 'and' (`\boxed{1} papers and \boxed{2}`) are
 //      joined with ', ' so that a multi-answer box list reads as one list);
 //   2. "final answer is …" (Minerva's "Final Answer: The final answer is X. I hope it is correct."), and
 //      "Final Answer: The largest $n$ is 34." → 34 (Math-Verify's `final answer.{0,100}? is X`);
@@ -71,7 +72,7 @@ export function findBoxes(text: string): Box[] {
 }
 
 const BOX_SEPARATOR =
-  /^(?:\s|,|;|\.|\$|\\[()[\]]|\\quad|\\qquad|\\text\{[^{}]{0,40}?\b(?:and|or)\s*\}|\band\b|\bor\b|\\,)*$/i;
+  /^(?:\s|,|;|\.|\$|\\[()[\]]|\\quad|\\qquad|\\text\{[^{}]{0,40}?\b(?:and|or)\s*\}|\b[a-z]{1,20}\s+(?:and|or)\b|\band\b|\bor\b|\\,)*$/i;
 
 export function lastBoxed(text: string): string | null {
   const boxes = findBoxes(text);

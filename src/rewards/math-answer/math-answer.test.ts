@@ -286,3 +286,10 @@ describe('a final-answer statement after the last box', () => {
     );
   });
 });
+
+describe('boxes separated by one word and "and"', () => {
+  it('joins them; two words before "and" still separate', () => {
+    expect(verifySync('\\boxed{3} apples and \\boxed{4} pears', '$\\boxed{3, 4}$').correct).toBe(true);
+    expect(verifySync('\\boxed{3} red apples and \\boxed{4} pears', '$\\boxed{3, 4}$').correct).toBe(false);
+  });
+});

@@ -229,7 +229,13 @@ function judgeCandidates(gold: string, task: VerifyTask & { kind: 'verify' }): W
 
 const APPROX = /\\approx(?![a-zA-Z])/;
 
-function judgeCandidate(gold: string, task: VerifyTask & { kind: 'verify' }, answer: string): WorkerVerdict {
+function judgeCandidate(
+  gold: string,
+  task: VerifyTask & { kind: 'verify' },
+  extracted: string,
+): WorkerVerdict {
+  // The extracted answer alone may be all doubled where the whole text was not (escapes.ts).
+  const answer = undoubleBackslashes(extracted);
   if (answer.trim() === '') return { correct: false, extracted: '', reason: 'empty answer' };
   if (answer.length > MAX_ANSWER_LENGTH)
     return { correct: false, extracted: shorten(answer), reason: 'answer too long' };
