@@ -293,3 +293,14 @@ describe('boxes separated by one word and "and"', () => {
     expect(verifySync('\\boxed{3} red apples and \\boxed{4} pears', '$\\boxed{3, 4}$').correct).toBe(false);
   });
 });
+
+describe('spaced {,} thousands separators and escaped dollars inside math', () => {
+  it('reads 27 {, }410 as 27410', () => {
+    expect(verifySync('$27410$', 'Final Answer: The final answer is $27 {, }410$.').correct).toBe(true);
+    expect(verifySync('$27410$', 'Final Answer: The final answer is $27 {, }411$.').correct).toBe(false);
+  });
+  it('does not end a $…$ group at an escaped \\$', () => {
+    expect(verifySync('$7/4$', 'So $ \\frac{1}{4} \\$ = \\frac{7}{4} $').correct).toBe(true);
+    expect(verifySync('$7/4$', 'So $ \\frac{7}{4} \\$ = \\frac{1}{4} $').correct).toBe(false);
+  });
+});

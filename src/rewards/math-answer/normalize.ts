@@ -255,8 +255,9 @@ export function normalizeAnswer(raw: string, options: NormalizeOptions = {}): No
   // 'x \approx 3.14': the approximate value is the answer.
   if (/\\approx(?![a-zA-Z])/.test(s)) s = s.split(/\\approx(?![a-zA-Z])/).pop() ?? s;
   s = s.replace(/<=/g, '\\le ').replace(/>=/g, '\\ge ').replace(/!=/g, '\\ne ');
-  // Thousands separators that cannot be a list: 1{,}234 and 1\,234 (thin space between digit groups).
-  s = s.replace(/(\d)\{,\}(?=\d{3})/g, '$1').replace(/(\d)\\,(?=\d{3}(?!\d))/g, '$1');
+  // Thousands separators that cannot be a list: 1{,}234 (also spaced, `14 {, }916`) and 1\,234 (thin space
+  // between digit groups).
+  s = s.replace(/(\d)\s*\{\s*,\s*\}\s*(?=\d{3})/g, '$1').replace(/(\d)\\,(?=\d{3}(?!\d))/g, '$1');
   // Degrees: ^\circ, ^{\circ}, \degree and the word 'degrees' go; compute-engine would turn 90^\circ into π/2.
   // Inside trig functions degrees mean an angle: \sin 30^\circ → \sin(\frac{30\pi}{180}).
   s = s.replace(
