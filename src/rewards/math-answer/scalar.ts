@@ -7,8 +7,10 @@
 //   - with variables: seeded random-point identity testing, compute-engine's simplify(a − b) = 0 only for
 //     operators our evaluator lacks (Math-Verify: sympy simplify first);
 //   - percent on one side only: p and p/100 both match (Qwen's include_percentage; Math-Verify: p/100 only).
+
 import { ComputeEngine } from '@cortex-js/compute-engine';
 import { Rng } from '../../core/rng.ts';
+import { canonicalKey } from './canonical.ts';
 import {
   decimalToRational,
   exactValue,
@@ -80,7 +82,9 @@ function hundredth(json: Json): Json {
 function exprCore(a: Json, b: Json, options: CompareOptions): boolean {
   if (JSON.stringify(a) === JSON.stringify(b)) return true;
   const variables = freeSymbols(a, freeSymbols(b));
-  if (variables.size > 0) return identity(a, b, [...variables].sort());
+  // With variables: an identity by evaluation, or failing that (sums and products over bound indices, which
+  // do not evaluate) the same expression up to the order of + and × operands (canonical.ts).
+  if (variables.size > 0) return identity(a, b, [...variables].sort()) || canonicalKey(a) === canonicalKey(b);
   const aInfinite = infinitySign(a);
   const bInfinite = infinitySign(b);
   if (aInfinite !== 0 || bInfinite !== 0) return aInfinite === bInfinite;
