@@ -119,7 +119,8 @@ function lastMatchIndex(text: string, pattern: RegExp): number {
 
 function lastLatexEnv(text: string): string | null {
   // An escaped dollar (`\$`, currency) is never a delimiter: `$ \frac{1}{2} \$ = \frac{10}{9} $` is one group.
-  const pattern = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|(?<!\\)\$((?:\\\$|[^$])+?)(?<!\\)\$/g;
+  const pattern =
+    /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|(?<!\\)\$((?:\\\$|[^$])+?)(?<!\\)\$/g;
   let last: string | null = null;
   for (const match of text.matchAll(pattern)) last = match[1] ?? match[2] ?? match[3] ?? match[4];
   return last?.trim() || null;

@@ -307,7 +307,11 @@ describe('spaced {,} thousands separators and escaped dollars inside math', () =
 
 describe('expressions that do not evaluate', () => {
   it('are equal up to the order of + and × operands, and only so', () => {
-    expect(verifySync('$\\sum_{j=1}^{m} G_j H_{m-j}$', '$\\boxed{\\sum_{j=1}^{m} H_{m-j} G_j}$').correct).toBe(true);
-    expect(verifySync('$\\sum_{j=1}^{m} G_j H_{m-j}$', '$\\boxed{\\sum_{j=1}^{m} G_j H_{m+j}}$').correct).toBe(false);
+    expect(
+      verifySync('$\\sum_{j=1}^{m} G_j H_{m-j}$', '$\\boxed{\\sum_{j=1}^{m} H_{m-j} G_j}$').correct,
+    ).toBe(true);
+    expect(
+      verifySync('$\\sum_{j=1}^{m} G_j H_{m-j}$', '$\\boxed{\\sum_{j=1}^{m} G_j H_{m+j}}$').correct,
+    ).toBe(false);
   });
 });
