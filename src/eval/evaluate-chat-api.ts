@@ -12,9 +12,7 @@ import type { EnvironmentBlock } from '../environments/block.ts';
 import { runChatApiEpisode } from '../environments/chat/chat-api-episode.ts';
 import { ToolChatEnvironment } from '../environments/chat/tool-environment.ts';
 import { problemSearchTool, searchesPerProblem } from '../environments/problem-search.ts';
-import { statedConfidence } from '../rewards/calibration.ts';
-import { tasks } from '../tasks/index.ts';
-import type { ProblemOutcome, SampleAndVerifyOptions } from './evaluate.ts';
+import { gradeCompletions, type ProblemOutcome, type SampleAndVerifyOptions } from './evaluate.ts';
 import type { EvalEnvironment } from './evaluate-episodes.ts';
 
 /** Problems whose samples are in flight at once. */
@@ -84,25 +82,23 @@ export async function sampleChatApiAndVerify(
       ),
     );
     chunk.forEach((problem, index) => {
-      const task = tasks.get(problem.task);
       const own = results[index];
-      const completions = own.map((episode) => episode.final);
-      const verdicts = completions.map((completion) => task.verify(problem, completion));
-      outcomes.push({
-        problem,
-        completions,
-        correct: verdicts.map((verdict) => verdict.correct),
-        answers: verdicts.map((verdict) => verdict.extracted),
-        reasons: verdicts.map((verdict, i) => own[i].reason ?? verdict.reason),
-        confidences: completions.map((completion) => statedConfidence(completion)),
-        episodes: own.map((episode) => ({
-          turns: episode.turns.length,
-          toolCalls: episode.turns.reduce((sum, turn) => sum + turn.toolCalls, 0),
-          errors: { ...episode.errors },
-          end: episode.end,
-          ...(episode.tokens ? { tokenDrift: episode.tokens.drifted } : {}),
-        })),
-      });
+      outcomes.push(
+        gradeCompletions(
+          problem,
+          own.map((episode) => episode.final),
+          {
+            reasons: own.map((episode) => episode.reason),
+            episodes: own.map((episode) => ({
+              turns: episode.turns.length,
+              toolCalls: episode.turns.reduce((sum, turn) => sum + turn.toolCalls, 0),
+              errors: { ...episode.errors },
+              end: episode.end,
+              ...(episode.tokens ? { tokenDrift: episode.tokens.drifted } : {}),
+            })),
+          },
+        ),
+      );
     });
     options.onProgress?.(Math.min(problems.length, start + concurrentProblems), problems.length);
   }

@@ -8,10 +8,8 @@ import type { Problem } from '../core/problem.ts';
 import { type EnvironmentBlock, environmentFor } from '../environments/block.ts';
 import { runEpisodes } from '../environments/episode.ts';
 import type { Tool } from '../environments/tools/define.ts';
-import { statedConfidence } from '../rewards/calibration.ts';
 import { promptTokens } from '../tasks/format.ts';
-import { tasks } from '../tasks/index.ts';
-import type { ProblemOutcome, SampleAndVerifyOptions } from './evaluate.ts';
+import { gradeCompletions, type ProblemOutcome, type SampleAndVerifyOptions } from './evaluate.ts';
 
 /** The environment evaluation runs its episodes in: the block and its tools (built once, buildTools). */
 export interface EvalEnvironment {
@@ -49,28 +47,22 @@ export async function sampleEpisodesAndVerify(
       seed: options.seed + start,
     });
     chunk.forEach((problem, index) => {
-      const task = tasks.get(problem.task);
       const own = episodes.slice(index * options.samples, (index + 1) * options.samples);
       // A completion starts after the episode's first observation (a chat template renders the prompt
       // as its own turn, longer than the raw prompt's tokens).
       const completions = own.map((episode) =>
         tokenizer.decode(episode.tokens.slice(episode.turns[0]?.start ?? prompts[index].length)),
       );
-      const verdicts = completions.map((completion) => task.verify(problem, completion));
-      outcomes.push({
-        problem,
-        completions,
-        correct: verdicts.map((verdict) => verdict.correct),
-        answers: verdicts.map((verdict) => verdict.extracted),
-        reasons: verdicts.map((verdict) => verdict.reason),
-        confidences: completions.map((completion) => statedConfidence(completion)),
-        episodes: own.map((episode) => ({
-          turns: episode.turns.length,
-          toolCalls: episode.metrics.tool_calls ?? 0,
-          errors: { ...episode.errors },
-          end: episode.end,
-        })),
-      });
+      outcomes.push(
+        gradeCompletions(problem, completions, {
+          episodes: own.map((episode) => ({
+            turns: episode.turns.length,
+            toolCalls: episode.metrics.tool_calls ?? 0,
+            errors: { ...episode.errors },
+            end: episode.end,
+          })),
+        }),
+      );
     });
     options.onProgress?.(Math.min(problems.length, start + batchSize), problems.length);
   }

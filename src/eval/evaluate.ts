@@ -48,6 +48,28 @@ export interface EpisodeOutcome {
   tokenDrift?: number;
 }
 
+/**
+ * One problem's completions graded by its task's verifier: verdicts, extracted answers, reasons (a
+ * sample's own reason, e.g. why its episode ended, first), stated confidences, and its episodes if any.
+ */
+export function gradeCompletions(
+  problem: Problem,
+  completions: string[],
+  samples: { episodes?: EpisodeOutcome[]; reasons?: (string | undefined)[] } = {},
+): ProblemOutcome {
+  const task = tasks.get(problem.task);
+  const verdicts = completions.map((completion) => task.verify(problem, completion));
+  return {
+    problem,
+    completions,
+    correct: verdicts.map((verdict) => verdict.correct),
+    answers: verdicts.map((verdict) => verdict.extracted),
+    reasons: verdicts.map((verdict, i) => samples.reasons?.[i] ?? verdict.reason),
+    confidences: completions.map((completion) => statedConfidence(completion)),
+    ...(samples.episodes ? { episodes: samples.episodes } : {}),
+  };
+}
+
 export async function sampleAndVerify(
   backend: PolicyBackend,
   problems: readonly Problem[],
@@ -68,16 +90,12 @@ export async function sampleAndVerify(
       seed: options.seed + start,
     });
     chunk.forEach((problem, index) => {
-      const task = tasks.get(problem.task);
-      const verdicts = sampled[index].map((sequence) => task.verify(problem, sequence.text));
-      outcomes.push({
-        problem,
-        completions: sampled[index].map((sequence) => sequence.text),
-        correct: verdicts.map((verdict) => verdict.correct),
-        answers: verdicts.map((verdict) => verdict.extracted),
-        reasons: verdicts.map((verdict) => verdict.reason),
-        confidences: sampled[index].map((sequence) => statedConfidence(sequence.text)),
-      });
+      outcomes.push(
+        gradeCompletions(
+          problem,
+          sampled[index].map((sequence) => sequence.text),
+        ),
+      );
     });
     options.onProgress?.(Math.min(problems.length, start + batchSize), problems.length);
   }
