@@ -15,6 +15,7 @@
 // --openai` keeps them by construction), each turn's prompt is checked to start with the previous
 // turn's prompt and sampled tokens; `tokens.drifted` counts the turns where a re-render changed them.
 import type { ChatApi, ChatApiReply } from '../../backends/openai/chat-completions.ts';
+import { withDeadline } from '../../core/deadline.ts';
 import type { ChatMessage } from '../../tokenizers/chat-template.ts';
 import type { StepError, StepErrorKind } from '../contract.ts';
 import type { EpisodeEnd } from '../episode-record.ts';
@@ -84,18 +85,6 @@ function sentBack(reply: ChatApiReply): ChatMessage {
   return message;
 }
 
-async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => fail(new Error(`${what} took longer than ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Runs one episode of `chat` against `api` (see the file header); closes the environment. */
 export async function runChatApiEpisode(
   chat: ChatEnvironment,
@@ -149,7 +138,9 @@ export async function runChatApiEpisode(
         };
       } else {
         try {
-          result = await withTimeout(chat.step(parsed.message), limits.stepTimeoutMs, 'the environment step');
+          const step = Promise.resolve().then(() => chat.step(parsed.message));
+          const late = `the environment step did not answer within ${limits.stepTimeoutMs} ms`;
+          result = await withDeadline(step, limits.stepTimeoutMs, late);
         } catch (error) {
           episode.errors.environment++;
           stop('environment_error', error instanceof Error ? error.message : String(error));
