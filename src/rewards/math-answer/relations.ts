@@ -35,14 +35,12 @@ export function relationToSet(node: MathNode): MathNode | null {
   const variables = new Set<string>();
   for (const arg of node.args) freeSymbols(arg, variables);
   // The one term the relation bounds: a variable (`0 < x < 1`) or a function of one (`0 < f(x) < 1`).
-  const terms = new Set(
-    node.args.filter((arg) => freeSymbols(arg).size > 0).map((arg) => JSON.stringify(arg)),
-  );
-  const [term] = terms;
-  const applied = terms.size === 1 && isApplication(JSON.parse(term) as Json);
+  const terms = node.args.filter((arg) => freeSymbols(arg).size > 0);
+  const keys = new Set(terms.map((arg) => JSON.stringify(arg)));
+  const applied = keys.size === 1 && isApplication(terms[0]);
   if (variables.size !== 1 && !applied) return null;
-  const variable: Json = applied ? (JSON.parse(term) as Json) : [...variables][0];
-  const isTerm = (json: Json) => JSON.stringify(json) === JSON.stringify(variable);
+  const key = applied ? JSON.stringify(terms[0]) : JSON.stringify([...variables][0]);
+  const isTerm = (json: Json) => JSON.stringify(json) === key;
   const links = relationLinks(node.op, node.args).map(orient);
   let lower: Json = NEGATIVE_INFINITY;
   let upper: Json = 'PositiveInfinity';
