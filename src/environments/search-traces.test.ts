@@ -7,9 +7,13 @@ import type { Problem } from '../core/problem.ts';
 import { Rng } from '../core/rng.ts';
 import { promptTokens, solutionDatum } from '../tasks/format.ts';
 import { searchFacts } from '../tasks/search-facts.ts';
-import { printableTokenizer, scriptedTurns } from '../testing/environments/scripted-turns.ts';
+import {
+  policyParts,
+  printableTokenizer,
+  sampledWeights,
+  scriptedEpisode,
+} from '../testing/environments/scripted-turns.ts';
 import { buildTools, environmentFor, tagToolsBlockSchema } from './block.ts';
-import { runEpisodes } from './episode.ts';
 import { parseEpisodeLimits } from './limits.ts';
 import { type SearchDocument, searchTool } from './tools/search.ts';
 
@@ -18,17 +22,6 @@ const call = { timeoutMs: 5000, maxOutputChars: 64 };
 const documentsOf = (problem: Problem) => problem.metadata?.documents as SearchDocument[];
 const queries = (problem: Problem) =>
   [...problem.solution.matchAll(/<search>(.*?)<\/search>/g)].map((m) => m[1]);
-
-/** The policy parts of a solution: the text around its observation spans. */
-function policyParts(problem: Problem): string[] {
-  const parts: string[] = [];
-  let at = 0;
-  for (const [start, end] of problem.observationSpans ?? []) {
-    parts.push(problem.solution.slice(at, start));
-    at = end;
-  }
-  return [...parts, problem.solution.slice(at)];
-}
 
 const block = tagToolsBlockSchema.parse({ name: 'tag-tools', tools: ['search'], searchResults: 1 });
 const limits = parseEpisodeLimits({ maxTurnTokens: 200, maxObservationTokens: 200 });
@@ -81,18 +74,11 @@ describe('search-facts traces', () => {
         grade: (completion) => (searchFacts.verify(problem, completion).correct ? 1 : 0),
         problem,
       });
-      const [episode] = await runEpisodes(scriptedTurns(tokenizer, policyParts(problem)), [environment], {
-        limits,
-        temperature: 1,
-        topP: 1,
-        seed: 1,
-      });
+      const episode = await scriptedEpisode(tokenizer, policyParts(problem), environment, limits);
       expect(episode.return, problem.prompt).toBe(1);
       const datum = solutionDatum(tokenizer, problem);
       expect(datum.tokens).toEqual(episode.tokens);
-      const promptLength = promptTokens(tokenizer, problem).length;
-      const trained = episode.mask.slice(1).map((m, t) => (t + 1 >= promptLength && m === 1 ? 1 : 0));
-      expect(datum.weights).toEqual(trained);
+      expect(datum.weights).toEqual(sampledWeights(episode, promptTokens(tokenizer, problem).length));
     }
     close();
   });
@@ -105,12 +91,7 @@ describe('search-facts traces', () => {
       grade: () => 0,
       problem,
     });
-    const [episode] = await runEpisodes(scriptedTurns(tokenizer, policyParts(problem)), [environment], {
-      limits,
-      temperature: 1,
-      topP: 1,
-      seed: 1,
-    });
+    const episode = await scriptedEpisode(tokenizer, policyParts(problem), environment, limits);
     expect(episode.errors.tool).toBe(1);
     expect(tokenizer.decode(episode.tokens)).toContain('<out>error: problem search-facts-1-');
   });

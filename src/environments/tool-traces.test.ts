@@ -8,8 +8,12 @@ import { additionProblem } from '../tasks/addition.ts';
 import { additionCalc } from '../tasks/addition-calc.ts';
 import { promptTokens, solutionDatum } from '../tasks/format.ts';
 import { isHeldOut } from '../tasks/held-out-partition.ts';
-import { printableTokenizer, scriptedTurns } from '../testing/environments/scripted-turns.ts';
-import { runEpisodes } from './episode.ts';
+import {
+  policyParts,
+  printableTokenizer,
+  sampledWeights,
+  scriptedEpisode,
+} from '../testing/environments/scripted-turns.ts';
 import { parseEpisodeLimits } from './limits.ts';
 import { TagToolEnvironment } from './tag-tools.ts';
 import { calculator } from './tools/calculator.ts';
@@ -21,27 +25,20 @@ describe('tool-use traces of addition-calc', () => {
     const rng = new Rng(5);
     for (let digits = 1; digits <= 12; digits++) {
       const problem = additionCalc.generate(rng, digits);
-      const [start, end] = problem.observationSpans![0];
-      const parts = [problem.solution.slice(0, start), problem.solution.slice(end)];
+      expect(problem.observationSpans).toHaveLength(1);
       const environment = new TagToolEnvironment({
         tokenizer,
         prompt: promptTokens(tokenizer, problem),
         tools: [calculator],
         grade: (completion) => (additionCalc.verify(problem, completion).correct ? 1 : 0),
       });
-      const [episode] = await runEpisodes(scriptedTurns(tokenizer, parts), [environment], {
-        limits: parseEpisodeLimits({ maxTurnTokens: 200, maxObservationTokens: 200 }),
-        temperature: 1,
-        topP: 1,
-        seed: 1,
-      });
+      const limits = parseEpisodeLimits({ maxTurnTokens: 200, maxObservationTokens: 200 });
+      const episode = await scriptedEpisode(tokenizer, policyParts(problem), environment, limits);
       expect(episode.return, problem.prompt).toBe(1);
       const datum = solutionDatum(tokenizer, problem);
       expect(datum.tokens).toEqual(episode.tokens);
-      const promptLength = promptTokens(tokenizer, problem).length;
       // weights[t] weighs tokens[t + 1]: trained where the policy sampled it (after the prompt).
-      const trained = episode.mask.slice(1).map((m, t) => (t + 1 >= promptLength && m === 1 ? 1 : 0));
-      expect(datum.weights).toEqual(trained);
+      expect(datum.weights).toEqual(sampledWeights(episode, promptTokens(tokenizer, problem).length));
       expect(datum.tokens.length).toBeLessThanOrEqual(additionCalc.maxSequenceTokens!(digits));
     }
   });
