@@ -99,11 +99,9 @@ function wholeDelta(choice: StreamChoice, whole: NonNullable<StreamChoice['whole
   const delta: Record<string, unknown> = { content: whole.content };
   if (whole.reasoning_content !== undefined) delta.reasoning_content = whole.reasoning_content;
   if (whole.tool_calls) delta.tool_calls = whole.tool_calls.map((call, index) => ({ index, ...call }));
-  const logprobs =
-    choice.logprobs && choice.tokens
-      ? { content: choice.tokens.map((_, token) => (choice.logprobs as (token: number) => object)(token)) }
-      : null;
-  return { index: choice.index, delta, logprobs, finish_reason: null };
+  const { logprobs, tokens } = choice;
+  const content = logprobs && tokens ? tokens.map((_, token) => logprobs(token)) : null;
+  return { index: choice.index, delta, logprobs: content && { content }, finish_reason: null };
 }
 
 /** The SSE events of a legacy completion (text chunks; no per-chunk logprobs). */
