@@ -8,7 +8,6 @@
 // gold, more letters than one for a multiple-choice gold) scores 0 with reason 'multiple answers'; a
 // restatement of the problem's own expression or relation ('echo', echo.ts) and an empty box score 0 with a
 // reason.
-
 import { nodesEqual } from './compare.ts';
 import { echoesQuestion } from './echo.ts';
 import { undoubleBackslashes } from './escapes.ts';
@@ -77,11 +76,13 @@ function goldEntry(gold: string): GoldEntry {
   if (!entry) {
     // A gold given as a full solution or as \boxed{…} means its box.
     // (several adjacent boxes, `\boxed{1}\boxed{2}`, are one list, as in a prediction)
-    entry = goldEntryOf(lastBoxed(gold) ?? gold);
+    // Doubled backslashes are halved once here, with the entry cached, not per verification (escapes.ts).
+    const text = undoubleBackslashes(gold);
+    entry = goldEntryOf(lastBoxed(text) ?? text);
     // A worked solution without a box (longer than WORKED_GOLD characters) that does not parse whole:
     // its answer is extracted as a completion's is ("The final answer is $28\%$", Math-Verify's parse).
-    if (!entry.parsed.ok && gold.length > WORKED_GOLD) {
-      for (const candidate of extractCandidates(gold)) {
+    if (!entry.parsed.ok && text.length > WORKED_GOLD) {
+      for (const candidate of extractCandidates(text)) {
         const extracted = goldEntryOf(candidate.answer);
         if (extracted.parsed.ok) {
           entry = extracted;
@@ -208,11 +209,12 @@ export function verifyTask(given: VerifyTask): WorkerVerdict {
   return judgeCandidates(task.gold, task);
 }
 
-/** The task with its texts' doubled backslashes halved where every command is doubled (escapes.ts). */
+/** The task with its answer's or completion's doubled backslashes halved where they dominate (escapes.ts; the
+ * gold's are halved in goldEntry, cached). */
 function unescaped(task: VerifyTask): VerifyTask {
   return task.kind === 'equivalent'
-    ? { ...task, gold: undoubleBackslashes(task.gold), answer: undoubleBackslashes(task.answer) }
-    : { ...task, gold: undoubleBackslashes(task.gold), completion: undoubleBackslashes(task.completion) };
+    ? { ...task, answer: undoubleBackslashes(task.answer) }
+    : { ...task, completion: undoubleBackslashes(task.completion) };
 }
 
 /** Tries the extracted candidates in priority order until one parses. */
