@@ -75,7 +75,8 @@ export async function sampleChatApiAndVerify(
               problem,
               environment,
               options,
-              options.seed + (start + p) * options.samples * 64 + s * 64,
+              // Each sample its own seed, 64 apart (turn k of an episode sends seed + k).
+              options.seed + 64 * ((start + p) * options.samples + s),
             ),
           ),
         ),
