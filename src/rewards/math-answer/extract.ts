@@ -74,8 +74,8 @@ export function findBoxes(text: string): Box[] {
 const BOX_SEPARATOR =
   /^(?:\s|,|;|\.|\$|\\[()[\]]|\\quad|\\qquad|\\text\{[^{}]{0,40}?\b(?:and|or)\s*\}|\b[a-z]{1,20}\s+(?:and|or)\b|\band\b|\bor\b|\\,)*$/i;
 
-export function lastBoxed(text: string): string | null {
-  const boxes = findBoxes(text);
+/** The last box of `text`, joined with the boxes before it that only separators part from it; null without one. */
+export function lastBoxed(text: string, boxes: Box[] = findBoxes(text)): string | null {
   if (boxes.length === 0) return null;
   const joined = [boxes[boxes.length - 1].content];
   for (let i = boxes.length - 2; i >= 0; i--) {
@@ -199,17 +199,16 @@ export function extractCandidates(given: string, options: ExtractOptions = {}): 
   // What follows an end-of-turn or a new turn's token is not the model's answer (`… is 19. <|im_start|>user`).
   const completion = given.split(END_OF_TURN)[0];
   const boxes = findBoxes(completion);
-  const final = finalCandidate(completion);
   if (boxes.length > 0) {
-    const box: Extracted = { answer: (lastBoxed(completion) ?? '').trim(), source: 'boxed' };
+    const box: Extracted = { answer: (lastBoxed(completion, boxes) ?? '').trim(), source: 'boxed' };
     // A final-answer statement after the last box is the model's last word (`\boxed{255}` on a step,
     // then "The final answer is $10,455$"); the box stays the fallback.
-    if (!options.boxedOnly && final && final.index > boxes[boxes.length - 1].end)
-      return [final.candidate, box];
-    return [box];
+    const final = options.boxedOnly ? null : finalCandidate(completion);
+    return final && final.index > boxes[boxes.length - 1].end ? [final.candidate, box] : [box];
   }
   if (options.boxedOnly) return [];
   const candidates: Extracted[] = [];
+  const final = finalCandidate(completion);
   if (final) candidates.push(final.candidate);
   const answerIndex = lastMatchIndex(completion, /\banswer\s*(?::|=|is\b)/gi);
   if (answerIndex >= 0) {
