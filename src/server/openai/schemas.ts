@@ -110,7 +110,8 @@ export const chatRequestSchema = z.object({
   tools: z.array(chatToolSchema).max(128).nullish(),
   /** 'auto' (parse calls) or 'none' (answer in text); forcing a call needs guided decoding: refused. */
   tool_choice: z
-    .unknown()
+    .union([z.enum(['auto', 'none']), z.unknown()])
+    .nullish()
     .refine((choice) => choice === undefined || choice === null || choice === 'auto' || choice === 'none', {
       message: "only 'auto' and 'none' are supported (forcing a call needs guided decoding)",
     }),
