@@ -85,6 +85,39 @@ function sentBack(reply: ChatApiReply): ChatMessage {
   return message;
 }
 
+/**
+ * The environment's answer to a parsed turn, or the parse-error reply to a malformed one (counted); null
+ * when the step threw or did not answer within stepTimeoutMs (counted; the episode ends there).
+ */
+async function stepTurn(
+  chat: ChatEnvironment,
+  parsed: { message: AssistantMessage; error?: string },
+  limits: EpisodeLimits,
+  episode: ChatApiEpisode,
+): Promise<ChatStepResult | null> {
+  if (parsed.error) {
+    episode.errors.parse++;
+    return {
+      reward: 0,
+      done: limits.parseErrors !== 'respond',
+      messages: defaultParseErrorMessages(parsed.error),
+      error: { kind: 'parse', message: parsed.error },
+    };
+  }
+  try {
+    const step = Promise.resolve().then(() => chat.step(parsed.message));
+    const late = `the environment step did not answer within ${limits.stepTimeoutMs} ms`;
+    const result = await withDeadline(step, limits.stepTimeoutMs, late);
+    if (result.error) episode.errors[result.error.kind]++;
+    return result;
+  } catch (error) {
+    episode.errors.environment++;
+    episode.end = 'environment_error';
+    episode.reason = error instanceof Error ? error.message : String(error);
+    return null;
+  }
+}
+
 /** Runs one episode of `chat` against `api` (see the file header); closes the environment. */
 export async function runChatApiEpisode(
   chat: ChatEnvironment,
@@ -127,27 +160,8 @@ export async function runChatApiEpisode(
       episode.messages.push(sentBack(reply));
       episode.final = reply.content ?? '';
       const parsed = assistantMessage(reply, chat);
-      let result: ChatStepResult;
-      if (parsed.error) {
-        episode.errors.parse++;
-        result = {
-          reward: 0,
-          done: limits.parseErrors !== 'respond',
-          messages: defaultParseErrorMessages(parsed.error),
-          error: { kind: 'parse', message: parsed.error },
-        };
-      } else {
-        try {
-          const step = Promise.resolve().then(() => chat.step(parsed.message));
-          const late = `the environment step did not answer within ${limits.stepTimeoutMs} ms`;
-          result = await withDeadline(step, limits.stepTimeoutMs, late);
-        } catch (error) {
-          episode.errors.environment++;
-          stop('environment_error', error instanceof Error ? error.message : String(error));
-          break;
-        }
-        if (result.error) episode.errors[result.error.kind]++;
-      }
+      const result = await stepTurn(chat, parsed, limits, episode);
+      if (!result) break;
       episode.turns.push({
         reward: result.reward,
         toolCalls: parsed.message.toolCalls.length,
