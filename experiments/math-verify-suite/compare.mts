@@ -5,8 +5,9 @@
 // (we say 1, the suite says 0). With --show, every disagreement's
 // gold and prediction go to stderr (to read locally; they are the suite's text, not ours to commit).
 // Cases whose call sets other options (match_types other than the default latex+expr, strict: false,
-// set-relation comparison, a precision other than 6) are counted apart; a precision p is run with
-// math-answer's relTol = 10^-p, the others with its defaults (it has no equivalent of them).
+// set-relation comparison, a precision other than 6) are counted apart. Math-Verify's float_rounding p runs
+// as math-answer's roundedDigits = p and relTol = 10^-p, allow_set_relation_comp as setRelations,
+// match_types as matchTypes; strict: false runs with math-answer's defaults (it has no equivalent).
 //   node --import tsx experiments/math-verify-suite/compare.mts /tmp/math-verify-cases.jsonl [--show]
 import { readFileSync } from 'node:fs';
 import type { Problem } from '../../src/core/problem.ts';
@@ -21,6 +22,7 @@ interface Case {
   match_types: string[];
   precision: number;
   strict: boolean;
+  allow_set_relation_comp: boolean;
 }
 
 const [file, ...flags] = process.argv.slice(2);
@@ -30,7 +32,10 @@ const cases = readFileSync(file, 'utf8')
   .filter((line) => line.trim())
   .map((line) => JSON.parse(line) as Case);
 const defaultOptions = (k: Case) =>
-  JSON.stringify(k.match_types) === JSON.stringify(['latex', 'expr']) && k.strict !== false && k.precision === 6;
+  JSON.stringify(k.match_types) === JSON.stringify(['latex', 'expr']) &&
+  k.strict !== false &&
+  k.precision === 6 &&
+  !k.allow_set_relation_comp;
 
 const problem = (k: Case, i: number): Problem => ({
   id: `mv-suite-${i}`,
@@ -43,12 +48,18 @@ const problem = (k: Case, i: number): Problem => ({
   params: {},
 });
 
-// A case's float_rounding (decimal places) maps to math-answer's relTol = 10^-precision, the closest
-// option it has (the default precision 6 keeps the default relTol, 1e-6).
+// The options each case runs under (see the header); cases are scored in groups of equal options.
+const optionsOf = (k: Case) => ({
+  poolSize: 2,
+  relTol: k.precision === 6 ? 1e-6 : 10 ** -k.precision,
+  roundedDigits: k.precision,
+  setRelations: Boolean(k.allow_set_relation_comp),
+  matchTypes: k.match_types,
+});
 const results: { reward: number }[] = new Array(cases.length);
-for (const precision of [...new Set(cases.map((k) => k.precision))]) {
-  const indices = cases.flatMap((k, i) => (k.precision === precision ? [i] : []));
-  const reward = rewards.get('math-answer')({ poolSize: 2, relTol: precision === 6 ? 1e-6 : 10 ** -precision });
+for (const key of [...new Set(cases.map((k) => JSON.stringify(optionsOf(k))))]) {
+  const indices = cases.flatMap((k, i) => (JSON.stringify(optionsOf(k)) === key ? [i] : []));
+  const reward = rewards.get('math-answer')(JSON.parse(key));
   const scored = await reward.score(indices.map((i) => ({ problem: problem(cases[i], i), completion: cases[i].pred })));
   indices.forEach((i, j) => {
     results[i] = scored[j];

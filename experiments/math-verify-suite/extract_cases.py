@@ -2,7 +2,7 @@
 prints its cases as JSON lines, without running it: every `@pytest.mark.parametrize` case of a test whose
 body asserts `compare_strings(gold, pred, ...) == expected` (or `verify(parse(gold), parse(pred)) ==
 result`), and every literal `assert compare_strings("...", "...", ...) == value` elsewhere. Each line:
-{file, test, gold, pred, expected (0/1), match_types, precision, strict}. The cases stay in the checkout:
+{file, test, gold, pred, expected (0/1), match_types, precision, strict, allow_set_relation_comp}. The cases stay in the checkout:
 run.sh pipes them to the comparison, nothing is written into this repository.
 
     python3 extract_cases.py /path/to/Math-Verify > /tmp/math-verify-cases.jsonl
@@ -21,7 +21,12 @@ def literal(node):
 
 
 def call_options(call: ast.Call) -> dict:
-    options = {"match_types": ["latex", "expr"], "precision": 6, "strict": True}
+    options = {
+        "match_types": ["latex", "expr"],
+        "precision": 6,
+        "strict": True,
+        "allow_set_relation_comp": False,
+    }
     for keyword in call.keywords:
         if keyword.arg in options:
             options[keyword.arg] = keyword.value  # a name (bound by parametrize) or a literal

@@ -10,6 +10,7 @@
 // (Python/SymPy is not available here).
 import { Rng } from '../core/rng.ts';
 import { MathVerifier } from '../rewards/math-answer/reward.ts';
+import { DEFAULT_COMPARE } from '../rewards/math-answer/scalar.ts';
 import type { VerifyTask } from '../rewards/math-answer/verify.ts';
 
 export interface MathBenchOptions {
@@ -156,8 +157,8 @@ export function benchMix(count: number, seed = 1): VerifyTask[] {
       gold,
       completion: `${sentences.join(' ')}\n\n${ending}`,
       question,
-      relTol: 1e-6,
-      boxedOnly: false,
+      compare: DEFAULT_COMPARE,
+      extract: {},
     });
   }
   return tasks;

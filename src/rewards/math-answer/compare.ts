@@ -51,22 +51,32 @@ export function nodesEqual(gold: MathNode, pred: MathNode, options: CompareOptio
   if (gold.kind !== 'relation') pred = constantChainValue(pred) ?? pred;
 
   // 2. relation → set, only when the prediction is in set form
-  if (
-    gold.kind === 'tuple' &&
-    gold.delimiter === 'bare' &&
-    gold.items.every((item) => item.kind === 'relation' && item.op !== 'Equal')
-  ) {
-    // 'x < 1, x > 3' (from 'x < 1 or x > 3' after normalisation) reads as a disjunction
-    if (isSetForm(pred)) gold = { kind: 'or', items: gold.items };
-  }
+  // 'x < 1, x > 3' (from 'x < 1 or x > 3' after normalisation) reads as a disjunction
+  if (isSetForm(pred)) gold = relationList(gold) ?? gold;
   if ((gold.kind === 'relation' || gold.kind === 'or') && isSetForm(pred)) {
     const asSet = relationToSet(gold);
     return asSet !== null && nodesEqual(asSet, pred, options);
+  }
+  // ... and the other way only when asked (Math-Verify's allow_set_relation_comp: a set gold, a relation)
+  if (options.setRelations && isSetForm(gold)) {
+    const relation = relationList(pred) ?? pred;
+    if (relation.kind === 'relation' || relation.kind === 'or') {
+      const asSet = relationToSet(relation);
+      return asSet !== null && nodesEqual(gold, asSet, options);
+    }
   }
 
   // 3.–6. by the kind of the gold answer
   const rule = EQUAL_BY_GOLD_KIND[gold.kind] as KindRule<MathNode['kind']>;
   return rule(gold, pred, options);
+}
+
+/** A bare list of inequalities ('x < 1, x > 3', from 'x < 1 or x > 3' after normalisation) as their
+ * disjunction; null for anything else. */
+function relationList(node: MathNode): MathNode | null {
+  if (node.kind !== 'tuple' || node.delimiter !== 'bare') return null;
+  if (!node.items.every((item) => item.kind === 'relation' && item.op !== 'Equal')) return null;
+  return { kind: 'or', items: node.items };
 }
 
 type NodeOf<K extends MathNode['kind']> = Extract<MathNode, { kind: K }>;

@@ -119,8 +119,9 @@ function lastMatchIndex(text: string, pattern: RegExp): number {
 
 function lastLatexEnv(text: string): string | null {
   // An escaped dollar (`\$`, currency) is never a delimiter: `$ \frac{1}{2} \$ = \frac{10}{9} $` is one group.
+  // Display math ($$…$$, \[…\]) may span lines, inline math ($…$, \(…\)) may not (Math-Verify).
   const pattern =
-    /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|(?<!\\)\$((?:\\\$|[^$])+?)(?<!\\)\$/g;
+    /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([^\n]+?)\\\)|(?<!\\)\$((?:\\\$|[^$\n])+?)(?<!\\)\$/g;
   let last: string | null = null;
   for (const match of text.matchAll(pattern)) last = match[1] ?? match[2] ?? match[3] ?? match[4];
   return last?.trim() || null;
@@ -157,9 +158,15 @@ function isBareAnswer(text: string): boolean {
   return words === 0 || (/^[A-Za-z][A-Za-z '-]*$/.test(trimmed) && words <= 3);
 }
 
+/** Math-Verify's extraction families: `latex` (\boxed{}, math delimiters), `expr` (a bare answer, the last
+ * number). "final answer is" and "answer:" statements are read under either. */
+export type MatchType = 'latex' | 'expr';
+
 export interface ExtractOptions {
   /** Accept only \boxed{} answers. */
   boxedOnly?: boolean;
+  /** The extraction families to use (default both). */
+  matchTypes?: readonly MatchType[];
 }
 
 /** The answer of the last "final answer is/:" statement, and where the statement is; null without one. */
@@ -198,7 +205,9 @@ export function extractAnswer(completion: string, options: ExtractOptions = {}):
 export function extractCandidates(given: string, options: ExtractOptions = {}): Extracted[] {
   // What follows an end-of-turn or a new turn's token is not the model's answer (`… is 19. <|im_start|>user`).
   const completion = given.split(END_OF_TURN)[0];
-  const boxes = findBoxes(completion);
+  const latex = options.matchTypes?.includes('latex') ?? true;
+  const expr = options.matchTypes?.includes('expr') ?? true;
+  const boxes = latex ? findBoxes(completion) : [];
   if (boxes.length > 0) {
     const box: Extracted = { answer: (lastBoxed(completion, boxes) ?? '').trim(), source: 'boxed' };
     // A final-answer statement after the last box is the model's last word (`\boxed{255}` on a step,
@@ -216,8 +225,9 @@ export function extractCandidates(given: string, options: ExtractOptions = {}): 
     // "check my answer: it should …" is prose, not an answer
     if (phrase && proseWords(phrase) <= 2) candidates.push({ answer: phrase, source: 'answer' });
   }
-  const env = lastLatexEnv(completion);
+  const env = latex ? lastLatexEnv(completion) : null;
   if (env) candidates.push({ answer: env, source: 'latex' });
+  if (!expr) return candidates;
   if (isBareAnswer(completion)) candidates.push({ answer: completion.trim(), source: 'whole' });
   const number = lastNumber(completion);
   if (number) candidates.push({ answer: number, source: 'number' });

@@ -189,7 +189,13 @@ describe('math-answer reward (worker pool)', () => {
       timeoutMs: 2000,
       poolSize: 2,
       boxedOnly: false,
+      roundedDigits: 6,
+      setRelations: false,
+      matchTypes: ['latex', 'expr'],
     });
+    expect(() => factory({ matchTypes: [] })).toThrow(ConfigError);
+    expect(() => factory({ matchTypes: ['boxed'] })).toThrow(ConfigError);
+    expect(() => factory({ roundedDigits: 0 })).toThrow(ConfigError);
   });
 
   it('exports verifyMath, mathEquivalent and mathAnswerKey for other rewards (TTRL voting)', async () => {

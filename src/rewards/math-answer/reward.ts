@@ -17,18 +17,31 @@ import { WorkerPool, WorkerTimeoutError } from '../../core/worker-pool.ts';
 import { defineReward } from '../registry.ts';
 import { extractAnswer } from './extract.ts';
 import { normalizeAnswer } from './normalize.ts';
+import type { CompareOptions } from './scalar.ts';
 import type { VerifyTask, WorkerVerdict } from './verify.ts';
 
 export const mathAnswerOptionsSchema = z
   .object({
     /** Relative tolerance for comparisons that involve a decimal literal (exact values compare exactly). */
     relTol: z.number().positive().max(0.1).default(1e-6),
+    /** The fewest significant digits a decimal answer needs to count as the exact value correctly rounded
+     * (0.333333 for 1/3 at 6; Math-Verify's float_rounding plays this part). */
+    roundedDigits: z.number().int().min(1).max(15).default(6),
+    /** A set-form gold (interval, union) also accepts a one-variable relation answer (`-2 ≤ x ≤ 7` for
+     * [-2, 7]; Math-Verify's allow_set_relation_comp). A relation gold always accepts a set answer. */
+    setRelations: z.boolean().default(false),
     /** Per-item time limit in ms; a verification that runs longer scores 0 with reason 'timeout'. */
     timeoutMs: z.number().int().positive().default(2000),
     /** Number of worker threads. */
     poolSize: z.number().int().positive().max(64).default(2),
     /** Accept only \boxed{} answers (no 'final answer is', 'answer:', LaTeX or last-number fallbacks). */
     boxedOnly: z.boolean().default(false),
+    /** Extraction families (Math-Verify's match_types): `latex` (\boxed{}, math delimiters), `expr` (a bare
+     * answer, the last number); final-answer statements under either. */
+    matchTypes: z
+      .array(z.enum(['latex', 'expr']))
+      .min(1)
+      .default(['latex', 'expr']),
   })
   .strict();
 
@@ -91,7 +104,7 @@ export class MathVerifier {
   /** Are two already-extracted answers equivalent (first taken as the reference)? Timeouts count as no. */
   async equivalent(reference: string, answer: string): Promise<boolean> {
     const [verdict] = await this.run([
-      { kind: 'equivalent', gold: reference, answer, relTol: this.options.relTol },
+      { kind: 'equivalent', gold: reference, answer, compare: this.compare() },
     ]);
     return verdict.correct;
   }
@@ -102,9 +115,14 @@ export class MathVerifier {
       gold,
       completion,
       question,
-      relTol: this.options.relTol,
-      boxedOnly: this.options.boxedOnly,
+      compare: this.compare(),
+      extract: { boxedOnly: this.options.boxedOnly, matchTypes: this.options.matchTypes },
     };
+  }
+
+  private compare(): CompareOptions {
+    const { relTol, roundedDigits, setRelations } = this.options;
+    return { relTol, roundedDigits, setRelations };
   }
 
   async close(): Promise<void> {

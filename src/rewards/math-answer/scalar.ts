@@ -27,7 +27,14 @@ import type { MathNode } from './parse.ts';
 export interface CompareOptions {
   /** Relative tolerance when a decimal literal is involved. */
   relTol: number;
+  /** The fewest significant digits a decimal literal needs to count as the exact value correctly rounded. */
+  roundedDigits: number;
+  /** A gold in set form (interval, union) also accepts a one-variable relation (Math-Verify's
+   * allow_set_relation_comp); a relation gold always accepts a set-form prediction. */
+  setRelations: boolean;
 }
+
+export const DEFAULT_COMPARE: CompareOptions = { relTol: 1e-6, roundedDigits: 6, setRelations: false };
 
 export const RANDOM_POINTS = 8;
 export const MIN_DEFINED_POINTS = 3;
@@ -105,8 +112,8 @@ function exprCore(a: Json, b: Json, options: CompareOptions): boolean {
     if (!float) return false;
     return (
       relativelyClose(exactA, exactB, options.relTol) ||
-      correctlyRounded(b, exactA) ||
-      correctlyRounded(a, exactB)
+      correctlyRounded(b, exactA, options.roundedDigits) ||
+      correctlyRounded(a, exactB, options.roundedDigits)
     );
   }
   let va: Complex;
@@ -143,8 +150,9 @@ function relativelyClose(a: Rational, b: Rational, relTol: number): boolean {
   return left <= right;
 }
 
-/** `decimal` is a decimal literal with ≥ 6 significant digits equal to `exact` rounded at its precision. */
-function correctlyRounded(decimal: Json, exact: Rational): boolean {
+/** `decimal` is a decimal literal with ≥ `minDigits` significant digits equal to `exact` rounded at its
+ * precision. */
+function correctlyRounded(decimal: Json, exact: Rational, minDigits: number): boolean {
   let text: string;
   if (typeof decimal === 'number') text = String(decimal);
   else if (Array.isArray(decimal) && decimal[0] === 'Negate' && typeof decimal[1] === 'number')
@@ -153,7 +161,7 @@ function correctlyRounded(decimal: Json, exact: Rational): boolean {
   const match = /^-?(\d+)\.(\d+)$/.exec(text);
   if (!match) return false;
   const significant = (match[1] + match[2]).replace(/^0+/, '').length;
-  if (significant < 6) return false;
+  if (significant < minDigits) return false;
   const places = BigInt(match[2].length);
   const scale = 10n ** places;
   // round half away from zero: floor(|x|·10^d + 1/2)

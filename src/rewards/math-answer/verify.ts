@@ -13,6 +13,7 @@ import { echoesQuestion } from './echo.ts';
 import { undoubleBackslashes } from './escapes.ts';
 import { TooLargeError } from './evaluate.ts';
 import {
+  type ExtractOptions,
   extractCandidates,
   extractLetters,
   findBoxes,
@@ -22,6 +23,7 @@ import {
 } from './extract.ts';
 import { type Normalized, normalizeAnswer } from './normalize.ts';
 import { answerCount, type MathNode, type Parsed, parseNormalized } from './parse.ts';
+import { type CompareOptions, DEFAULT_COMPARE } from './scalar.ts';
 
 export type VerifyTask =
   | {
@@ -29,11 +31,11 @@ export type VerifyTask =
       gold: string;
       completion: string;
       question?: string;
-      relTol: number;
-      boxedOnly: boolean;
+      compare: CompareOptions;
+      extract: ExtractOptions;
     }
   /** Compares two bare answers (no extraction), the first as the reference. */
-  | { kind: 'equivalent'; gold: string; answer: string; relTol: number };
+  | { kind: 'equivalent'; gold: string; answer: string; compare: CompareOptions };
 
 export interface WorkerVerdict {
   correct: boolean;
@@ -132,7 +134,12 @@ function capacity(node: MathNode): number {
 }
 
 /** Judges an extracted answer against a gold answer. */
-export function judge(gold: string, answer: string, relTol: number, question?: string): WorkerVerdict {
+export function judge(
+  gold: string,
+  answer: string,
+  compare: CompareOptions,
+  question?: string,
+): WorkerVerdict {
   const reference = goldEntry(gold);
   if (!reference.parsed.ok) {
     return { correct: false, extracted: answer, reason: 'gold unparseable', goldUnparseable: true };
@@ -142,7 +149,7 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
   const normalized = normalizeAnswer(answer, { decimalComma });
   // A gold written with a decimal comma ('3,14', '0,125') against a prediction that is one decimal number.
   if (reference.decimalGold && /^-?\d*\.\d+$/.test(normalized.latex))
-    return judge(reference.decimalGold, answer, relTol, question);
+    return judge(reference.decimalGold, answer, compare, question);
   if (normalized.latex === '') return { correct: false, extracted: answer, reason: 'empty answer' };
   if (
     normalized.latex === reference.normalized.latex &&
@@ -169,7 +176,7 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
     return { correct: false, extracted: answer, reason: 'echo' };
   }
   try {
-    if (nodesEqual(goldNode, predNode, { relTol })) return { correct: true, extracted: answer };
+    if (nodesEqual(goldNode, predNode, compare)) return { correct: true, extracted: answer };
   } catch (error) {
     if (error instanceof TooLargeError)
       return { correct: false, extracted: answer, reason: 'error: number too large' };
@@ -179,7 +186,7 @@ export function judge(gold: string, answer: string, relTol: number, question?: s
 }
 
 function judgeChoice(choice: GoldChoice, task: VerifyTask & { kind: 'verify' }): WorkerVerdict {
-  const found = extractLetters(task.completion, { boxedOnly: task.boxedOnly });
+  const found = extractLetters(task.completion, task.extract);
   const letters = [...new Set(found?.letters ?? [])];
   if (letters.length === 0) {
     // No letter, but the gold gives the choice's value: the model may have answered with the value.
@@ -202,7 +209,7 @@ export function verifyTask(given: VerifyTask): WorkerVerdict {
   const task = unescaped(given);
   if (task.kind === 'equivalent') {
     const boxes = findBoxes(task.answer);
-    return judge(task.gold, boxes.length > 0 ? boxes[boxes.length - 1].content : task.answer, task.relTol);
+    return judge(task.gold, boxes.length > 0 ? boxes[boxes.length - 1].content : task.answer, task.compare);
   }
   const reference = goldEntry(task.gold);
   if (reference.choice) return judgeChoice(reference.choice, task);
@@ -219,7 +226,7 @@ function unescaped(task: VerifyTask): VerifyTask {
 
 /** Tries the extracted candidates in priority order until one parses. */
 function judgeCandidates(gold: string, task: VerifyTask & { kind: 'verify' }): WorkerVerdict {
-  const candidates = extractCandidates(task.completion, { boxedOnly: task.boxedOnly });
+  const candidates = extractCandidates(task.completion, task.extract);
   if (candidates.length === 0) return { correct: false, extracted: null, reason: 'no answer found' };
   let verdict: WorkerVerdict | null = null;
   for (const candidate of candidates) {
@@ -241,10 +248,10 @@ function judgeCandidate(
   if (answer.trim() === '') return { correct: false, extracted: '', reason: 'empty answer' };
   if (answer.length > MAX_ANSWER_LENGTH)
     return { correct: false, extracted: shorten(answer), reason: 'answer too long' };
-  const verdict = judge(gold, answer, task.relTol, task.question);
+  const verdict = judge(gold, answer, task.compare, task.question);
   // `x = \frac13 \approx 0.33`: the approximation (judged above) or the exact value before it (Math-Verify).
   if (!verdict.correct && APPROX.test(answer) && verdict.reason !== 'echo') {
-    const exact = judge(gold, answer.split(APPROX)[0], task.relTol, task.question);
+    const exact = judge(gold, answer.split(APPROX)[0], task.compare, task.question);
     if (exact.correct) return { ...exact, extracted: answer };
   }
   return verdict;
@@ -254,14 +261,18 @@ function judgeCandidate(
 export function verifySync(
   gold: string,
   completion: string,
-  options: { relTol?: number; boxedOnly?: boolean; question?: string } = {},
+  options: Partial<CompareOptions> & ExtractOptions & { question?: string } = {},
 ): WorkerVerdict {
   return verifyTask({
     kind: 'verify',
     gold,
     completion,
     question: options.question,
-    relTol: options.relTol ?? 1e-6,
-    boxedOnly: options.boxedOnly ?? false,
+    compare: {
+      relTol: options.relTol ?? DEFAULT_COMPARE.relTol,
+      roundedDigits: options.roundedDigits ?? DEFAULT_COMPARE.roundedDigits,
+      setRelations: options.setRelations ?? DEFAULT_COMPARE.setRelations,
+    },
+    extract: { boxedOnly: options.boxedOnly ?? false, matchTypes: options.matchTypes },
   });
 }
