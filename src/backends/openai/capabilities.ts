@@ -10,7 +10,7 @@
 // (a strict server answers 400 to unknown fields), and one 1-token generate call.
 import { UserError } from '../../core/errors.ts';
 import type { Tokenizer } from '../../core/policy.ts';
-import type { OpenAiHttpClient } from './http-client.ts';
+import type { OpenAiHttpClient } from '../../core/http-client.ts';
 
 export interface ServerCapabilities {
   /** The probed model id (the one asked for, or the only one served). */

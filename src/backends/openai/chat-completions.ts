@@ -10,7 +10,7 @@
 // response that is not a chat completion is an OpenAiRequestError naming the server and what is wrong.
 import { z } from 'zod';
 import { Rng } from '../../core/rng.ts';
-import { OpenAiHttpClient, OpenAiRequestError } from './http-client.ts';
+import { OpenAiHttpClient, OpenAiRequestError } from '../../core/http-client.ts';
 
 /** One tool call as the server returned it (arguments: the JSON text the model wrote). */
 export interface ChatApiToolCall {

@@ -35,7 +35,7 @@ import {
   requireCapabilities,
   type ServerCapabilities,
 } from './capabilities.ts';
-import { type HttpClientOptions, OpenAiHttpClient } from './http-client.ts';
+import { type HttpClientOptions, OpenAiHttpClient } from '../../core/http-client.ts';
 import { weightUpdaters } from './weight-update.ts';
 
 export interface OpenAiBackendOptions extends Omit<HttpClientOptions, 'rng'> {

@@ -10,7 +10,7 @@
 // The directory must be readable by the server (same machine or a shared file system).
 import { UserError } from '../../core/errors.ts';
 import { Registry } from '../../core/registry.ts';
-import type { OpenAiHttpClient } from './http-client.ts';
+import type { OpenAiHttpClient } from '../../core/http-client.ts';
 
 export interface WeightUpdate {
   /** Checkpoint or adapter directory, as the server sees it. */

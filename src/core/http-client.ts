@@ -8,8 +8,8 @@
 // - no retry on other 4xx: the request is wrong and repeating it cannot help. The error is a UserError
 //   with one line: method, URL, status and the server's own message.
 // `fetch` and `sleep` are injectable (tests; the default is Node's global fetch).
-import { UserError } from '../../core/errors.ts';
-import type { Rng } from '../../core/rng.ts';
+import { UserError } from './errors.ts';
+import type { Rng } from './rng.ts';
 
 export interface HttpClientOptions {
   /** Server root, e.g. http://127.0.0.1:8000 (routes such as /v1/completions are appended). */
