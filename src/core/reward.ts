@@ -22,10 +22,18 @@ export interface RewardResult {
   /** Why the reward is what it is when it is not full marks (e.g. 'no answer found', 'timeout'). */
   reason?: string;
   /**
-   * Set by the RL loop, not by rewards: grading this item failed (the reward threw, or returned a missing
-   * or non-finite value), `reward` is the 0 put in its place and `reason` says what went wrong.
+   * Grading this item failed and `reward` is the 0 put in its place, `reason` says what went wrong. Set by
+   * the RL loop (the reward threw, or returned a missing or non-finite value) or by a reward that knows
+   * its grading failed (a judge's failed call or malformed verdict, with `failure`). Counted per step
+   * (reward/errors) and stored by reason (run.sqlite reward_errors).
    */
   error?: true;
+  /**
+   * A grading failure's kind and what it does to training (with `error`): `zero` keeps the 0 in its
+   * group; `exclude` leaves the item out of its group's baseline and of the batch; `drop-group` leaves
+   * its whole group out. Judges set it from their `onFailure` option; reward/judge_failures counts them.
+   */
+  failure?: { kind: 'judge'; policy: 'zero' | 'exclude' | 'drop-group' };
 }
 
 /**
@@ -63,8 +71,18 @@ export interface Reward {
    * (setup.ts checkRewardFits), which runs before the policy is loaded.
    */
   readonly usesPolicy?: boolean;
+  /**
+   * The reward asks a judge model (src/rewards/judges): the RL loop skips its reference-solution check
+   * (a judge call per task before training, and a weak judge's verdict on a reference is no config error).
+   */
+  readonly usesJudge?: boolean;
   /** One result per input, in input order. */
   score(inputs: readonly RewardInput[]): Promise<RewardResult[]>;
+  /**
+   * Where the reward keeps what belongs to the run (a judge's verdict cache): the run's directory, given
+   * once it exists (a new run's directory is made after the reward is built) and again on resume.
+   */
+  useRunDirectory?(dir: string): void;
   /** Releases worker pools or sandboxes. */
   close?(): Promise<void>;
 }

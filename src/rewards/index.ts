@@ -7,6 +7,9 @@ import { compositeReward } from './compose/composite.ts';
 import { overlongReward } from './compose/overlong.ts';
 import { formatReward } from './format.ts';
 import { informationGainReward } from './information-gain.ts';
+import { checklistReward } from './judges/checklist.ts';
+import { rubricReward } from './judges/rubric.ts';
+import { scoreReward } from './judges/score.ts';
 import { majorityVoteReward } from './majority-vote.ts';
 import { mathAnswerReward } from './math-answer/reward.ts';
 import { nextSegmentReward } from './next-segment.ts';
@@ -35,6 +38,9 @@ export const builtinRewards: readonly RewardPlugin[] = [
   nextTokenReward,
   nextSegmentReward,
   informationGainReward,
+  scoreReward,
+  rubricReward,
+  checklistReward,
 ];
 
 /** A fresh reward registry holding the built-ins. */

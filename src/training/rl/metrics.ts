@@ -25,6 +25,7 @@ export function rolloutMetrics(groups: readonly SampledGroup[]): Record<string, 
     'reward/mean': mean(rewards),
     // Completions whose grading failed (scored 0 in its place); reasons: rewardErrorCounts.
     'reward/errors': errors,
+    ...judgeFailureMetrics(groups),
     'reward/std': std(rewards),
     'reward/solved_group_frac': groups.length > 0 ? solvedGroups / groups.length : 0,
     'response/length_mean': mean(lengths),
@@ -36,6 +37,27 @@ export function rolloutMetrics(groups: readonly SampledGroup[]): Record<string, 
   };
   for (const [name, values] of components) metrics[`reward/${name}`] = mean(values);
   return { ...metrics, ...selectionMetrics(groups) };
+}
+
+/**
+ * Of the grading failures, the judges' failed calls and malformed verdicts (RewardResult.failure) and what
+ * their policy left out of training: members (exclude) and whole groups (drop-group). Only in steps
+ * graded by a judge (a result with a judge_ component or a failure), so other runs' metrics are unchanged.
+ */
+function judgeFailureMetrics(groups: readonly SampledGroup[]): Record<string, number> {
+  const results = groups.flatMap((group) => group.results);
+  const judged = results.some(
+    (result) =>
+      result.failure !== undefined || Object.keys(result.components).some((key) => key.startsWith('judge_')),
+  );
+  if (!judged) return {};
+  return {
+    'reward/judge_failures': results.filter((result) => result.failure?.kind === 'judge').length,
+    'reward/judge_excluded': results.filter((result) => result.failure?.policy === 'exclude').length,
+    'reward/judge_dropped_groups': groups.filter((group) =>
+      group.results.some((result) => result.failure?.policy === 'drop-group'),
+    ).length,
+  };
 }
 
 /** How many completions failed to grade, by reason (each distinct reason once, with its count). */

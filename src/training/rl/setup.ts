@@ -127,7 +127,7 @@ export async function buildContext(
   // reference-solution check, which would call the policy before it exists (self-policy.ts).
   const rewardPolicy = new LateBoundPolicy();
   const reward = rewards.get(config.reward.name)(config.reward.options, { policy: rewardPolicy });
-  if (!reward.usesPolicy) await checkRewardFits(reward, pool, config.reward.name);
+  if (!reward.usesPolicy && !reward.usesJudge) await checkRewardFits(reward, pool, config.reward.name);
   // policy.backend (registry, default embedded). Embedded with policy.workers > 1 (default auto: one per
   // core): the policy and the reference run in worker threads (parallel-backend.ts).
   const backend = policyBackendOf(config.policy);

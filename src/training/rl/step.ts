@@ -5,6 +5,7 @@
 // src/training/components/) whose hooks run at the phases in parentheses, in registration order. This file
 // imports no component: it only sequences the phases, calls the hooks and collects metrics and timings.
 
+import { estimateGraded, leftOutMembers } from '../../algorithms/advantages/unscored.ts';
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
 import { klRewardPenalty } from '../../algorithms/kl.ts';
 import { type GroupOutcome, selectorStateMetrics } from '../../core/selector.ts';
@@ -64,11 +65,14 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
     ? await timer.timeAsync('reference', () => referenceLogprobs(ctx, groups))
     : null;
   const klMetrics = applyKlRewardPenalty(ctx, groups, refLogprobs);
+  // Members whose grading failed under an exclude or drop-group policy are left out (unscored.ts).
   const estimate = timer.time('advantages', () =>
-    ctx.advantage.estimate(
+    estimateGraded(
+      ctx.advantage,
       groups.map((group) => ({
         rewards: group.rewards,
         lengths: group.rollouts.map((rollout) => rollout.tokens.length),
+        leftOut: leftOutMembers(group.results),
       })),
       ctx.advantageOptions,
     ),

@@ -97,6 +97,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
   const { store, ctx, latest, previousSteps } = await openRun(config, options);
   try {
     const runConfig = ctx.config;
+    ctx.reward.useRunDirectory?.(store.dir); // a judge's verdict cache lives with the run
     if (previousSteps !== undefined) recordNewSteps(store, latest?.state.step ?? 0, previousSteps, runConfig);
     const start = latest ? restoreRun(ctx, store, latest) : await startRun(ctx, store, options);
     const { step, initialEval } = start;
