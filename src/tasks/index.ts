@@ -5,6 +5,7 @@ import { Registry } from '../core/registry.ts';
 import { addition } from './addition.ts';
 import { additionCalc } from './addition-calc.ts';
 import { alignedAddition } from './aligned-addition.ts';
+import { constraints } from './constraints.ts';
 import { countdown } from './countdown.ts';
 import { defineTask, type TaskPlugin } from './define.ts';
 import { modularChain } from './modular-chain.ts';
@@ -33,6 +34,12 @@ export const builtinTasks: readonly TaskPlugin[] = [
     },
   }),
   defineTask(modularChain),
+  defineTask(constraints, {
+    paper: {
+      title: 'Instruction-Following Evaluation for Large Language Models (IFEval)',
+      arxiv: '2311.07911',
+    },
+  }),
   defineTask(searchFacts, {
     paper: {
       title:

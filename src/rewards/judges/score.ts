@@ -40,7 +40,8 @@ export const scoreOptionsSchema = judgeEndpointSchema.extend({
   reference: z.boolean().default(false),
   /** Score the expected verdict from the verdict token's top log-probabilities (k of them). */
   probabilities: z.boolean().default(false),
-  topLogprobs: z.number().int().min(1).max(20).default(10),
+  /** Alternatives per token: at most 20 over chat, 5 over completions (the OpenAI API's limits). */
+  topLogprobs: z.number().int().min(1).max(20).default(5),
   /** The prompt template ({{prompt}}, {{completion}}, {{answer}}); default: the one for `verdict`. */
   template: z.string().optional(),
   onFailure: failurePolicySchema.default('zero'),
@@ -133,16 +134,31 @@ export function scoreFamily(options: z.infer<typeof scoreOptionsSchema>): JudgeF
     name: 'judge-score',
     ...(probabilities ? { topLogprobs: options.topLogprobs } : {}),
     prompts: (input) => [renderFor(template, input)],
-    verdict([reply]) {
-      const written = writtenVerdict(reply.text, verdict);
-      if (!written.ok) return written;
-      if (!probabilities) return judgedScore(written.value, { judge_verdict: written.value });
-      const expected = expectedVerdict(reply.tokens, markers[verdict.type], values);
+    verdict([reply], input) {
+      // A template that ends with the verdict marker (`… Score:`) has the judge write only the verdict:
+      // the marker is read as the start of the reply.
+      const tail = prefilledMarker(renderFor(template, input), markers[verdict.type]);
+      const text = tail + reply.text;
+      const written = writtenVerdict(text, verdict);
+      if (!probabilities)
+        return written.ok ? judgedScore(written.value, { judge_verdict: written.value }) : written;
+      const tokens = reply.tokens && tail ? [{ token: tail, top: [] }, ...reply.tokens] : reply.tokens;
+      const expected = expectedVerdict(tokens, markers[verdict.type], values);
       if (!expected.ok) return expected;
       const score = normalise(expected.value.expected);
-      return judgedScore(score, { judge_verdict: written.value, judge_prob_mass: expected.value.mass });
+      // the written verdict is a component when it parsed; the reward is the expected one either way
+      return judgedScore(score, {
+        ...(written.ok ? { judge_verdict: written.value } : {}),
+        judge_prob_mass: expected.value.mass,
+      });
     },
   };
+}
+
+/** The verdict marker the prompt ends with ('Score:'), or '' when it ends otherwise. */
+function prefilledMarker(prompt: string, marker: RegExp): string {
+  const match = new RegExp(`(?:${marker.source})\\s*$`, 'i').exec(prompt);
+  return match ? match[0] : '';
 }
 
 export function createScoreReward(options: unknown, inject?: { fetch?: typeof fetch }): Reward {
