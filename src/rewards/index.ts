@@ -8,6 +8,8 @@ import { overlongReward } from './compose/overlong.ts';
 import { formatReward } from './format.ts';
 import { informationGainReward } from './information-gain.ts';
 import { checklistReward } from './judges/checklist.ts';
+import { pairwiseReward } from './judges/pairwise.ts';
+import { rankingReward } from './judges/ranking.ts';
 import { rubricReward } from './judges/rubric.ts';
 import { scoreReward } from './judges/score.ts';
 import { majorityVoteReward } from './majority-vote.ts';
@@ -41,6 +43,8 @@ export const builtinRewards: readonly RewardPlugin[] = [
   scoreReward,
   rubricReward,
   checklistReward,
+  rankingReward,
+  pairwiseReward,
 ];
 
 /** A fresh reward registry holding the built-ins. */

@@ -63,10 +63,10 @@ export function judgeReward(family: JudgeFamily, client: JudgeTransport, onFailu
         prompts.map((prompt) => client.ask(prompt, { topLogprobs: family.topLogprobs })),
       );
     } catch (error) {
-      return failed(`judge call failed: ${(error as Error).message}`, onFailure, []);
+      return judgeFailed(`judge call failed: ${(error as Error).message}`, onFailure, []);
     }
     const verdict = family.verdict(answers, input);
-    if (!verdict.ok) return failed(`judge verdict malformed: ${verdict.why}`, onFailure, answers);
+    if (!verdict.ok) return judgeFailed(`judge verdict malformed: ${verdict.why}`, onFailure, answers);
     for (const [i, prompt] of prompts.entries()) client.remember(prompt, answers[i], family.topLogprobs);
     return {
       reward: verdict.value.reward,
@@ -83,7 +83,7 @@ export function judgeReward(family: JudgeFamily, client: JudgeTransport, onFailu
   };
 }
 
-function usageComponents(answers: readonly JudgeAnswer[]): Record<string, number> {
+export function usageComponents(answers: readonly JudgeAnswer[]): Record<string, number> {
   return {
     judge_cached: answers.length > 0 && answers.every((answer) => answer.cached) ? 1 : 0,
     judge_prompt_tokens: answers.reduce((sum, a) => sum + (a.cached ? 0 : (a.usage?.promptTokens ?? 0)), 0),
@@ -94,7 +94,11 @@ function usageComponents(answers: readonly JudgeAnswer[]): Record<string, number
   };
 }
 
-function failed(reason: string, policy: FailurePolicy, answers: readonly JudgeAnswer[]): RewardResult {
+export function judgeFailed(
+  reason: string,
+  policy: FailurePolicy,
+  answers: readonly JudgeAnswer[],
+): RewardResult {
   return {
     reward: 0,
     components: { ...usageComponents(answers), judge_failed: 1 },

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { RewardInput } from '../../core/reward.ts';
+import { scriptedJudge as scripted } from '../../testing/rewards/scripted-judge.ts';
 import { rewards } from '../index.ts';
 import { createChecklistReward } from './checklist.ts';
 import { createRubricReward } from './rubric.ts';
@@ -27,29 +28,6 @@ const input = (completion: string, id = 'p1', extra: Partial<Problem> = {}): Rew
   problem: problem(id, extra),
   completion,
 });
-
-interface Call {
-  url: string;
-  body: Record<string, unknown>;
-}
-
-/** A fetch that answers each chat request with `reply(prompt, call number)`; a Response or text. */
-function scripted(reply: (prompt: string, n: number) => string | Response) {
-  const calls: Call[] = [];
-  const fetch = (async (url: string, init: RequestInit): Promise<Response> => {
-    const body = JSON.parse(String(init.body)) as Record<string, unknown>;
-    calls.push({ url, body });
-    const messages = body.messages as { content: string }[] | undefined;
-    const prompt = messages ? messages[0].content : String(body.prompt);
-    const answer = reply(prompt, calls.length);
-    if (answer instanceof Response) return answer;
-    return Response.json({
-      choices: [{ message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 100, completion_tokens: 20 },
-    });
-  }) as unknown as typeof globalThis.fetch;
-  return { fetch, calls };
-}
 
 const endpoint = { endpoint: 'http://judge.test:8000', maxRetries: 2, timeoutMs: 1000 };
 const dirs: string[] = [];
