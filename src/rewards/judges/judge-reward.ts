@@ -9,17 +9,33 @@
 // cache), judge_prompt_tokens and judge_completion_tokens (the call's usage; 0 for a cached verdict).
 import { join } from 'node:path';
 import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
+import { tasks } from '../../tasks/index.ts';
 import { type JudgeAnswer, JudgeClient, type JudgeTransport } from './client.ts';
 import type { FailurePolicy, JudgeEndpointOptions } from './options.ts';
 import { fence, type JudgeTemplate } from './template.ts';
 import type { Parsed } from './verdict.ts';
 
-/** The fields any judge template may use; a family adds its own (criteria, checklist, …). */
-export const baseFields = ['prompt', 'completion', 'answer'] as const;
+/**
+ * The fields any judge template may use; a family adds its own (criteria, checklist, …). `extracted` is the
+ * completion's final answer as its task reads it (the synthetic tasks' last `A:` line; '' when there is
+ * none or the task is not registered): a judge that should see only the answer, not the reasoning
+ * (verifiers' `view: last_reply` in spirit), or a small embedded judge with a short context.
+ */
+export const baseFields = ['prompt', 'completion', 'answer', 'extracted'] as const;
 
 /** The base fields of one input: the completion is fenced (template.ts), the others are as given. */
 export function baseValues(input: RewardInput): Record<(typeof baseFields)[number], string> {
-  return { prompt: input.problem.prompt, completion: fence(input.completion), answer: input.problem.answer };
+  return {
+    prompt: input.problem.prompt,
+    completion: fence(input.completion),
+    answer: input.problem.answer,
+    extracted: extractedAnswer(input),
+  };
+}
+
+function extractedAnswer({ problem, completion }: RewardInput): string {
+  if (!tasks.has(problem.task)) return '';
+  return tasks.get(problem.task).extractAnswer(completion) ?? '';
 }
 
 /** A family's verdict on one completion. */

@@ -63,6 +63,19 @@ describe('judge-score', () => {
     expect(prompt).toContain('A correct reference answer:\nref');
   });
 
+  it("{{extracted}} is the completion's final answer as its task reads it ('' without one)", async () => {
+    const { fetch, calls } = scripted(() => 'Score: 5');
+    const reward = createScoreReward({ ...endpoint, template: '{{prompt}}>{{extracted}}<' }, { fetch });
+    const addition = { task: 'addition' };
+    await reward.score([
+      input('12+5\nA:17\nmore', 'p1', addition),
+      input('no answer line', 'p2', addition),
+      input('A:3', 'p3', { task: 'no-such-task' }),
+    ]);
+    const prompts = calls.map((call) => (call.body.messages as { content: string }[])[0].content);
+    expect(prompts).toEqual(['write p1\n>17<', 'write p2\n><', 'write p3\n><']);
+  });
+
   it('a malformed or out-of-range verdict fails with the reason and the policy, never a silent 0', async () => {
     const { fetch } = scripted((prompt) => (prompt.includes('one') ? 'I think it is fine.' : 'Score: 42'));
     const reward = createScoreReward({ ...endpoint, onFailure: 'exclude' }, { fetch });
@@ -117,7 +130,7 @@ describe('judge-score', () => {
 
   it('refuses a template with a field the judge does not supply, and other bad options, at config time', () => {
     expect(() => createScoreReward({ ...endpoint, template: 'Grade {{completion}} vs {{gold}}' })).toThrow(
-      /uses \{\{gold\}\}, which this judge does not supply \(it has: \{\{prompt\}\}, \{\{completion\}\}, \{\{answer\}\}\)/,
+      /uses \{\{gold\}\}, which this judge does not supply \(it has: \{\{prompt\}\}, \{\{completion\}\}, \{\{answer\}\}, \{\{extracted\}\}\)/,
     );
     expect(() =>
       createScoreReward({ ...endpoint, template: 'Grade {{ completion }} {{bad field}}' }),
