@@ -49,6 +49,8 @@ export interface CheckedCase {
   expected?: number;
   /** |reward − expected| ≤ 1e-9, when `expected` is given. */
   agrees?: boolean;
+  /** The reward could not grade this case (its reason says why). */
+  error?: true;
 }
 
 export interface RewardCheckSummary {
@@ -60,6 +62,10 @@ export interface RewardCheckSummary {
   agreements: number;
   /** agreements / withExpected, or null when no case had an expected value. */
   agreement: number | null;
+  /** Cases scored above their expected value: false positives when expected is 0 or 1 (a lenient judge). */
+  above: number;
+  /** Cases the reward could not grade (error: a judge's failed call or malformed verdict, a throw). */
+  errors: number;
   seconds: number;
 }
 
@@ -141,8 +147,11 @@ export async function checkRewardCases(
   rewardName: string,
   options: unknown,
   cases: readonly RewardCase[],
+  { stateDir }: { stateDir?: string } = {},
 ): Promise<{ results: CheckedCase[]; summary: RewardCheckSummary }> {
   const reward = rewards.get(rewardName)(options ?? {});
+  // a judge keeps its verdict cache there, so a repeated check asks nothing twice
+  if (stateDir !== undefined) reward.useRunDirectory?.(stateDir);
   const started = performance.now();
   let scored: Awaited<ReturnType<typeof reward.score>>;
   try {
@@ -158,8 +167,9 @@ export async function checkRewardCases(
   }
   const seconds = (performance.now() - started) / 1000;
   const results = cases.map((entry, i): CheckedCase => {
-    const { reward: value, reason, components } = scored[i];
+    const { reward: value, reason, components, error } = scored[i];
     const result: CheckedCase = { line: entry.line, reward: value, components };
+    if (error) result.error = true;
     if (reason !== undefined) result.reason = reason;
     if (entry.expected !== undefined) {
       result.expected = entry.expected;
@@ -179,6 +189,10 @@ export async function checkRewardCases(
       withExpected,
       agreements,
       agreement: withExpected > 0 ? agreements / withExpected : null,
+      above: results.filter(
+        (result) => result.expected !== undefined && result.reward > result.expected + TOLERANCE,
+      ).length,
+      errors: results.filter((result) => result.error).length,
       seconds,
     },
   };
@@ -207,5 +221,7 @@ export function formatCheckSummary(summary: RewardCheckSummary): string {
       ? 'no expected values'
       : `agreement ${summary.agreements}/${summary.withExpected} (${(summary.agreement * 100).toFixed(1)}%)`;
   const mean = Number.isNaN(summary.meanReward) ? '-' : summary.meanReward.toFixed(4);
-  return `${summary.reward}: ${summary.count} cases  mean reward ${mean}  ${agreement}  ${summary.seconds.toFixed(2)} s`;
+  const above = summary.withExpected > 0 ? `  ${summary.above} above expected` : '';
+  const errors = summary.errors > 0 ? `  ${summary.errors} not graded` : '';
+  return `${summary.reward}: ${summary.count} cases  mean reward ${mean}  ${agreement}${above}${errors}  ${summary.seconds.toFixed(2)} s`;
 }
