@@ -149,7 +149,7 @@ function violation(constraint: Constraint, words: readonly string[]): string | n
 }
 
 /** Why an answer is not vocabulary words separated by single spaces, or null when it is. */
-function formatError(answer: string): string | null {
+export function constraintsFormatError(answer: string): string | null {
   if (!/^[a-z]+( [a-z]+)*$/.test(answer))
     return 'the answer must be lowercase words separated by single spaces';
   const unknown = answer.split(' ').find((word) => !vocabulary.has(word));
@@ -180,7 +180,7 @@ function verifyConstraints(problem: Problem, completion: string): Verdict {
   const constraints = parseConstraintsPrompt(problem.prompt);
   if (constraints === null)
     return { correct: false, extracted, reason: 'the prompt is not a constraint list' };
-  const badFormat = formatError(extracted);
+  const badFormat = constraintsFormatError(extracted);
   if (badFormat !== null) return { correct: false, extracted, reason: badFormat };
   const words = extracted.split(' ');
   for (const constraint of constraints) {
@@ -198,7 +198,9 @@ function verifyConstraints(problem: Problem, completion: string): Verdict {
 export function constraintsProblem(constraints: readonly Constraint[], witness: readonly string[]): Problem {
   const text = witness.join(' ');
   const broken =
-    formatError(text) ?? constraints.map((c) => violation(c, witness)).find((why) => why !== null) ?? null;
+    constraintsFormatError(text) ??
+    constraints.map((c) => violation(c, witness)).find((why) => why !== null) ??
+    null;
   if (broken !== null)
     throw new RangeError(`${name}: witness '${text}' does not satisfy its constraints: ${broken}`);
   return makeProblem({

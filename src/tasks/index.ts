@@ -6,6 +6,7 @@ import { addition } from './addition.ts';
 import { additionCalc } from './addition-calc.ts';
 import { alignedAddition } from './aligned-addition.ts';
 import { constraints } from './constraints.ts';
+import { constraintsJudge } from './constraints-judge.ts';
 import { countdown } from './countdown.ts';
 import { defineTask, type TaskPlugin } from './define.ts';
 import { modularChain } from './modular-chain.ts';
@@ -37,6 +38,13 @@ export const builtinTasks: readonly TaskPlugin[] = [
   defineTask(constraints, {
     paper: {
       title: 'Instruction-Following Evaluation for Large Language Models (IFEval)',
+      arxiv: '2311.07911',
+    },
+  }),
+  defineTask(constraintsJudge, {
+    paper: {
+      title:
+        'Instruction-Following Evaluation for Large Language Models (IFEval); judge SFT data (per-criterion reasoning, then the verdict) is our construction',
       arxiv: '2311.07911',
     },
   }),

@@ -11,8 +11,8 @@ describe('createDefaultRegistries', () => {
       Object.entries(registries).map(([key, registry]) => [key, registry.names().length]),
     );
     expect(counts).toEqual({
-      tasks: 11,
-      rewards: 15,
+      tasks: 13,
+      rewards: 20,
       selectors: 13,
       guidances: 8,
       advantages: 6,
@@ -20,7 +20,7 @@ describe('createDefaultRegistries', () => {
       policyBackends: 2,
     });
     const plugins = registeredPlugins(registries);
-    expect(plugins).toHaveLength(60);
+    expect(plugins).toHaveLength(67);
     for (const plugin of plugins) expect(plugin.description.length, plugin.id).toBeGreaterThan(10);
     expect(registries.selectors.info('uniform')).toBe(uniformSelector);
   });
