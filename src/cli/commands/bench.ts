@@ -168,9 +168,15 @@ function registerRewardsBench(bench: Command): void {
     .command('rewards')
     .summary('reward throughput: math-answer and code-tests')
     .description(
-      'reward throughput: math-answer verifications/s with p50/p99 latency (target ≥ 2,000/s), and the code-tests sandbox overhead per run (median, p95) with short Python tests/s (target ≥ 20/s)',
+      'reward throughput: math-answer verifications/s with p50/p99 latency (target ≥ 2,000/s), and the code-tests sandbox overhead per run (median, p95) with short Python tests/s (target ≥ 20/s); with --only judge-score, a judge served in process: verdicts/s, latency, agreement with the truth, cache hits and the reward share of an RL step (docs/cli.md)',
     )
-    .option('--only <name>', 'run one of: math-answer, code-tests')
+    .option('--only <name>', 'run one of: math-answer, code-tests, judge-score (default: the first two)')
+    .option(
+      '--judge-checkpoint <dir>',
+      'judge-score: the checkpoint served as the judge',
+      'examples/checkpoints/constraints-judge',
+    )
+    .option('--judge-items <n>', 'judge-score: completions judged', positiveInteger('--judge-items'), 64)
     .option('--items <n>', 'math-answer verifications timed', positiveInteger('--items'), 4000)
     .option(
       '--completions <n>',
@@ -180,17 +186,27 @@ function registerRewardsBench(bench: Command): void {
     )
     .option('--json', 'print only the result as JSON on stdout')
     .action(async (options) => {
-      const known = ['math-answer', 'code-tests'];
+      const known = ['math-answer', 'code-tests', 'judge-score'];
       if (options.only !== undefined && !known.includes(options.only)) {
         throw new UserError(`unknown --only '${options.only}'; known: ${known.join(', ')}`);
       }
       const result: Record<string, unknown> = {};
-      if (options.only !== 'code-tests') {
+      const runs = (name: string) =>
+        options.only === undefined ? name !== 'judge-score' : options.only === name;
+      if (runs('math-answer')) {
         const { benchMathAnswer } = await import('../../bench/math-answer-bench.ts');
         console.error('math-answer: timing verifications…');
         result['math-answer'] = await benchMathAnswer({ items: options.items });
       }
-      if (options.only !== 'math-answer') {
+      if (runs('judge-score')) {
+        const { benchJudge } = await import('../../bench/judge-bench.ts');
+        console.error('judge-score: timing verdicts, the cache and RL steps…');
+        result['judge-score'] = await benchJudge({
+          checkpoint: options.judgeCheckpoint,
+          items: options.judgeItems,
+        });
+      }
+      if (runs('code-tests')) {
         const { benchCodeTests } = await import('../../bench/code-tests-bench.ts');
         console.error('code-tests: timing sandboxed runs…');
         result['code-tests'] = await benchCodeTests({ completions: options.completions });
@@ -205,6 +221,14 @@ function registerRewardsBench(bench: Command): void {
       if (math) {
         console.log(
           `math-answer: ${Math.round(math.verificationsPerSecond)} verifications/s (p50 ${math.latencyP50Ms.toFixed(2)} ms, p99 ${math.latencyP99Ms.toFixed(2)} ms)`,
+        );
+      }
+      const judge = result['judge-score'] as
+        | import('../../bench/judge-bench.ts').JudgeBenchResult
+        | undefined;
+      if (judge) {
+        console.log(
+          `judge-score: ${judge.verdictsPerSecond.toFixed(1)} verdicts/s (p50 ${judge.latencyMs.p50.toFixed(0)} ms, p99 ${judge.latencyMs.p99.toFixed(0)} ms, ${judge.failures}/${judge.items} malformed); vs the truth: accuracy ${(100 * judge.agreement.accuracy).toFixed(1)}%, false positives ${(100 * judge.agreement.falsePositiveRate).toFixed(1)}% of FAILs; cached: ${(100 * judge.cache.hitRate).toFixed(0)}% hits, ${Math.round(judge.cache.verdictsPerSecond)} verdicts/s; reward share of an RL step ${(100 * judge.rlStep.judgeRewardShare).toFixed(1)}% (verifier ${(100 * judge.rlStep.verifierRewardShare).toFixed(1)}%)`,
         );
       }
       const code = result['code-tests'] as
