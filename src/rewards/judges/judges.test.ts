@@ -136,6 +136,9 @@ describe('judge-score', () => {
       createScoreReward({ ...endpoint, template: 'Grade {{ completion }} {{bad field}}' }),
     ).toThrow(/is not a \{\{field\}\} placeholder/);
     expect(() => createScoreReward({ endpoint: 'file:///etc/passwd' })).toThrow(ConfigError);
+    expect(() => createScoreReward({ endpoint: 'http://user:sk-1@judge.test' })).toThrow(
+      /no credentials in the URL/,
+    );
     expect(() => createScoreReward({ ...endpoint, verdict: { type: 'score', min: 5, max: 5 } })).toThrow(
       /max \(5\) must be above min/,
     );

@@ -6,7 +6,10 @@ import { z } from 'zod';
 
 export const judgeEndpointSchema = z.strictObject({
   /** Server root, e.g. http://127.0.0.1:8000 (`curricula serve --openai`, vLLM, a hosted API). */
-  endpoint: z.url({ protocol: /^https?$/ }),
+  endpoint: z
+    .url({ protocol: /^https?$/ })
+    // credentials in the URL would travel into every error message and stored reason
+    .refine((url) => !/^https?:\/\/[^/]*@/.test(url), 'no credentials in the URL: name them with apiKeyEnv'),
   /** The served model's name (`model` in the request); absent: the server's default. */
   model: z.string().min(1).optional(),
   /** The environment variable that holds the API key (never the key itself). */
