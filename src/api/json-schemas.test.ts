@@ -16,11 +16,12 @@ import { type ConfigKind, configJsonSchema, configJsonSchemaFiles, configSchemas
 const Ajv2020 = Ajv2020Module.default;
 const root = new URL('../../', import.meta.url).pathname;
 const examples = readdirSync(join(root, 'examples')).filter((name) => name.endsWith('.yaml'));
-const modeline = /^# yaml-language-server: \$schema=\.\.\/schemas\/([a-z]+)\.schema\.json$/;
+const modeline = /^# yaml-language-server: \$schema=\.\.\/schemas\/([a-z-]+)\.schema\.json$/;
 
 /** The kind an example is meant for, from its name (the modeline must agree). */
 function expectedKind(name: string): ConfigKind {
   if (name.includes('pretrain')) return 'pretrain';
+  if (name.includes('train-rm')) return 'train-rm';
   if (name === 'ladder-distill.yaml') return 'distill';
   if (name === 'ladder-teach.yaml') return 'teach';
   return 'train';

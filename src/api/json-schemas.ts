@@ -11,6 +11,7 @@ import { evaluateConfigSchema } from '../eval/evaluate-config.ts';
 import { distillConfigSchema } from '../rlt/distill-config.ts';
 import { teachConfigSchema } from '../rlt/teach-config.ts';
 import { pretrainConfigSchema } from '../training/pretrain-config.ts';
+import { trainRmConfigSchema } from '../training/reward-model/train-rm.ts';
 import { rlConfigSchema } from '../training/rl/config.ts';
 
 /** Config kinds with a JSON Schema: the YAML files of train/pretrain/teach/distill, and eval/simulate. */
@@ -27,9 +28,13 @@ export const configSchemas = {
     schema: simulateConfigSchema,
     title: 'Curricula simulation config (simulate() in the library)',
   },
+  'train-rm': {
+    schema: trainRmConfigSchema,
+    title: 'Curricula reward-model config (curricula train-rm --config)',
+  },
 } as const;
 
-/** A config kind: train, pretrain, teach, distill, eval or simulate. */
+/** A config kind: train, pretrain, teach, distill, eval, simulate or train-rm. */
 export type ConfigKind = keyof typeof configSchemas;
 
 /** The JSON Schema (draft 2020-12) of one config kind, as an object. */

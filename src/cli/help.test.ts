@@ -56,7 +56,7 @@ describe('curricula --help', () => {
     const names = (heading: string) => groups.get(heading)?.map((line) => line.trim().split(' ')[0]);
     expect(commandGroupHeadings.map(names)).toEqual([
       ['demo', 'help'],
-      ['pretrain', 'train', 'teach', 'distill', 'sweep'],
+      ['pretrain', 'train', 'teach', 'distill', 'train-rm', 'sweep'],
       ['eval', 'report', 'compare', 'plan', 'dashboard', 'reward'],
       ['serve', 'tinker-check'],
       ['bench', 'simulate'],

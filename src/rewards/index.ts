@@ -18,6 +18,7 @@ import { nextSegmentReward } from './next-segment.ts';
 import { nextTokenReward } from './next-token.ts';
 import { refusalAwareReward } from './refusal-aware.ts';
 import { type RewardPlugin, RewardRegistry } from './registry.ts';
+import { rewardModelReward } from './reward-model/reward.ts';
 import { selfConfidenceReward } from './self-confidence.ts';
 import { selfConsistencyReward } from './self-consistency.ts';
 import { synthesizedReferenceReward } from './synthesized-reference.ts';
@@ -45,6 +46,7 @@ export const builtinRewards: readonly RewardPlugin[] = [
   checklistReward,
   rankingReward,
   pairwiseReward,
+  rewardModelReward,
 ];
 
 /** A fresh reward registry holding the built-ins. */

@@ -20,6 +20,7 @@ import { register as registerSweep } from './sweep.ts';
 import { register as registerTeach } from './teach.ts';
 import { register as registerTinkerCheck } from './tinker-check.ts';
 import { register as registerTrain } from './train.ts';
+import { register as registerTrainRm } from './train-rm.ts';
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -33,7 +34,14 @@ export const commandGroups: CommandGroup[] = [
   { heading: 'Get started:', commands: [registerDemo] },
   {
     heading: 'Train:',
-    commands: [registerPretrain, registerTrain, registerTeach, registerDistill, registerSweep],
+    commands: [
+      registerPretrain,
+      registerTrain,
+      registerTeach,
+      registerDistill,
+      registerTrainRm,
+      registerSweep,
+    ],
   },
   {
     heading: 'Evaluate and inspect:',
