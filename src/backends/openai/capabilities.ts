@@ -9,8 +9,8 @@
 // 1-token completion with every extension asked for, a plain retry when the server refuses extensions
 // (a strict server answers 400 to unknown fields), and one 1-token generate call.
 import { UserError } from '../../core/errors.ts';
-import type { Tokenizer } from '../../core/policy.ts';
 import type { OpenAiHttpClient } from '../../core/http-client.ts';
+import type { Tokenizer } from '../../core/policy.ts';
 
 export interface ServerCapabilities {
   /** The probed model id (the one asked for, or the only one served). */

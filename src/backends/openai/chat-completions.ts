@@ -9,8 +9,8 @@
 // Requests go through OpenAiHttpClient (timeouts, bounded retries on 429/5xx/dropped connections); a
 // response that is not a chat completion is an OpenAiRequestError naming the server and what is wrong.
 import { z } from 'zod';
-import { Rng } from '../../core/rng.ts';
 import { OpenAiHttpClient, OpenAiRequestError } from '../../core/http-client.ts';
+import { Rng } from '../../core/rng.ts';
 
 /** One tool call as the server returned it (arguments: the JSON text the model wrote). */
 export interface ChatApiToolCall {

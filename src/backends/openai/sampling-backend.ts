@@ -16,6 +16,7 @@
 // - forwardBackward / optimStep / save: sampling only; a UserError says to train through Tinker.
 // - updateWeights: the server's own reload (weight-update.ts), chosen by `weightUpdate`.
 import { UserError } from '../../core/errors.ts';
+import { type HttpClientOptions, OpenAiHttpClient } from '../../core/http-client.ts';
 import type {
   Datum,
   ForwardBackwardResult,
@@ -35,7 +36,6 @@ import {
   requireCapabilities,
   type ServerCapabilities,
 } from './capabilities.ts';
-import { type HttpClientOptions, OpenAiHttpClient } from '../../core/http-client.ts';
 import { weightUpdaters } from './weight-update.ts';
 
 export interface OpenAiBackendOptions extends Omit<HttpClientOptions, 'rng'> {

@@ -9,8 +9,8 @@
 // - 'none': the server's weights never change (evaluation, judges).
 // The directory must be readable by the server (same machine or a shared file system).
 import { UserError } from '../../core/errors.ts';
-import { Registry } from '../../core/registry.ts';
 import type { OpenAiHttpClient } from '../../core/http-client.ts';
+import { Registry } from '../../core/registry.ts';
 
 export interface WeightUpdate {
   /** Checkpoint or adapter directory, as the server sees it. */
