@@ -7,6 +7,7 @@ import {
   klEstimators,
   klLossPenalty,
   klRewardPenalty,
+  referenceKl,
 } from './kl.ts';
 import { aggregationModes } from './losses/aggregation.ts';
 import { addWeights } from './losses/index.ts';
@@ -97,5 +98,21 @@ describe('KL as a reward penalty', () => {
     expect(penalty.perToken[1][0]).toBeCloseTo(0.1, 12);
     expect(penalty.perSequence[0]).toBeCloseTo(-0.5, 12);
     expect(penalty.perSequence[1]).toBeCloseTo(0.1, 12);
+  });
+});
+
+describe('referenceKl (algorithm.kl.monitor)', () => {
+  it('sums k1 per sequence over unmasked tokens and averages k1, k3 per token', () => {
+    // sequence 1: log r = −1 on both tokens (k1 1 + 1, k3 e^{−1} twice); sequence 2: its second token masked
+    // out (a tool output), the first has logp = logp_ref (k1 = k3 = 0)
+    const kl = referenceKl([
+      { logprobs: [-1, -1], refLogprobs: [-2, -2], mask: [1, 1] },
+      { logprobs: [-0.5, -1], refLogprobs: [-0.5, -9], mask: [1, 0] },
+    ]);
+    expect(kl.sequence).toBe((2 + 0) / 2);
+    expect(kl.tokenK1).toBe(2 / 3);
+    expect(kl.tokenK3).toBeCloseTo((2 * Math.exp(-1)) / 3, 12);
+    expect(referenceKl([])).toEqual({ sequence: 0, tokenK1: 0, tokenK3: 0 });
+    expect(() => referenceKl([{ logprobs: [-1], refLogprobs: [], mask: [1] }])).toThrow(RangeError);
   });
 });

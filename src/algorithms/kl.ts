@@ -154,6 +154,41 @@ export function klRewardPenalty(sequences: readonly KlSequence[], rawOptions?: u
   return { perToken, perSequence: perToken.map((row) => row.reduce((sum, value) => sum + value, 0)) };
 }
 
+/** What the trainer logs of the KL to the reference (algorithm.kl.monitor or a KL term). */
+export interface ReferenceKl {
+  /** Mean over sequences of Σ_t k1_t = Σ_t (logp − logp_ref): an unbiased estimate of the sequence-level
+   * KL(π‖π_ref) for completions sampled from π (the x-axis of Gao et al.'s over-optimisation curves is its
+   * square root). */
+  sequence: number;
+  /** Mean k1 per completion token, and the same with the always non-negative k3. */
+  tokenK1: number;
+  tokenK3: number;
+}
+
+/** The KL to the reference of sampled completions, by the k1 (sequence, token) and k3 (token) estimators. */
+export function referenceKl(sequences: readonly KlSequence[]): ReferenceKl {
+  checkShapes(sequences);
+  let sequenceSum = 0;
+  let k1 = 0;
+  let k3 = 0;
+  let tokens = 0;
+  for (const sequence of sequences) {
+    sequence.logprobs.forEach((logprob, t) => {
+      if (sequence.mask[t] === 0) return;
+      const one = klEstimate(logprob, sequence.refLogprobs[t], 'k1');
+      sequenceSum += one;
+      k1 += one;
+      k3 += klEstimate(logprob, sequence.refLogprobs[t], 'k3');
+      tokens++;
+    });
+  }
+  return {
+    sequence: sequences.length > 0 ? sequenceSum / sequences.length : 0,
+    tokenK1: tokens > 0 ? k1 / tokens : 0,
+    tokenK3: tokens > 0 ? k3 / tokens : 0,
+  };
+}
+
 function checkShapes(sequences: readonly KlSequence[]): void {
   sequences.forEach((sequence, index) => {
     const length = sequence.logprobs.length;

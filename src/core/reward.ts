@@ -72,8 +72,9 @@ export interface Reward {
    */
   readonly usesPolicy?: boolean;
   /**
-   * The reward asks a judge model (src/rewards/judges): the RL loop skips its reference-solution check
-   * (a judge call per task before training, and a weak judge's verdict on a reference is no config error).
+   * The reward asks a judge model (src/rewards/judges) or a learned reward model (src/rewards/reward-model):
+   * the RL loop skips its reference-solution check (a judge call per task before training; a weak judge's
+   * verdict or a reward model's negative logit on a reference is no config error).
    */
   readonly usesJudge?: boolean;
   /** One result per input, in input order. */

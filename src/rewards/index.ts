@@ -8,6 +8,7 @@ import { overlongReward } from './compose/overlong.ts';
 import { formatReward } from './format.ts';
 import { informationGainReward } from './information-gain.ts';
 import { checklistReward } from './judges/checklist.ts';
+import { evolvingRubricReward } from './judges/evolving/reward.ts';
 import { pairwiseReward } from './judges/pairwise.ts';
 import { rankingReward } from './judges/ranking.ts';
 import { rubricReward } from './judges/rubric.ts';
@@ -44,6 +45,7 @@ export const builtinRewards: readonly RewardPlugin[] = [
   scoreReward,
   rubricReward,
   checklistReward,
+  evolvingRubricReward,
   rankingReward,
   pairwiseReward,
   rewardModelReward,

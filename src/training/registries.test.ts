@@ -12,7 +12,7 @@ describe('createDefaultRegistries', () => {
     );
     expect(counts).toEqual({
       tasks: 13,
-      rewards: 21,
+      rewards: 22,
       selectors: 13,
       guidances: 8,
       advantages: 6,
@@ -20,7 +20,7 @@ describe('createDefaultRegistries', () => {
       policyBackends: 2,
     });
     const plugins = registeredPlugins(registries);
-    expect(plugins).toHaveLength(68);
+    expect(plugins).toHaveLength(69);
     for (const plugin of plugins) expect(plugin.description.length, plugin.id).toBeGreaterThan(10);
     expect(registries.selectors.info('uniform')).toBe(uniformSelector);
   });

@@ -12,7 +12,7 @@ export function register(program: Command): void {
     .summary('write JSON Schemas of the config files')
     .description('write JSON Schemas of the config files (for editor completion and checking)')
     .option('--out <dir>', 'directory to write <kind>.schema.json files into', 'schemas')
-    .option('--kind <kind>', 'only this kind (train, pretrain, teach, distill, eval, simulate)')
+    .option('--kind <kind>', 'only this kind (train, pretrain, teach, distill, eval, simulate, train-rm)')
     .option(
       '--json',
       'print the schemas as one JSON object {kind: schema} on stdout instead of writing files',

@@ -13,7 +13,14 @@ import { ConfigError } from '../../core/errors.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
 import { defineReward } from '../registry.ts';
-import { baseFields, type JudgeFamily, judgeReward, judgeTransport, renderFor } from './judge-reward.ts';
+import {
+  baseFields,
+  type JudgeFamily,
+  type JudgeInject,
+  judgeReward,
+  judgeTransport,
+  renderFor,
+} from './judge-reward.ts';
 import { failurePolicySchema, judgeEndpointSchema } from './options.ts';
 import { compileTemplate } from './template.ts';
 import { parseLabelled } from './verdict.ts';
@@ -102,14 +109,14 @@ function checklistFamily(fixed: Item[] | undefined, templateText: string): Judge
   };
 }
 
-export function createChecklistReward(options: unknown, inject?: { fetch?: typeof fetch }): Reward {
+export function createChecklistReward(options: unknown, inject?: JudgeInject): Reward {
   const parsed = parseConfig(checklistOptionsSchema, options ?? {}, `${WHERE} options`);
   if (parsed.items?.every((item) => item.weight === 0)) {
     throw new ConfigError(`${WHERE}: every item has weight 0; give at least one a positive weight`);
   }
   const inner = judgeReward(
     checklistFamily(parsed.items, parsed.template),
-    judgeTransport(parsed, inject),
+    judgeTransport(WHERE, parsed, inject),
     parsed.onFailure,
   );
   // A problem without a checklist is a dataset problem, not a judge failure: 0 with the reason, no call.
@@ -139,5 +146,5 @@ export const checklistReward = defineReward({
     arxiv: '2507.18624',
   },
   optionsSchema: checklistOptionsSchema,
-  create: (options) => createChecklistReward(options),
+  create: (options, context) => createChecklistReward(options, { context }),
 });

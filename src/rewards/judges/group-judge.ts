@@ -4,11 +4,10 @@
 // family's prompts are asked once per group, and its verdict gives every member's score. A failed call or
 // malformed verdict fails every member of the group, each with the reward's failure policy (RULER skips the
 // group: `onFailure: drop-group`).
-import { join } from 'node:path';
 import type { Problem } from '../../core/problem.ts';
 import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
 import type { JudgeAnswer, JudgeTransport } from './client.ts';
-import { JUDGE_CACHE_FILE, type JudgedScore, judgeFailed, usageComponents } from './judge-reward.ts';
+import { type JudgedScore, judgeFailed, judgeRewardShell, usageComponents } from './judge-reward.ts';
 import type { FailurePolicy } from './options.ts';
 import type { Parsed } from './verdict.ts';
 
@@ -20,7 +19,7 @@ export interface GroupFamily {
   verdict(replies: readonly JudgeAnswer[], members: readonly string[]): Parsed<JudgedScore[]>;
 }
 
-interface Bucket {
+export interface Bucket {
   problem: Problem;
   members: readonly string[];
   /** [input index, member index] of the inputs of this group. */
@@ -28,7 +27,7 @@ interface Bucket {
 }
 
 /** Inputs bucketed by group; each input mapped to its member (duplicate texts in order of appearance). */
-function bucketsOf(inputs: readonly RewardInput[]): Bucket[] {
+export function bucketsOf(inputs: readonly RewardInput[]): Bucket[] {
   const byGroup = new Map<readonly string[], Bucket>();
   const buckets: Bucket[] = [];
   inputs.forEach((input, i) => {
@@ -80,19 +79,13 @@ export function groupJudgeReward(
       ...(score.reason ? { reason: score.reason } : {}),
     }));
   };
-  return {
-    name: family.name,
-    usesJudge: true,
-    async score(inputs) {
-      const buckets = bucketsOf(inputs);
-      const judged = await Promise.all(buckets.map(judgeBucket));
-      const results: RewardResult[] = new Array(inputs.length);
-      buckets.forEach((bucket, b) => {
-        for (const [i, member] of bucket.at) results[i] = judged[b][member];
-      });
-      return results;
-    },
-    useRunDirectory: (dir) => client.useCacheFile(join(dir, JUDGE_CACHE_FILE)),
-    close: async () => client.close(),
-  };
+  return judgeRewardShell(family.name, client, async (inputs) => {
+    const buckets = bucketsOf(inputs);
+    const judged = await Promise.all(buckets.map(judgeBucket));
+    const results: RewardResult[] = new Array(inputs.length);
+    buckets.forEach((bucket, b) => {
+      for (const [i, member] of bucket.at) results[i] = judged[b][member];
+    });
+    return results;
+  });
 }

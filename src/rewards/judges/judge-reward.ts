@@ -8,10 +8,11 @@
 // Components of every judged result: judge_failed (0/1), judge_cached (1 when the verdict came from the
 // cache), judge_prompt_tokens and judge_completion_tokens (the call's usage; 0 for a cached verdict).
 import { join } from 'node:path';
-import type { Reward, RewardInput, RewardResult } from '../../core/reward.ts';
+import type { Reward, RewardContext, RewardInput, RewardResult } from '../../core/reward.ts';
 import { tasks } from '../../tasks/index.ts';
 import { type JudgeAnswer, JudgeClient, type JudgeTransport } from './client.ts';
 import type { FailurePolicy, JudgeEndpointOptions } from './options.ts';
+import { PolicyJudge, policyJudge } from './policy-judge.ts';
 import { fence, type JudgeTemplate } from './template.ts';
 import type { Parsed } from './verdict.ts';
 
@@ -61,11 +62,19 @@ export interface JudgeFamily {
 
 export const JUDGE_CACHE_FILE = 'judge-cache.sqlite';
 
-/** The judge transport of a reward's options (tests inject their own `fetch`). */
+/** What a judge reward's factory may be given: the reward context (the policy) and, in tests, a `fetch`. */
+export interface JudgeInject {
+  fetch?: typeof fetch;
+  context?: RewardContext;
+}
+
+/** The judge transport of a reward's options: the policy (`endpoint: policy`) or an HTTP client. */
 export function judgeTransport(
+  reward: string,
   options: JudgeEndpointOptions,
-  inject?: { fetch?: typeof fetch },
-): JudgeClient {
+  inject: JudgeInject = {},
+): JudgeTransport {
+  if (options.endpoint === 'policy') return policyJudge(reward, options, inject.context);
   return new JudgeClient(options, inject);
 }
 
@@ -90,10 +99,17 @@ export function judgeReward(family: JudgeFamily, client: JudgeTransport, onFailu
       ...(verdict.value.reason ? { reason: verdict.value.reason } : {}),
     };
   };
+  return judgeRewardShell(family.name, client, (inputs) => Promise.all(inputs.map(judgeOne)));
+}
+
+/** A judge reward around its scoring function: the flags, the verdict cache's file and the release. */
+export function judgeRewardShell(name: string, client: JudgeTransport, score: Reward['score']): Reward {
   return {
-    name: family.name,
+    name,
     usesJudge: true,
-    score: (inputs) => Promise.all(inputs.map(judgeOne)),
+    // a self-judge calls the policy: the RL loop binds it before the first step (self-policy.ts)
+    usesPolicy: client instanceof PolicyJudge,
+    score,
     useRunDirectory: (dir) => client.useCacheFile(join(dir, JUDGE_CACHE_FILE)),
     close: async () => client.close(),
   };

@@ -5,11 +5,21 @@
 import { z } from 'zod';
 
 export const judgeEndpointSchema = z.strictObject({
-  /** Server root, e.g. http://127.0.0.1:8000 (`curricula serve --openai`, vLLM, a hosted API). */
-  endpoint: z
-    .url({ protocol: /^https?$/ })
-    // credentials in the URL would travel into every error message and stored reason
-    .refine((url) => !/^https?:\/\/[^/]*@/.test(url), 'no credentials in the URL: name them with apiKeyEnv'),
+  /**
+   * Server root, e.g. http://127.0.0.1:8000 (`curricula serve --openai`, vLLM, a hosted API), or `policy`:
+   * the policy being trained is the judge (self-judging, policy-judge.ts).
+   */
+  endpoint: z.union([
+    z
+      .url({ protocol: /^https?$/ })
+      // credentials in the URL would travel into every error message and stored reason
+      .refine(
+        (url) => !/^https?:\/\/[^/]*@/.test(url),
+        'no credentials in the URL: name them with apiKeyEnv',
+      ),
+    // the policy being trained judges its own rollouts (policy-judge.ts; RL training only)
+    z.literal('policy'),
+  ]),
   /** The served model's name (`model` in the request); absent: the server's default. */
   model: z.string().min(1).optional(),
   /** The environment variable that holds the API key (never the key itself). */

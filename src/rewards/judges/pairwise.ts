@@ -11,7 +11,7 @@ import { parseConfig } from '../../core/config.ts';
 import type { Reward } from '../../core/reward.ts';
 import { defineReward } from '../registry.ts';
 import { type GroupFamily, groupJudgeReward } from './group-judge.ts';
-import { judgeTransport } from './judge-reward.ts';
+import { type JudgeInject, judgeTransport } from './judge-reward.ts';
 import { failurePolicySchema, judgeEndpointSchema } from './options.ts';
 import { compileTemplate, fence } from './template.ts';
 import { choiceIndex } from './verdict.ts';
@@ -93,9 +93,9 @@ export function pairwiseFamily(options: z.infer<typeof pairwiseOptionsSchema>): 
   };
 }
 
-export function createPairwiseReward(options: unknown, inject?: { fetch?: typeof fetch }): Reward {
+export function createPairwiseReward(options: unknown, inject?: JudgeInject): Reward {
   const parsed = parseConfig(pairwiseOptionsSchema, options ?? {}, `${WHERE} options`);
-  return groupJudgeReward(pairwiseFamily(parsed), judgeTransport(parsed, inject), parsed.onFailure);
+  return groupJudgeReward(pairwiseFamily(parsed), judgeTransport(WHERE, parsed, inject), parsed.onFailure);
 }
 
 export const pairwiseReward = defineReward({
@@ -109,5 +109,5 @@ export const pairwiseReward = defineReward({
     code: 'thinking-machines-lab/tinker-cookbook tinker_cookbook/preference',
   },
   optionsSchema: pairwiseOptionsSchema,
-  create: (options) => createPairwiseReward(options),
+  create: (options, context) => createPairwiseReward(options, { context }),
 });

@@ -12,7 +12,7 @@ import { parseConfig } from '../../core/config.ts';
 import type { Reward } from '../../core/reward.ts';
 import { defineReward } from '../registry.ts';
 import { type GroupFamily, groupJudgeReward } from './group-judge.ts';
-import { judgeTransport } from './judge-reward.ts';
+import { type JudgeInject, judgeTransport } from './judge-reward.ts';
 import { failurePolicySchema, judgeEndpointSchema } from './options.ts';
 import { compileTemplate, fence } from './template.ts';
 import { parseJson } from './verdict.ts';
@@ -88,9 +88,9 @@ export function rankingFamily(options: z.infer<typeof rankingOptionsSchema>): Gr
   };
 }
 
-export function createRankingReward(options: unknown, inject?: { fetch?: typeof fetch }): Reward {
+export function createRankingReward(options: unknown, inject?: JudgeInject): Reward {
   const parsed = parseConfig(rankingOptionsSchema, options ?? {}, `${WHERE} options`);
-  return groupJudgeReward(rankingFamily(parsed), judgeTransport(parsed, inject), parsed.onFailure);
+  return groupJudgeReward(rankingFamily(parsed), judgeTransport(WHERE, parsed, inject), parsed.onFailure);
 }
 
 export const rankingReward = defineReward({
@@ -102,5 +102,5 @@ export const rankingReward = defineReward({
     code: 'OpenPipe/ART src/art/rewards/ruler.py',
   },
   optionsSchema: rankingOptionsSchema,
-  create: (options) => createRankingReward(options),
+  create: (options, context) => createRankingReward(options, { context }),
 });

@@ -13,7 +13,14 @@ import { ConfigError } from '../../core/errors.ts';
 import type { Reward } from '../../core/reward.ts';
 import { defineReward } from '../registry.ts';
 import { type Criterion, checkCriteria, criteriaText, readCriteriaFile, rubricScore } from './criteria.ts';
-import { baseFields, type JudgeFamily, judgeReward, judgeTransport, renderFor } from './judge-reward.ts';
+import {
+  baseFields,
+  type JudgeFamily,
+  type JudgeInject,
+  judgeReward,
+  judgeTransport,
+  renderFor,
+} from './judge-reward.ts';
 import { failurePolicySchema, judgeEndpointSchema } from './options.ts';
 import { compileTemplate } from './template.ts';
 import { parseLabelled } from './verdict.ts';
@@ -95,11 +102,11 @@ export function rubricFamily(
   };
 }
 
-export function createRubricReward(options: unknown, inject?: { fetch?: typeof fetch }): Reward {
+export function createRubricReward(options: unknown, inject?: JudgeInject): Reward {
   const parsed = parseConfig(rubricOptionsSchema, options ?? {}, `${WHERE} options`);
   const criteria = rubricCriteria(parsed, WHERE);
   const family = rubricFamily(criteria, parsed.template, parsed.maxCriteria);
-  return judgeReward(family, judgeTransport(parsed, inject), parsed.onFailure);
+  return judgeReward(family, judgeTransport(WHERE, parsed, inject), parsed.onFailure);
 }
 
 export const rubricReward = defineReward({
@@ -111,5 +118,5 @@ export const rubricReward = defineReward({
     code: 'PrimeIntellect-ai/verifiers verifiers/v1/judges/rubric.py',
   },
   optionsSchema: rubricOptionsSchema,
-  create: (options) => createRubricReward(options),
+  create: (options, context) => createRubricReward(options, { context }),
 });

@@ -14,6 +14,7 @@ import { defineReward } from '../registry.ts';
 import {
   baseFields,
   type JudgeFamily,
+  type JudgeInject,
   judgedScore,
   judgeReward,
   judgeTransport,
@@ -161,9 +162,9 @@ function prefilledMarker(prompt: string, marker: RegExp): string {
   return match ? match[0] : '';
 }
 
-export function createScoreReward(options: unknown, inject?: { fetch?: typeof fetch }): Reward {
+export function createScoreReward(options: unknown, inject?: JudgeInject): Reward {
   const parsed = parseConfig(scoreOptionsSchema, options ?? {}, `${WHERE} options`);
-  return judgeReward(scoreFamily(parsed), judgeTransport(parsed, inject), parsed.onFailure);
+  return judgeReward(scoreFamily(parsed), judgeTransport(WHERE, parsed, inject), parsed.onFailure);
 }
 
 export const scoreReward = defineReward({
@@ -175,5 +176,5 @@ export const scoreReward = defineReward({
     arxiv: '2306.05685',
   },
   optionsSchema: scoreOptionsSchema,
-  create: (options) => createScoreReward(options),
+  create: (options, context) => createScoreReward(options, { context }),
 });

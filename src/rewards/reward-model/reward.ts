@@ -9,8 +9,10 @@
 import { z } from 'zod';
 import { parseConfig } from '../../core/config.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
+import type { Problem } from '../../core/problem.ts';
 import type { Reward, RewardResult } from '../../core/reward.ts';
 import { loadEmbeddedPolicy } from '../../policy/parallel-factory.ts';
+import { tasks } from '../../tasks/index.ts';
 import { defineReward } from '../registry.ts';
 import { headInput, headScores } from './head.ts';
 
@@ -31,6 +33,8 @@ export function createRewardModelReward(options: unknown): Reward {
   };
   return {
     name: 'reward-model',
+    // a learned grader: its score of a reference solution may be negative (no setup check)
+    usesJudge: true,
     async score(inputs) {
       const model = await load();
       const encoded = inputs.map(({ problem, completion }) =>
@@ -39,7 +43,7 @@ export function createRewardModelReward(options: unknown): Reward {
       const fitting = encoded.flatMap((tokens) => (tokens ? [tokens] : []));
       const scores = await headScores(model, fitting);
       let next = 0;
-      return encoded.map((tokens): RewardResult => {
+      return encoded.map((tokens, index): RewardResult => {
         if (!tokens) {
           return {
             reward: 0,
@@ -50,7 +54,10 @@ export function createRewardModelReward(options: unknown): Reward {
         }
         const logit = scores[next++];
         const reward = output === 'logit' ? logit : 1 / (1 + Math.exp(-logit));
-        return { reward, components: { rm_logit: logit } };
+        return {
+          reward,
+          components: { rm_logit: logit, ...goldOf(inputs[index].problem, inputs[index].completion) },
+        };
       });
     },
     async close() {
@@ -58,6 +65,15 @@ export function createRewardModelReward(options: unknown): Reward {
       policy = null;
     },
   };
+}
+
+/**
+ * The truth beside the proxy: gold_correct (the task verifier's verdict) when the problem is a synthetic
+ * task's with an answer, logged as reward/gold_correct and never part of the reward (Gao et al.'s gold).
+ */
+function goldOf(problem: Problem, completion: string): Record<string, number> {
+  if (problem.answer.trim() === '' || !tasks.has(problem.task)) return {};
+  return { gold_correct: tasks.get(problem.task).verify(problem, completion).correct ? 1 : 0 };
 }
 
 export const rewardModelReward = defineReward({

@@ -66,6 +66,10 @@ describe('train-rm', () => {
     expect(chosen.reward).toBeGreaterThan(rejected.reward);
     expect(chosen.reward).toBeGreaterThan(0);
     expect(chosen.reward).toBeLessThan(1);
+    // the task verifier's verdict rides along as the gold (never the reward)
+    expect(chosen.components.gold_correct).toBe(1);
+    expect(rejected.components.gold_correct).toBe(0);
+    expect(reward.usesJudge).toBe(true);
     expect(long).toMatchObject({ reward: 0, error: true });
     expect(long.reason).toMatch(/do not fit the reward model's context \(128\)/);
   }, 120_000);

@@ -80,8 +80,13 @@ export const rlConfigSchema = z.strictObject({
           estimator: z.enum(['k1', 'k2', 'k3']).default('k3'),
           /** 'loss': β·KL added to the loss (GRPO); 'reward': subtracted from the reward (PPO/RLHF). */
           mode: z.enum(['loss', 'reward']).default('loss'),
+          /**
+           * Load the frozen reference even at coefficient 0 and log the KL to it (kl/ref_*), with no
+           * penalty: the x-axis of a reward over-optimisation curve (Gao et al.).
+           */
+          monitor: z.boolean().default(false),
         })
-        .default({ coefficient: 0, estimator: 'k3', mode: 'loss' }),
+        .default({ coefficient: 0, estimator: 'k3', mode: 'loss', monitor: false }),
       /** Optimisation passes over each batch. */
       epochs: z.number().int().positive().default(1),
       /** Minibatches per epoch (each is one optimiser step). */
@@ -101,7 +106,7 @@ export const rlConfigSchema = z.strictObject({
     .default({
       advantage: { name: 'grpo', options: {} },
       loss: { name: 'ppo-clip', options: {} },
-      kl: { coefficient: 0, estimator: 'k3', mode: 'loss' },
+      kl: { coefficient: 0, estimator: 'k3', mode: 'loss', monitor: false },
       epochs: 1,
       minibatches: 1,
       dynamicSampling: { enabled: false, maxRounds: 3 },

@@ -14,7 +14,7 @@ import type { PoolFileRecord } from './pool-file.ts';
 export interface RlContext {
   config: RlConfig;
   policy: PolicyBackend;
-  /** Frozen reference policy for the KL term; null when algorithm.kl.coefficient is 0. */
+  /** Frozen reference policy for the KL term; null when algorithm.kl.coefficient is 0 and kl.monitor is off. */
   reference: PolicyBackend | null;
   selector: TaskSelector;
   /** Problems in the selector's pool (after de-duplication; can be below config.poolSize). */

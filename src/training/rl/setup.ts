@@ -139,7 +139,7 @@ export async function buildContext(
   const policy = await backend.build({ ...request, checkpoint: modelPath ?? initPath, role: 'policy' });
   rewardPolicy.bind(policy);
   const reference =
-    config.algorithm.kl.coefficient > 0
+    config.algorithm.kl.coefficient > 0 || config.algorithm.kl.monitor
       ? await backend.build({ ...request, checkpoint: initPath, role: 'reference' })
       : null;
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);

@@ -7,7 +7,7 @@
 
 import { estimateGraded, leftOutMembers } from '../../algorithms/advantages/unscored.ts';
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
-import { klRewardPenalty } from '../../algorithms/kl.ts';
+import { klRewardPenalty, referenceKl } from '../../algorithms/kl.ts';
 import { type GroupOutcome, selectorStateMetrics } from '../../core/selector.ts';
 import { batchFilter } from './batch-filter.ts';
 import type { RlContext, RlStepHooks, StepScope } from './context.ts';
@@ -64,7 +64,10 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   const refLogprobs = ctx.reference
     ? await timer.timeAsync('reference', () => referenceLogprobs(ctx, groups))
     : null;
-  const klMetrics = applyKlRewardPenalty(ctx, groups, refLogprobs);
+  const klMetrics = {
+    ...(refLogprobs ? referenceKlMetrics(groups, refLogprobs) : {}),
+    ...applyKlRewardPenalty(ctx, groups, refLogprobs),
+  };
   // Members whose grading failed under an exclude or drop-group policy are left out (unscored.ts).
   const estimate = timer.time('advantages', () =>
     estimateGraded(
@@ -155,6 +158,24 @@ async function referenceLogprobs(ctx: RlContext, groups: readonly SampledGroup[]
       return logprobs.slice(group.context.length - 1);
     }),
   );
+}
+
+/** The KL of this step's trained completions to the reference, logged whenever one is loaded (kl/ref_*). */
+function referenceKlMetrics(
+  groups: readonly SampledGroup[],
+  refLogprobs: number[][][],
+): Record<string, number> {
+  const kl = referenceKl(
+    groups.flatMap((group, g) =>
+      group.rollouts.map((rollout, i) => ({
+        logprobs: rollout.logprobs,
+        refLogprobs: refLogprobs[g][i],
+        // Tool outputs in a multi-turn episode (lossMask 0) were not sampled by the policy.
+        mask: rollout.lossMask ?? rollout.tokens.map(() => 1),
+      })),
+    ),
+  );
+  return { 'kl/ref_sequence_k1': kl.sequence, 'kl/ref_token_k1': kl.tokenK1, 'kl/ref_token_k3': kl.tokenK3 };
 }
 
 /** KL as a reward penalty (algorithm.kl.mode = 'reward'): r ← r − β·Σ_t k_t before advantages. */
