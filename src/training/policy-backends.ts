@@ -34,9 +34,9 @@ export interface PolicyBackendRequest {
   create: () => Promise<PolicyBackend>;
   /**
    * 'policy' is trained; 'reference' (KL anchor), 'teacher' (teacher pool) and 'student' (the RLT student)
-   * are frozen.
+   * are frozen; 'verifier' (Tango) is trained by its run component.
    */
-  role: 'policy' | 'reference' | 'teacher' | 'student';
+  role: 'policy' | 'reference' | 'teacher' | 'student' | 'verifier';
 }
 
 export interface PolicyBackendFactory {

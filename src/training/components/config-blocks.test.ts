@@ -24,6 +24,7 @@ describe('config blocks of the run components', () => {
       'rollout.budget',
       'rollout.environment',
       'selfPlay',
+      'tango',
       'teacher',
     ]);
     for (const path of blockPaths()) expect(schemaAt(path), path).toBe(blockSchema(path));

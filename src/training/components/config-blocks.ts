@@ -10,6 +10,7 @@ import { environmentBlockSchema } from '../../environments/block.ts';
 import { selfPlaySchema } from '../../selfplay/config.ts';
 import { reliftSchema } from './relift/relift-options.ts';
 import { rolloutBudgetSchema } from './rollout-budget/rollout-budget-options.ts';
+import { tangoSchema } from './tango/tango-options.ts';
 import { teacherBlockSchema } from './teachers/teacher-config.ts';
 
 export const componentBlocks = {
@@ -28,6 +29,8 @@ export const componentBlocks = {
     teacher: teacherBlockSchema.optional(),
     /** Self-play: the policy writes practice problems; admitted ones join the pool (src/selfplay); absent = off. */
     selfPlay: selfPlaySchema,
+    /** Tango: a generative process verifier trained by RL beside the policy (components/tango); absent = off. */
+    tango: tangoSchema,
   },
 } as const;
 

@@ -22,6 +22,11 @@ export interface ComponentSetup extends PoolSetup {
   policy: PolicyBackend;
   /** The selector over the base pool, before any component draws beside it. */
   selector: TaskSelector;
+  /**
+   * The checkpoint directory a resumed run starts from (its `components/<id>/` holds what the component's
+   * saveModels wrote); absent for a new run.
+   */
+  resumeCheckpoint?: string;
   /** What setup passes the policy backend for frozen models (init path, fresh-model factory). */
   request: Omit<PolicyBackendRequest, 'checkpoint' | 'role'>;
 }

@@ -9,6 +9,7 @@ import { reliftComponent } from './relift/component.ts';
 import { retryComponent } from './retry/component.ts';
 import { rolloutBudgetComponent } from './rollout-budget/component.ts';
 import { selfPlayComponent } from './self-play.ts';
+import { tangoComponent } from './tango/component.ts';
 import { teachersComponent } from './teachers/component.ts';
 
 export const rlComponents: readonly RlComponentDefinition[] = [
@@ -19,4 +20,5 @@ export const rlComponents: readonly RlComponentDefinition[] = [
   teachersComponent,
   selfPlayComponent,
   environmentComponent,
+  tangoComponent,
 ];

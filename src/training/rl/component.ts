@@ -82,6 +82,12 @@ export interface RunComponent<C> {
   state?(): unknown;
   /** Restores `state()`'s value; undefined when the checkpoint holds none (a fresh start). */
   load?(saved: unknown): void;
+  /**
+   * Writes the models the component trains itself (Tango's verifier) into `dir` (`<checkpoint>/components/
+   * <id>`), inside the checkpoint's staging directory, so they are saved atomically with the policy; a
+   * resumed run's definition finds them through ComponentSetup.resumeCheckpoint.
+   */
+  saveModels?(dir: string): Promise<void>;
   /** Step metrics, taken once per step after the update (the last phase's results). */
   metrics?(): Record<string, number>;
   /** Releases what it built (teacher backends, a generator); called however the run ends. */

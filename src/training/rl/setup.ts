@@ -1,6 +1,7 @@
 // Builds the RL context from a config: resolves every named part through its registry (so an unknown
 // name or bad option fails here, before any file is written), loads the policy and the reference, and
 // draws the selector's problem pool.
+import { dirname } from 'node:path';
 import { advantageEstimators } from '../../algorithms/advantages/index.ts';
 import { policyLosses, withExpertTokens } from '../../algorithms/losses/index.ts';
 import { ConfigError } from '../../core/errors.ts';
@@ -156,6 +157,7 @@ export async function buildContext(
     guidance,
     policy,
     request,
+    ...(modelPath ? { resumeCheckpoint: dirname(modelPath) } : {}),
     selector: createSelector(config, pool),
   }).catch(async (error: unknown) => {
     await policy.close?.();

@@ -2,6 +2,7 @@
 // (model, optimizer, selector, guidance and RNG state), and crash-safe resume: after a kill -9 the run
 // restarts from its latest checkpoint, forgets the logged steps after it and replays them; with the same
 // seed the replayed steps give the same metrics as an uninterrupted run.
+import { dirname, join } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
 import { Rng } from '../../core/rng.ts';
 import type { EvalSummary } from '../../eval/aggregate.ts';
@@ -17,7 +18,12 @@ import { type ResumedConfig, type ResumeRequest, recordNewSteps, resumedRlConfig
 import { resumePoint, runSteps } from '../run-driver.ts';
 import { learningRateAt } from '../schedule.ts';
 import { runAdvice } from './advice.ts';
-import { closeComponents, componentStates, loadComponents } from './component-lifecycle.ts';
+import {
+  closeComponents,
+  componentStates,
+  loadComponents,
+  saveComponentModels,
+} from './component-lifecycle.ts';
 import { type RlConfig, rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
 import { checkPoolUnchanged } from './pool-file.ts';
@@ -173,7 +179,11 @@ function checkpointSaver(ctx: RlContext, store: RunStore, start: RunStart) {
           initialEval: start.initialEval,
         },
       },
-      (dir) => ctx.policy.save(dir),
+      async (dir) => {
+        await ctx.policy.save(dir);
+        // models a component trains itself (Tango's verifier), beside the policy's
+        await saveComponentModels(ctx.components, join(dirname(dir), 'components'));
+      },
       { best, keep: ctx.config.checkpoint.every > 0 && atStep % ctx.config.checkpoint.every === 0 },
     );
   };
