@@ -9,9 +9,11 @@
 // stronger reward model (a tiny model's verdicts are noise: use this with a capable policy); (2) the
 // verdict is the completion's `A:` line read as yes/no (case-insensitive, "yes"/"y"/"true"), not a
 // scored rubric; (3) a judge prompt too long for the context scores 0 with a reason instead of truncating.
+
 import { z } from 'zod';
 import type { Problem } from '../core/problem.ts';
 import type { RewardContext, RewardPolicy } from '../core/reward.ts';
+import { bosPrompt } from '../tasks/format.ts';
 import { extractAnswerLine } from '../tasks/task.ts';
 import { requirePolicy, seedOf } from './self-policy.ts';
 
@@ -56,13 +58,12 @@ export function createSegmentJudge(options: JudgeOptions, context: RewardContext
     async judge(problem, prediction, step) {
       const tokenizer = policy.tokenizer;
       const text = judgePrompt(options.template, problem, prediction);
-      let encoded: number[];
+      let prompt: number[];
       try {
-        encoded = tokenizer.encode(text, `judge prompt of ${problem.id}`);
+        prompt = bosPrompt(tokenizer, text, `judge prompt of ${problem.id}`);
       } catch (error) {
         return { yes: false, reason: `judge prompt cannot be encoded (${(error as Error).message})` };
       }
-      const prompt = tokenizer.bos >= 0 ? [tokenizer.bos, ...encoded] : encoded;
       const maxTokens = Math.min(options.maxTokens, policy.contextLength - prompt.length);
       if (maxTokens < 1) {
         return { yes: false, reason: `judge prompt takes ${prompt.length} tokens, no room in the context` };

@@ -20,11 +20,13 @@
 // A small model never trained on synthesis prompts will often write no answer line: then every rollout of
 // the group earns 0 with reason 'no reference answer' (visible as reward/reference_found).
 // Diagnostics: reference_found, and self_gold_agreement with the self-verdict "matches the reference".
+
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
 import { UserError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Reward, RewardContext, RewardInput, RewardPolicy, RewardResult } from '../core/reward.ts';
+import { bosPrompt } from '../tasks/format.ts';
 import { tasks } from '../tasks/index.ts';
 import { defineReward } from './registry.ts';
 import { answerKey, goldComponents, requirePolicy, seedOf } from './self-policy.ts';
@@ -88,8 +90,7 @@ async function synthesize(
   let prompt: number[];
   for (;;) {
     const text = synthesisPrompt(options.template, problem, group.slice(0, shown), options.show);
-    const encoded = tokenizer.encode(text, `synthesis prompt of ${problem.id}`);
-    prompt = tokenizer.bos >= 0 ? [tokenizer.bos, ...encoded] : encoded;
+    prompt = bosPrompt(tokenizer, text, `synthesis prompt of ${problem.id}`);
     if (prompt.length <= room || shown === 0) break;
     shown--;
   }

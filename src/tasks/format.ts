@@ -11,8 +11,13 @@ import type { Problem } from '../core/problem.ts';
 export function promptTokens(tokenizer: Tokenizer, problem: Problem): number[] {
   const where = `problem ${problem.id} prompt`;
   if (tokenizer.renderPrompt) return tokenizer.renderPrompt(problem.prompt, where);
-  const prompt = tokenizer.encode(problem.prompt, where);
-  return tokenizer.bos >= 0 ? [tokenizer.bos, ...prompt] : prompt;
+  return bosPrompt(tokenizer, problem.prompt, where);
+}
+
+/** [BOS] + the text's tokens, as the embedded model saw prompts in training (no BOS when bos = -1). */
+export function bosPrompt(tokenizer: Tokenizer, text: string, where?: string): number[] {
+  const tokens = tokenizer.encode(text, where);
+  return tokenizer.bos >= 0 ? [tokenizer.bos, ...tokens] : tokens;
 }
 
 /** Full sequence prompt + completion (+ EOS) and the index where the completion starts. */

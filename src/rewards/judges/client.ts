@@ -49,9 +49,9 @@ export interface JudgeTransport {
   close(): void;
 }
 
-export class JudgeClient implements JudgeTransport {
-  readonly label: string;
-  readonly usage: JudgeUsage = {
+/** Usage counts of a transport that has made no call yet. */
+export function emptyUsage(): JudgeUsage {
+  return {
     calls: 0,
     cached: 0,
     failedCalls: 0,
@@ -60,6 +60,11 @@ export class JudgeClient implements JudgeTransport {
     estimatedUsage: 0,
     rateLimitedMs: 0,
   };
+}
+
+export class JudgeClient implements JudgeTransport {
+  readonly label: string;
+  readonly usage: JudgeUsage = emptyUsage();
   private readonly http: OpenAiHttpClient;
   private readonly limiter: RateLimiter;
   private readonly cache: VerdictCache | null;

@@ -15,9 +15,11 @@
 // wrong here); (2) no rate limits (there is no server); (3) a prompt the tokenizer cannot encode (the
 // embedded suite's small vocabulary) or that leaves no room for a reply fails the call, and the failure
 // policy applies as to any judge failure.
+
 import type { RewardContext, RewardPolicy } from '../../core/reward.ts';
+import { bosPrompt } from '../../tasks/format.ts';
 import { requirePolicy, seedOf } from '../self-policy.ts';
-import type { JudgeAnswer, JudgeTransport, JudgeUsage } from './client.ts';
+import { emptyUsage, type JudgeAnswer, type JudgeTransport, type JudgeUsage } from './client.ts';
 import type { JudgeEndpointOptions } from './options.ts';
 import { JudgeCallError, type TokenAlternatives } from './reply.ts';
 
@@ -31,15 +33,7 @@ interface Pending {
 
 export class PolicyJudge implements JudgeTransport {
   readonly label = 'the policy being trained';
-  readonly usage: JudgeUsage = {
-    calls: 0,
-    cached: 0,
-    failedCalls: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    estimatedUsage: 0,
-    rateLimitedMs: 0,
-  };
+  readonly usage: JudgeUsage = emptyUsage();
   private queue: Pending[] = [];
 
   constructor(
@@ -88,8 +82,7 @@ export class PolicyJudge implements JudgeTransport {
     const { tokenizer } = this.policy;
     if (this.options.api === 'chat' && tokenizer.renderPrompt)
       return tokenizer.renderPrompt(text, 'judge prompt');
-    const encoded = tokenizer.encode(text, 'judge prompt');
-    return tokenizer.bos >= 0 ? [tokenizer.bos, ...encoded] : encoded;
+    return bosPrompt(tokenizer, text, 'judge prompt');
   }
 
   /** Samples every call queued since the last flush: one batch per (reply budget, top-logprobs) pair. */
@@ -99,7 +92,9 @@ export class PolicyJudge implements JudgeTransport {
     const batches = new Map<string, Pending[]>();
     for (const call of calls) {
       const key = `${this.budget(call)}:${call.topLogprobs}`;
-      batches.set(key, [...(batches.get(key) ?? []), call]);
+      const batch = batches.get(key);
+      if (batch) batch.push(call);
+      else batches.set(key, [call]);
     }
     await Promise.all([...batches.values()].map((batch) => this.sampleBatch(batch)));
   }

@@ -10,8 +10,10 @@
 //
 // Every request is priced before it is queued (src/server/limits.ts: prompts × n rows and their
 // estimated model memory); one over the limits is a 400 that names them.
+
 import { UserError } from '../../core/errors.ts';
 import type { PolicyBackend, Tokenizer, TopLogprob } from '../../core/policy.ts';
+import { bosPrompt } from '../../tasks/format.ts';
 import { checkSamplingLimits, type RequestLimits } from '../limits.ts';
 import type { ServedModel } from './served-models.ts';
 
@@ -52,8 +54,7 @@ export interface SamplingResult {
  * without a BOS token, such as Qwen3 behind `serve --policy`, gets the text's tokens alone).
  */
 export function encodePrompt(tokenizer: Tokenizer, text: string): number[] {
-  const tokens = tokenizer.encode(text, 'the prompt');
-  return tokenizer.bos >= 0 ? [tokenizer.bos, ...tokens] : tokens;
+  return bosPrompt(tokenizer, text, 'the prompt');
 }
 
 /** Throws a UserError (400) for prompts the model cannot take. */

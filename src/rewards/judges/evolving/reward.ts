@@ -67,7 +67,9 @@ export function createEvolvingRubricReward(raw: unknown, inject?: JudgeInject): 
     // groups of one problem in turn (they share its buffer entry), problems concurrently
     const byProblem = new Map<string, number[]>();
     for (const [b, bucket] of buckets.entries()) {
-      byProblem.set(bucket.problem.id, [...(byProblem.get(bucket.problem.id) ?? []), b]);
+      const same = byProblem.get(bucket.problem.id);
+      if (same) same.push(b);
+      else byProblem.set(bucket.problem.id, [b]);
     }
     const outcomes: GroupOutcome[] = new Array(buckets.length);
     await Promise.all(
