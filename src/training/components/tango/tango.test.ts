@@ -88,6 +88,30 @@ describe('tango in the RL loop (demo-cold, workers 1)', () => {
     }
   }, 120_000);
 
+  it('counts the judging of every rollout round of a step (dynamic sampling samples more than one)', async () => {
+    const base = config('/tmp/unused');
+    const ctx = await buildContext({
+      ...base,
+      algorithm: { ...base.algorithm, dynamicSampling: { enabled: true, maxRounds: 3 } },
+    });
+    const tango = tangoOf(ctx)!;
+    try {
+      let rounds = 0;
+      for (const step of [1, 2, 3]) {
+        const report = await rlStep(ctx, step, 1e-4);
+        rounds = Math.max(rounds, report.metrics['sampling/rounds']);
+        // every completion sampled this step, in every round, was judged or skipped (3 per group)
+        expect(report.metrics['tango/judged'] + report.metrics['tango/skipped']).toBe(
+          report.metrics['sampling/groups'] * 3,
+        );
+      }
+      expect(rounds).toBeGreaterThan(1);
+    } finally {
+      await ctx.policy.close?.();
+      await tango.close?.();
+    }
+  }, 120_000);
+
   it('the verifier is saved with each checkpoint; stop after 2 + resume = 3 straight', async () => {
     const { straight, resumed, stoppedRunDir } = await stopAndResume((dir) => config(dir), 2, 'tango');
     expect(

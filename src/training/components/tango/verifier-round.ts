@@ -8,9 +8,11 @@
 // "RL Tango: Reinforcing Generator and Verifier Together for Language Reasoning", arXiv 2505.15034 (code
 // announced, not released). A completion without steps, one the verifier cannot encode, or one that
 // leaves no room in its context for the verdicts gets no process reward and no verifier group (counted).
+
 import { estimateGraded } from '../../../algorithms/advantages/unscored.ts';
 import type { PolicyBackend } from '../../../core/policy.ts';
 import type { Problem } from '../../../core/problem.ts';
+import { bosPrompt } from '../../../tasks/format.ts';
 import type { RlContext } from '../../rl/context.ts';
 import type { SampledGroup } from '../../rl/rollout.ts';
 import { sampleRows } from '../../rl/sample-rows.ts';
@@ -25,10 +27,33 @@ interface Job {
   steps: number;
 }
 
+/** What the judge phase counted this step, over every rollout round (dynamic sampling may run several). */
+interface Tally {
+  judged: number;
+  skipped: number;
+  /** Σ of the judged completions' process scores. */
+  process: number;
+  verdicts: number;
+  valid: number;
+  agreed: number;
+  paid: number;
+}
+
+const emptyTally = (): Tally => ({
+  judged: 0,
+  skipped: 0,
+  process: 0,
+  verdicts: 0,
+  valid: 0,
+  agreed: 0,
+  paid: 0,
+});
+
 export class VerifierRound {
   /** The verifier groups of this step, trained after the policy's update. */
   private pending: SampledGroup[] = [];
-  private stepMetrics: Record<string, number> = {};
+  private tally = emptyTally();
+  private trainMetrics: Record<string, number> = {};
 
   constructor(
     readonly verifier: PolicyBackend,
@@ -36,20 +61,31 @@ export class VerifierRound {
   ) {}
 
   metrics(): Record<string, number> {
-    return this.stepMetrics;
+    const { judged, skipped, process, verdicts, valid, agreed, paid } = this.tally;
+    const share = (count: number, of: number) => (of > 0 ? count / of : 0);
+    return {
+      'tango/judged': judged,
+      'tango/skipped': skipped,
+      'tango/process_mean': share(process, judged),
+      'tango/verifier_format': share(valid, verdicts),
+      // verdicts well-formed and right about the outcome; the mean reward adds the format credit
+      'tango/verifier_accuracy': share(agreed, verdicts),
+      'tango/verifier_reward': share(paid, verdicts),
+      ...this.trainMetrics,
+    };
   }
 
   /** Judge phase: verdicts on every completion, process rewards added, verifier groups kept. */
   async judge(ctx: RlContext, groups: SampledGroup[]): Promise<void> {
     const { verifier, options } = this;
     const jobs: Job[] = [];
-    let skipped = 0;
+    const tally = this.tally;
     groups.forEach((group, g) => {
       group.completions.forEach((completion, i) => {
         const steps = stepsOf(completion).length;
         const context = this.encode(group.attempt.problem, completion);
         if (steps === 0 || context === null || context.length + steps + 1 > verifier.contextLength) {
-          skipped++;
+          tally.skipped++;
           return;
         }
         jobs.push({ group: g, member: i, context, steps });
@@ -62,10 +98,6 @@ export class VerifierRound {
       jobs.map((job) => job.steps + 1),
       { temperature: options.temperature, topP: 1, seed: ctx.rng.nextUint32() },
     );
-    let valid = 0;
-    let agreed = 0;
-    let paid = 0;
-    let process = 0;
     jobs.forEach((job, k) => {
       const group = groups[job.group];
       // the outcome: the run's reward before the process reward is added (a verifiable reward: > 0 = right)
@@ -76,10 +108,12 @@ export class VerifierRound {
       );
       const score = verdicts.reduce((sum, verdict) => sum + processScore(verdict), 0) / verdicts.length;
       group.rewards[job.member] += options.processWeight * score;
-      valid += verdicts.filter((verdict) => verdict.steps !== null).length;
-      agreed += verdicts.filter((verdict, v) => verdict.steps !== null && rewards[v] === 1).length;
-      paid += rewards.reduce((a, b) => a + b, 0);
-      process += score;
+      tally.judged++;
+      tally.verdicts += verdicts.length;
+      tally.valid += verdicts.filter((verdict) => verdict.steps !== null).length;
+      tally.agreed += verdicts.filter((verdict, v) => verdict.steps !== null && rewards[v] === 1).length;
+      tally.paid += rewards.reduce((a, b) => a + b, 0);
+      tally.process += score;
       this.pending.push({
         attempt: {
           problem: group.attempt.problem,
@@ -93,16 +127,6 @@ export class VerifierRound {
         rewards,
         results: rewards.map((reward) => ({ reward, components: {} })),
       });
-    });
-    const verdictCount = jobs.length * options.samples;
-    Object.assign(this.stepMetrics, {
-      'tango/judged': jobs.length,
-      'tango/skipped': skipped,
-      'tango/process_mean': jobs.length > 0 ? process / jobs.length : 0,
-      'tango/verifier_format': verdictCount > 0 ? valid / verdictCount : 0,
-      // verdicts well-formed and right about the outcome; the mean reward adds the format credit
-      'tango/verifier_accuracy': verdictCount > 0 ? agreed / verdictCount : 0,
-      'tango/verifier_reward': verdictCount > 0 ? paid / verdictCount : 0,
     });
   }
 
@@ -136,24 +160,23 @@ export class VerifierRound {
       },
     };
     const update = await updatePolicy(verifierCtx, groups, estimate, rate, null);
-    this.stepMetrics['tango/verifier_trained'] = update.trainedSequences;
-    this.stepMetrics['tango/verifier_lr'] = rate;
+    this.trainMetrics['tango/verifier_trained'] = update.trainedSequences;
+    this.trainMetrics['tango/verifier_lr'] = rate;
     for (const key of ['losses/policy', 'train/grad_norm']) {
       if (update.metrics[key] !== undefined)
-        this.stepMetrics[`tango/verifier_${key.split('/')[1]}`] = update.metrics[key];
+        this.trainMetrics[`tango/verifier_${key.split('/')[1]}`] = update.metrics[key];
     }
   }
 
   /** Clears the step's metrics (a new step begins). */
   beginStep(): void {
-    this.stepMetrics = {};
+    this.tally = emptyTally();
+    this.trainMetrics = {};
   }
 
   private encode(problem: Problem, completion: string): number[] | null {
-    const { tokenizer } = this.verifier;
     try {
-      const encoded = tokenizer.encode(problem.prompt + completion + this.options.suffix);
-      return tokenizer.bos >= 0 ? [tokenizer.bos, ...encoded] : encoded;
+      return bosPrompt(this.verifier.tokenizer, problem.prompt + completion + this.options.suffix);
     } catch {
       return null;
     }
