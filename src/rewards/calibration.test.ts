@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Reward } from '../core/reward.ts';
 import { additionProblem, mathProblem } from '../testing/rewards/test-problems.ts';
-import { parseConfidence, parseRlcrOutput, rlcrReward } from './calibration.ts';
+import { parseConfidence, parseRlcrOutput, rlcrReward, statedConfidence } from './calibration.ts';
 import { rewards } from './index.ts';
 
 const tabc = (answer: string, confidence: string) =>
@@ -130,5 +130,48 @@ describe('calibration reward (wrapping the task verifier)', () => {
   it('bad options are ConfigErrors; unknown inner rewards list the known ones', () => {
     expect(() => rewards.get('calibration')({ scale: 'other' })).toThrow(/scale/);
     expect(() => rewards.get('calibration')({ reward: 'nope' })).toThrow(/unknown reward 'nope'; known:/);
+  });
+});
+
+describe("format 'answer-line': the embedded model's compact form `…\\nA:<answer>\\nC:<q>`", () => {
+  const options = { format: 'answer-line' };
+  it.each([
+    // [completion, f, c, q]: reward = 0.5·f + 0.5·c + 0.5·(1 − (c − q)²) as for tabc
+    ['2+3=05\nA:5\nC:0.8', 1, 1, 0.8],
+    ['2+3=05\nA:6\nC:0.8', 1, 0, 0.8],
+    ['A:5\nC:1.0\n', 1, 1, 1],
+    ['2+3=05\nA:4\nC:0.1', 1, 0, 0.1],
+  ])('%j → f %d, c %d, q %s', async (completion, f, c, q) => {
+    const result = await score(options, completion);
+    expect(result.components).toEqual({ format: f, correct: c, confidence: q, brier: 1 - (c - q) ** 2 });
+    expect(result.reward).toBeCloseTo(0.5 * f + 0.5 * c + 0.5 * (1 - (c - q) ** 2), 12);
+  });
+
+  it.each([
+    ['2+3=05\nA:5', 'does not end with an A:<answer> line and a C:<confidence> line'],
+    ['2+3=05\nC:0.5\nA:5', 'does not end with an A:<answer> line and a C:<confidence> line'],
+    ['A:5\nC:0.5\nmore', 'does not end with an A:<answer> line and a C:<confidence> line'],
+    ['A:5\nC:', 'empty C: line'],
+    ['A:5\nC:high', "confidence 'high' is not a number"],
+    ['A:5\nC:80', 'confidence 80 outside [0, 1]'],
+  ])('%j has format 0: %s', async (completion, problem) => {
+    const result = await score(options, completion);
+    expect(result).toMatchObject({ reward: 0, components: { format: 0, correct: 0, brier: 0 } });
+    expect(result.reason).toBe(`format: ${problem}`);
+  });
+
+  it('grades without the confidence line (math-answer would read its number as the answer)', async () => {
+    const math = { format: 'answer-line', reward: 'math-answer' };
+    expect((await score(math, '\\boxed{5}\nA:5\nC:0.5', mathProblem('5'))).components.correct).toBe(1);
+    expect((await score(math, 'A:4\nC:0.5', mathProblem('0.5'))).components.correct).toBe(0);
+    // the tabc default refuses the compact form
+    expect((await score({}, '2+3=05\nA:5\nC:0.8')).components.format).toBe(0);
+  });
+
+  it('the evaluation reads the same confidence (statedConfidence), tags first', () => {
+    expect(statedConfidence('2+3=05\nA:5\nC:0.3')).toBe(0.3);
+    expect(statedConfidence('2+3=05\nA:5')).toBeNull();
+    expect(statedConfidence('A:5\nC:2')).toBeNull();
+    expect(statedConfidence('A:5\nC:0.3\n<confidence>0.9</confidence>')).toBe(0.9);
   });
 });

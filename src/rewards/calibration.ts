@@ -24,6 +24,9 @@
 // through the authors' range check and makes their reward NaN, so here nan/inf are refused (f = 0) and
 // underscores are accepted like Python does. For the synthetic tasks the `<answer>` content is passed to the
 // verifier as an answer line `A:<content>` unless it already has one (option `answerLine`).
+// Format 'answer-line' (ours, for the embedded model): the completion ends `…\nA:<answer>\nC:<q>`; f, c and
+// brier as above with the C line's number as q and the completion without that line as what the wrapped
+// reward grades. The authors' tags cost ~60 characters a 128-token context has no room for.
 // Unverified: the configs' reward weights (0.5 each) come from curricula.md §C1, not read here.
 import { z } from 'zod';
 import { parseConfig } from '../core/config.ts';
@@ -65,10 +68,61 @@ export function parseConfidence(text: string): number | null {
   return value >= 0 && value <= 1 ? value : null;
 }
 
-/** The confidence in a completion's last <confidence>…</confidence>, whatever else it contains; null if none. */
+/**
+ * The confidence a completion states: its last <confidence>…</confidence>, whatever else it contains, or
+ * else a final `C:` line after its answer line (the answer-line form); null if neither (or not a number in
+ * [0, 1]).
+ */
 export function statedConfidence(completion: string): number | null {
   const raw = lastTag(completion, 'confidence');
-  return raw === null ? null : parseConfidence(raw);
+  if (raw !== null) return parseConfidence(raw);
+  const start = confidenceLineStart(completion);
+  return start < 0 ? null : parseConfidence(completion.slice(start + 3));
+}
+
+/**
+ * The compact form of the embedded model (format 'answer-line', src/tasks/stated-confidence.ts): the
+ * completion ends with its answer line and a confidence line, `…\nA:<answer>\nC:<q>` (trailing whitespace
+ * allowed). The tags of `tabc` cost ~60 characters that a 128-token context does not have.
+ */
+const ANSWER_LINE_FORMAT = /(?:^|\n)A:[^\n]*\nC:([^\n]*?)\s*$/;
+
+/** Where a completion's final `C:` confidence line starts, or -1 when it has no answer line + confidence line. */
+function confidenceLineStart(completion: string): number {
+  const match = ANSWER_LINE_FORMAT.exec(completion);
+  return match === null ? -1 : completion.lastIndexOf('\nC:');
+}
+
+/**
+ * Checks the compact answer-line form; `answer` is the completion without its confidence line (what the
+ * wrapped reward grades: it holds the answer line), `confidence` the `C:` line's number.
+ */
+export function parseAnswerLineOutput(completion: string): RlcrOutput {
+  const start = confidenceLineStart(completion);
+  if (start < 0) {
+    return {
+      format: 0,
+      answer: null,
+      confidence: null,
+      problem: 'does not end with an A:<answer> line and a C:<confidence> line',
+    };
+  }
+  const raw = completion.slice(start + 3).trim();
+  const confidence = parseConfidence(raw);
+  let problem: string | null = null;
+  if (raw === '') problem = 'empty C: line';
+  else if (confidence === null) {
+    const shown = raw.slice(0, 40);
+    problem = PYTHON_FLOAT.test(raw)
+      ? `confidence ${shown} outside [0, 1]`
+      : `confidence '${shown}' is not a number`;
+  }
+  return {
+    format: problem === null ? 1 : 0,
+    answer: completion.slice(0, start),
+    confidence: problem === null ? confidence : null,
+    problem,
+  };
 }
 
 /** Checks RLCR's `tabc` format and extracts the last answer and confidence. */
@@ -119,6 +173,8 @@ const optionsSchema = z.strictObject({
   scale: z.enum(['authors', 'paper']).default('authors'),
   /** Pass the answer to the wrapped reward as `A:<answer>` (default: true for 'verifier'). */
   answerLine: z.boolean().optional(),
+  /** 'tabc': the authors' tags; 'answer-line': `…\nA:<answer>\nC:<q>` at the end (the embedded model's form). */
+  format: z.enum(['tabc', 'answer-line']).default('tabc'),
 });
 
 export type CalibrationOptions = z.input<typeof optionsSchema>;
@@ -135,7 +191,8 @@ export function createCalibrationReward(options: unknown, context?: RewardFactor
   const reward: Reward = {
     name: 'calibration',
     async score(inputs) {
-      const outputs = inputs.map(({ completion }) => parseRlcrOutput(completion));
+      const parse = parsed.format === 'tabc' ? parseRlcrOutput : parseAnswerLineOutput;
+      const outputs = inputs.map(({ completion }) => parse(completion));
       const graded: number[] = [];
       const innerInputs: RewardInput[] = [];
       outputs.forEach((output, i) => {

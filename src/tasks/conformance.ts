@@ -8,6 +8,13 @@ import { Rng } from '../core/rng.ts';
 import { sampledMaxSequenceLength } from './lengths.ts';
 import { solutionSteps, type Task } from './task.ts';
 
+/** Whether a solution ends with `A:<answer>`, or with that line and then one stated-confidence line `C:…`. */
+function endsWithAnswerLine(solution: string, answer: string): boolean {
+  if (solution.endsWith(`\nA:${answer}`)) return true;
+  const at = solution.lastIndexOf(`\nA:${answer}\nC:`);
+  return at >= 0 && !solution.slice(at + answer.length + 6).includes('\n');
+}
+
 /** Options of checkTask. */
 export interface TaskCheckOptions {
   /** Seeds per difficulty level for the worked-solution check (default 40). */
@@ -75,8 +82,8 @@ function workedSolutions(check: Checker, task: Task, seeds: number): void {
         got,
       );
       check.that(
-        typeof problem.solution === 'string' && problem.solution.endsWith(`\nA:${problem.answer}`),
-        `problem.solution ends with the line 'A:<answer>' ${at}`,
+        typeof problem.solution === 'string' && endsWithAnswerLine(problem.solution, problem.answer),
+        `problem.solution ends with the line 'A:<answer>' (or that line and a stated-confidence line 'C:<q>') ${at}`,
         got,
       );
       const extracted = check.call(`extractAnswer(solution) ${at}`, () =>

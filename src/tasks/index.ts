@@ -11,6 +11,7 @@ import { countdown } from './countdown.ts';
 import { defineTask, type TaskPlugin } from './define.ts';
 import { modularChain } from './modular-chain.ts';
 import { searchFacts } from './search-facts.ts';
+import { alignedAdditionConfidence } from './stated-confidence.ts';
 import { stringCompose } from './string-compose.ts';
 import type { Task } from './task.ts';
 import { textCorpus, textCorpusOptionsSchema } from './text-corpus.ts';
@@ -27,6 +28,13 @@ export const builtinTasks: readonly TaskPlugin[] = [
     paper: { title: 'Tool-Zero: tool use elicited by pure RL from zero models (digest ¶52)' },
   }),
   defineTask(alignedAddition),
+  defineTask(alignedAdditionConfidence, {
+    paper: {
+      title:
+        'Beyond Binary Rewards: Training LMs to Reason About Their Uncertainty (RLCR); the compact C:q line is our format for a 128-token context',
+      arxiv: '2507.16806',
+    },
+  }),
   defineTask(stringCompose),
   defineTask(countdown, {
     paper: {

@@ -89,10 +89,16 @@ export function extractAnswerLine(completion: string): string | null {
   return answer.length > 0 ? answer : null;
 }
 
-/** The step lines of a worked solution, without the final answer line (for hints and reverse curricula). */
+/**
+ * The step lines of a worked solution: the lines before its last answer line (for hints and reverse
+ * curricula), so that neither the answer line nor what follows it (a stated confidence line,
+ * stated-confidence.ts) counts as a step; every line when there is no answer line.
+ */
 export function solutionSteps(solution: string): string[] {
   const lines = solution.split('\n');
-  return lines[lines.length - 1].startsWith(answerPrefix) ? lines.slice(0, -1) : lines;
+  let answerAt = lines.length - 1;
+  while (answerAt >= 0 && !lines[answerAt].startsWith(answerPrefix)) answerAt--;
+  return answerAt < 0 ? lines : lines.slice(0, answerAt);
 }
 
 /** Stable problem id: task, difficulty and a 48-bit hash of the prompt (equal prompts → equal ids). */
