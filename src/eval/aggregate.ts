@@ -39,7 +39,17 @@ export interface EvalSummary {
    * Brier score and expected calibration error (10 equal-width bins) over the completions that state a
    * confidence (RLCR's <confidence> tag); absent when none does.
    */
-  calibration?: { stated: number; completions: number; brier: number; ece: number };
+  calibration?: {
+    stated: number;
+    completions: number;
+    brier: number;
+    ece: number;
+    /** AUROC of the confidence for correctness; NaN when every stating completion is right (or wrong). */
+    auroc: number;
+    /** Mean stated confidence and accuracy over the completions that state one. */
+    meanConfidence: number;
+    accuracy: number;
+  };
   /** Agreement calibration (consistency-calibration.ts): the majority share as confidence; n ≥ 2 only. */
   consistency?: ConsistencyCalibration;
 }
@@ -94,6 +104,10 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
   if (calibration) {
     metrics['eval/calibration/brier'] = calibration.brier;
     metrics['eval/calibration/ece'] = calibration.ece;
+    metrics['eval/calibration/stated'] = calibration.stated / calibration.completions;
+    metrics['eval/calibration/confidence'] = calibration.meanConfidence;
+    metrics['eval/calibration/accuracy'] = calibration.accuracy;
+    if (Number.isFinite(calibration.auroc)) metrics['eval/calibration/auroc'] = calibration.auroc;
   }
   const consistency = consistencyCalibration(outcomes);
   if (consistency) {
@@ -123,7 +137,15 @@ function calibrationOf(outcomes: readonly ProblemOutcome[]): EvalSummary['calibr
   }
   if (pairs.length === 0) return undefined;
   const summary = calibrationSummary(pairs);
-  return { stated: pairs.length, completions, brier: summary.brier, ece: summary.ece };
+  return {
+    stated: pairs.length,
+    completions,
+    brier: summary.brier,
+    ece: summary.ece,
+    auroc: summary.auroc,
+    meanConfidence: summary.meanConfidence,
+    accuracy: summary.accuracy,
+  };
 }
 
 function mean(values: readonly number[]): number {

@@ -3,6 +3,7 @@ import {
   binIndex,
   brierScore,
   calibrationSummary,
+  confidenceAuroc,
   expectedCalibrationError,
   reliabilityBins,
 } from './calibration.ts';
@@ -23,6 +24,23 @@ describe('calibration metrics', () => {
     expect(brierScore(pairs)).toBeCloseTo(0.246, 12);
     expect(brierScore([{ confidence: 0.5, correct: true }])).toBeCloseTo(0.25, 12);
     expect(brierScore([])).toBeNaN();
+  });
+
+  it('AUROC by hand: correct {0.9, 0.3, 1} vs wrong {0.8, 0.3} → (1 + 1 + 0 + ½ + 1 + 1) / 6', () => {
+    expect(confidenceAuroc(pairs)).toBeCloseTo(4.5 / 6, 12);
+    const flat = [0, 1, 1, 0].map((correct) => ({ confidence: 0.6, correct }));
+    expect(confidenceAuroc(flat)).toBe(0.5);
+    const separated = [
+      { confidence: 0.2, correct: false },
+      { confidence: 0.7, correct: true },
+      { confidence: 0.4, correct: false },
+    ];
+    expect(confidenceAuroc(separated)).toBe(1);
+    expect(
+      confidenceAuroc(separated.map(({ confidence, correct }) => ({ confidence, correct: !correct }))),
+    ).toBe(0);
+    expect(confidenceAuroc([{ confidence: 0.9, correct: true }])).toBeNaN();
+    expect(calibrationSummary(pairs).auroc).toBeCloseTo(0.75, 12);
   });
 
   it('ECE with 10 equal-width bins by hand', () => {

@@ -38,6 +38,8 @@ export interface CalibrationSummary {
   brier: number;
   /** Expected calibration error; NaN when there are no pairs. */
   ece: number;
+  /** AUROC of the confidence for correctness (confidenceAuroc); NaN when all pairs agree. */
+  auroc: number;
   /** Mean confidence and accuracy over all pairs. */
   meanConfidence: number;
   accuracy: number;
@@ -98,6 +100,36 @@ export function expectedCalibrationError(pairs: readonly CalibrationPair[], bins
   return ece;
 }
 
+/**
+ * AUROC of the confidence as a score for correctness: the probability that a random correct completion
+ * states a higher confidence than a random wrong one, ties counting ½ (the Mann–Whitney U / (n₁·n₀), with
+ * midranks). It measures discrimination, which Brier and ECE mix with calibration: a constant confidence
+ * equal to the accuracy has ECE 0 and AUROC ½. NaN when all pairs are correct or all wrong.
+ */
+export function confidenceAuroc(pairs: readonly CalibrationPair[]): number {
+  check(pairs);
+  const sorted = pairs
+    .map(({ confidence, correct }) => ({ confidence, correct: asNumber(correct) >= 0.5 }))
+    .sort((a, b) => a.confidence - b.confidence);
+  let rankSum = 0;
+  let positives = 0;
+  for (let start = 0; start < sorted.length; ) {
+    let end = start;
+    while (end < sorted.length && sorted[end].confidence === sorted[start].confidence) end++;
+    const midrank = (start + 1 + end) / 2;
+    for (let i = start; i < end; i++) {
+      if (sorted[i].correct) {
+        rankSum += midrank;
+        positives++;
+      }
+    }
+    start = end;
+  }
+  const negatives = sorted.length - positives;
+  if (positives === 0 || negatives === 0) return Number.NaN;
+  return (rankSum - (positives * (positives + 1)) / 2) / (positives * negatives);
+}
+
 /** Brier, ECE and the reliability bins in one pass (what `curricula eval` reports). */
 export function calibrationSummary(pairs: readonly CalibrationPair[], bins = 10): CalibrationSummary {
   const reliability = reliabilityBins(pairs, bins);
@@ -112,6 +144,7 @@ export function calibrationSummary(pairs: readonly CalibrationPair[], bins = 10)
     count,
     brier: brierScore(pairs),
     ece: expectedCalibrationError(pairs, bins),
+    auroc: confidenceAuroc(pairs),
     meanConfidence: count > 0 ? confidence / count : Number.NaN,
     accuracy: count > 0 ? correct / count : Number.NaN,
     bins: reliability,

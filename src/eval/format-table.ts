@@ -51,7 +51,7 @@ export function formatEvalTable(summary: EvalSummary): string {
   }
   if (calibration) {
     lines.push(
-      `calibration over ${calibration.stated} of ${calibration.completions} completions stating a confidence: Brier ${calibration.brier.toFixed(3)}, ECE ${calibration.ece.toFixed(3)}`,
+      `calibration over ${calibration.stated} of ${calibration.completions} completions stating a confidence: Brier ${calibration.brier.toFixed(3)}, ECE ${calibration.ece.toFixed(3)}, AUROC ${Number.isFinite(calibration.auroc) ? calibration.auroc.toFixed(3) : '–'}, mean confidence ${calibration.meanConfidence.toFixed(3)} vs accuracy ${calibration.accuracy.toFixed(3)}`,
     );
   }
   return lines.join('\n');
