@@ -76,11 +76,28 @@ export function problemChecklist(problem: Problem): Item[] | string {
   return items.some((item) => item.weight > 0) ? items : `problem ${problem.id}: every checklist weight is 0`;
 }
 
-function checklistFamily(fixed: Item[] | undefined, templateText: string): JudgeFamily {
+/** problemChecklist, read once per problem object (the reward's check, the prompt and the verdict ask). */
+function checklistReader(): (problem: Problem) => Item[] | string {
+  const read = new WeakMap<Problem, Item[] | string>();
+  return (problem) => {
+    let items = read.get(problem);
+    if (items === undefined) {
+      items = problemChecklist(problem);
+      read.set(problem, items);
+    }
+    return items;
+  };
+}
+
+function checklistFamily(
+  fixed: Item[] | undefined,
+  templateText: string,
+  checklistOf: (problem: Problem) => Item[] | string,
+): JudgeFamily {
   const template = compileTemplate(templateText, [...baseFields, 'checklist'], WHERE);
   const itemsOf = (input: RewardInput): Item[] => {
     if (fixed) return fixed;
-    const items = problemChecklist(input.problem);
+    const items = checklistOf(input.problem);
     if (typeof items === 'string') throw new Error(items); // checked before any call (see score below)
     return items;
   };
@@ -114,8 +131,9 @@ export function createChecklistReward(options: unknown, inject?: JudgeInject): R
   if (parsed.items?.every((item) => item.weight === 0)) {
     throw new ConfigError(`${WHERE}: every item has weight 0; give at least one a positive weight`);
   }
+  const checklistOf = checklistReader();
   const inner = judgeReward(
-    checklistFamily(parsed.items, parsed.template),
+    checklistFamily(parsed.items, parsed.template, checklistOf),
     judgeTransport(WHERE, parsed, inject),
     parsed.onFailure,
   );
@@ -123,7 +141,7 @@ export function createChecklistReward(options: unknown, inject?: JudgeInject): R
   return {
     ...inner,
     async score(inputs) {
-      const missing = inputs.map((input) => (parsed.items ? null : problemChecklist(input.problem)));
+      const missing = inputs.map((input) => (parsed.items ? null : checklistOf(input.problem)));
       const asked = inputs.filter((_, i) => typeof missing[i] !== 'string');
       const judged = await inner.score(asked);
       let next = 0;

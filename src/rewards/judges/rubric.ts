@@ -67,6 +67,35 @@ export function rubricCriteria(
     : checkCriteria(options.criteria, where);
 }
 
+/** The criteria in judge calls of `maxCriteria` each (all in one call by default). */
+export function criteriaBatches(criteria: readonly Criterion[], maxCriteria?: number): Criterion[][] {
+  const size = maxCriteria ?? criteria.length;
+  const batches: Criterion[][] = [];
+  for (let start = 0; start < criteria.length; start += size)
+    batches.push(criteria.slice(start, start + size));
+  return batches;
+}
+
+/**
+ * Each criterion's choice index, in criteria order, from the replies to its batches (reply b answers
+ * batch b); the first malformed verdict line fails them all.
+ */
+export function batchedChoices(
+  replies: readonly { text: string }[],
+  batches: readonly (readonly Criterion[])[],
+): { ok: true; value: number[] } | { ok: false; why: string } {
+  const indices: number[] = [];
+  for (const [b, batch] of batches.entries()) {
+    // each criterion has its own choices: its line is parsed against them
+    for (const criterion of batch) {
+      const result = parseLabelled(replies[b].text, [criterion.name], criterion.choices);
+      if (!result.ok) return result;
+      indices.push(result.value[0]);
+    }
+  }
+  return { ok: true, value: indices };
+}
+
 /** The rubric family over checked criteria and a template. */
 export function rubricFamily(
   criteria: readonly Criterion[],
@@ -74,23 +103,14 @@ export function rubricFamily(
   maxCriteria?: number,
 ): JudgeFamily {
   const template = compileTemplate(templateText, [...baseFields, 'criteria'], WHERE);
-  const size = maxCriteria ?? criteria.length;
-  const batches: Criterion[][] = [];
-  for (let start = 0; start < criteria.length; start += size)
-    batches.push(criteria.slice(start, start + size));
+  const batches = criteriaBatches(criteria, maxCriteria);
   return {
     name: 'judge-rubric',
     prompts: (input) => batches.map((batch) => renderFor(template, input, { criteria: criteriaText(batch) })),
     verdict(replies) {
-      const indices: number[] = [];
-      for (const [b, batch] of batches.entries()) {
-        // each criterion has its own choices: its line is parsed against them
-        for (const criterion of batch) {
-          const result = parseLabelled(replies[b].text, [criterion.name], criterion.choices);
-          if (!result.ok) return result;
-          indices.push(result.value[0]);
-        }
-      }
+      const choices = batchedChoices(replies, batches);
+      if (!choices.ok) return choices;
+      const indices = choices.value;
       const components = Object.fromEntries(
         criteria.map((criterion, i) => [
           `rubric_${criterion.name}`,

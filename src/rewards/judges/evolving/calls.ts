@@ -7,8 +7,8 @@ import type { RewardInput, RewardResult } from '../../../core/reward.ts';
 import type { JudgeAnswer, JudgeTransport } from '../client.ts';
 import { type Criterion, checkCriteria, criteriaText } from '../criteria.ts';
 import { baseValues, judgeFailed } from '../judge-reward.ts';
+import { batchedChoices, criteriaBatches } from '../rubric.ts';
 import { fence, type JudgeTemplate } from '../template.ts';
-import { parseLabelled } from '../verdict.ts';
 import type { EvolvingCriterion, RubricBuffer } from './buffer.ts';
 import { pairsOf, readElicited, responsesListing, rubricListing } from './elicit.ts';
 import { type EvolvingRubricOptions, WHERE } from './options.ts';
@@ -43,10 +43,7 @@ export async function gradeMember(
   member: string,
   criteria: readonly Criterion[],
 ): Promise<Graded> {
-  const size = run.options.maxCriteria ?? criteria.length;
-  const batches: Criterion[][] = [];
-  for (let start = 0; start < criteria.length; start += size)
-    batches.push(criteria.slice(start, start + size));
+  const batches = criteriaBatches(criteria, run.options.maxCriteria);
   const input: RewardInput = { problem, completion: member };
   let answers: JudgeAnswer[];
   const prompts = batches.map((batch) =>
@@ -60,19 +57,14 @@ export async function gradeMember(
       failure: judgeFailed(`judge call failed: ${(error as Error).message}`, run.options.onFailure, []),
     };
   }
-  const values: number[] = [];
-  for (const [b, batch] of batches.entries()) {
-    for (const criterion of batch) {
-      const parsed = parseLabelled(answers[b].text, [criterion.name], criterion.choices);
-      if (!parsed.ok) {
-        return {
-          ok: false,
-          failure: judgeFailed(`judge verdict malformed: ${parsed.why}`, run.options.onFailure, answers),
-        };
-      }
-      values.push(parsed.value[0] / (criterion.choices.length - 1));
-    }
+  const choices = batchedChoices(answers, batches);
+  if (!choices.ok) {
+    return {
+      ok: false,
+      failure: judgeFailed(`judge verdict malformed: ${choices.why}`, run.options.onFailure, answers),
+    };
   }
+  const values = choices.value.map((index, i) => index / (criteria[i].choices.length - 1));
   for (const [b, prompt] of prompts.entries()) run.client.remember(prompt, answers[b]);
   return { ok: true, values, answers };
 }
