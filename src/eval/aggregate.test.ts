@@ -43,6 +43,16 @@ describe('summarizeOutcomes', () => {
     expect(summary.calibration?.completions).toBe(6);
     expect(summary.calibration?.brier).toBeCloseTo(0.07);
     expect(summary.calibration?.ece).toBeCloseTo(0.7 / 3);
+    // correct {0.9, 0.6} above wrong {0.2}: AUROC 1; the logged metrics carry the same numbers
+    expect(summary.calibration?.auroc).toBe(1);
+    expect(summary.metrics['eval/calibration/auroc']).toBe(1);
+    expect(summary.metrics['eval/calibration/stated']).toBe(0.5);
+    expect(summary.metrics['eval/calibration/confidence']).toBeCloseTo(1.7 / 3);
+    expect(summary.metrics['eval/calibration/accuracy']).toBeCloseTo(2 / 3);
+    // per group: level 1 holds the three stated pairs (4 completions), level 2 states none
+    expect(summary.groups[0].calibration).toMatchObject({ stated: 3, completions: 4, auroc: 1 });
+    expect(summary.groups[0].calibration?.brier).toBeCloseTo(0.07);
+    expect(summary.groups[1].calibration).toBeUndefined();
   });
 
   it('has no calibration block when no completion states a confidence', () => {

@@ -19,6 +19,21 @@ export interface EvalGroup {
   majAt: Record<number, number>;
   /** When the samples were episodes of an environment: how its tools were used (tool-use.ts). */
   tools?: ToolUse;
+  /** Calibration of the group's stated confidences (as EvalSummary.calibration); absent when none states one. */
+  calibration?: EvalCalibration;
+}
+
+/** Calibration over the completions that state a confidence (a `<confidence>` tag or a final `C:` line). */
+export interface EvalCalibration {
+  stated: number;
+  completions: number;
+  brier: number;
+  ece: number;
+  /** AUROC of the confidence for correctness; NaN when every stating completion is right (or wrong). */
+  auroc: number;
+  /** Mean stated confidence and accuracy over the completions that state one. */
+  meanConfidence: number;
+  accuracy: number;
 }
 
 /** A held-out evaluation: pass@1, pass@k and maj@k overall and per task and difficulty, and the same as metrics. */
@@ -36,20 +51,10 @@ export interface EvalSummary {
   /** Flat metrics: eval/pass@k/<task>/<difficulty>, eval/maj@k/…, eval/pass@k (overall). */
   metrics: Record<string, number>;
   /**
-   * Brier score and expected calibration error (10 equal-width bins) over the completions that state a
-   * confidence (RLCR's <confidence> tag); absent when none does.
+   * Brier score, expected calibration error (10 equal-width bins) and AUROC over the completions that state
+   * a confidence (RLCR's <confidence> tag or a final `C:` line); absent when none does.
    */
-  calibration?: {
-    stated: number;
-    completions: number;
-    brier: number;
-    ece: number;
-    /** AUROC of the confidence for correctness; NaN when every stating completion is right (or wrong). */
-    auroc: number;
-    /** Mean stated confidence and accuracy over the completions that state one. */
-    meanConfidence: number;
-    accuracy: number;
-  };
+  calibration?: EvalCalibration;
   /** Agreement calibration (consistency-calibration.ts): the majority share as confidence; n ≥ 2 only. */
   consistency?: ConsistencyCalibration;
 }
@@ -76,6 +81,10 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
     const tools = toolUse(members);
     return { passAt, majAt, ...(tools ? { tools } : {}) };
   };
+  const withCalibration = (members: readonly ProblemOutcome[]) => {
+    const calibration = calibrationOf(members);
+    return calibration ? { calibration } : {};
+  };
   const metrics: Record<string, number> = {};
   const groups: EvalGroup[] = [...byGroup.values()]
     .map((members) => ({
@@ -83,6 +92,7 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
       difficulty: members[0].problem.difficulty,
       problems: members.length,
       ...scoreOf(members),
+      ...withCalibration(members),
     }))
     .sort(
       (a, b) => a.task.localeCompare(b.task) || difficultyOrder(a.difficulty) - difficultyOrder(b.difficulty),
@@ -126,7 +136,7 @@ export function summarizeOutcomes(outcomes: readonly ProblemOutcome[]): EvalSumm
   };
 }
 
-function calibrationOf(outcomes: readonly ProblemOutcome[]): EvalSummary['calibration'] {
+function calibrationOf(outcomes: readonly ProblemOutcome[]): EvalCalibration | undefined {
   const pairs: CalibrationPair[] = [];
   let completions = 0;
   for (const outcome of outcomes) {
