@@ -85,7 +85,7 @@ describe('curricula CLI', () => {
     const cases: [unknown, RegExp][] = [
       [
         { ...base, tasks: [{ task: 'additon', difficulties: [1] }] },
-        /unknown task 'additon'; known: addition, addition-calc, addition-unanswerable, aligned-addition, constraints, constraints-judge, countdown, /,
+        /unknown task 'additon'; known: addition, addition-calc, addition-unanswerable, aligned-addition, aligned-addition-confidence, aligned-addition-explain, constraints, constraints-judge, countdown, /,
       ],
       [{ ...base, train: { steps: 'many', learningRate: 0.001 } }, /train\.steps: .*expected number/],
       [

@@ -16,7 +16,7 @@ import { type PolicyLimits, policyLimits } from '../training/rl/level-fit.ts';
 import { rltTemplateSchema, studentSequence, teacherPromptText, validateTemplate } from './template.ts';
 import { readTokenizerJson } from './tokenizer-json.ts';
 
-export const distillSources = ['teacher', 'solutions'] as const;
+export const distillSources = ['teacher', 'solutions', 'answers'] as const;
 export type DistillSource = (typeof distillSources)[number];
 
 const samplingSchema = z.strictObject({
@@ -36,7 +36,10 @@ export const distillConfigSchema = z.strictObject({
   student: z.strictObject({ checkpoint: z.string() }),
   /** The teacher that writes the explanations (needed with source: teacher). */
   teacher: z.strictObject({ checkpoint: z.string() }).optional(),
-  /** teacher: question → explanation + solution; solutions: question → worked solution (baseline). */
+  /**
+   * teacher: question → explanation + solution; solutions: question → worked solution (baseline);
+   * answers: question → the answer line only (the raw data when a dataset has answers and no reasoning).
+   */
   source: z.enum(distillSources).default('teacher'),
   /** The problems to distill on are drawn from this mix (never from its held-out partition). */
   tasks: z.array(mixEntrySchema).min(1),

@@ -81,6 +81,22 @@ describe('curricula distill', () => {
     expect(datum.weights).toEqual(datum.tokens.slice(1).map((_, t) => (t + 1 >= promptLength ? 1 : 0)));
     const solutions = distillDatum(student, { ...distillConfig, source: 'solutions' }, problem, example);
     expect(tokenizer.decode(solutions.tokens)).toBe(problem.prompt + problem.solution);
+    // source answers: the question, then the answer line alone
+    const answers = distillDatum(student, { ...distillConfig, source: 'answers' }, problem, example);
+    expect(answers.tokens).toEqual([
+      tokenizer.bos,
+      ...tokenizer.encode(`${problem.prompt}A:${problem.answer}`),
+      tokenizer.eos,
+    ]);
+    expect(answers.weights).toEqual(answers.tokens.slice(1).map((_, t) => (t + 1 >= promptLength ? 1 : 0)));
+    // target answer: the explanation, the delimiter, then the answer line (not the worked solution)
+    const target = distillDatum(
+      student,
+      { ...distillConfig, template: { ...distillConfig.template, target: 'answer' } },
+      problem,
+      example,
+    );
+    expect(tokenizer.decode(target.tokens)).toBe(`${problem.prompt}1+2\nA:${problem.answer}`);
   });
 
   it("trains the student on the teacher's explanations + solutions and saves a usable checkpoint", async () => {

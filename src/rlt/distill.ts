@@ -35,11 +35,12 @@ import { runDirectory } from '../runs/run-name.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { promptTokens, solutionDatum } from '../tasks/format.ts';
 import { heldOutProblems } from '../tasks/problem-mix.ts';
+import { answerPrefix } from '../tasks/task.ts';
 import { sampleRows } from '../training/rl/sample-rows.ts';
 import { runSteps } from '../training/run-driver.ts';
 import { supervisedStep } from '../training/supervised-step.ts';
 import { type DistillConfig, validateDistillConfig } from './distill-config.ts';
-import { studentSequence, teacherPromptText } from './template.ts';
+import { explanationOf, studentSequence, teacherPromptText } from './template.ts';
 
 export interface DistillExample {
   problemId: string;
@@ -186,7 +187,7 @@ async function distillExamples(
       problemId: problem.id,
       prompt: problem.prompt,
       explanation: '',
-      completion: problem.solution,
+      completion: config.source === 'answers' ? answerOnly(problem).solution : problem.solution,
       kept: true,
     }));
   }
@@ -238,7 +239,9 @@ async function explain(
   );
   return pool.map((problem, index) => {
     const [sequence] = sampled[index];
-    const explanation = sequence.text;
+    // rlt.template.explanationEnd: closed by EOS, or by the teacher's answer line (cut off here)
+    const cut = explanationOf(template, sequence.text);
+    const explanation = cut.text;
     const { tokenizer } = teacher;
     const student = studentSequence(tokenizer, template, problem, tokenizer.encode(explanation));
     return {
@@ -246,9 +249,14 @@ async function explain(
       prompt: problem.prompt,
       explanation,
       completion: tokenizer.decode(student.tokens.slice(student.explanation.start)),
-      kept: sequence.stopReason === 'eos',
+      kept: cut.closed ?? sequence.stopReason === 'eos',
     };
   });
+}
+
+/** The problem with its answer line as its whole solution (source answers). */
+function answerOnly(problem: Problem): Problem {
+  return { ...problem, solution: `${answerPrefix}${problem.answer}` };
 }
 
 /** The student's training sequence: weight 1 on the completion tokens and EOS, 0 on the prompt. */
@@ -260,6 +268,7 @@ export function distillDatum(
 ): Datum {
   const { tokenizer } = student;
   if (config.source === 'solutions') return solutionDatum(tokenizer, problem);
+  if (config.source === 'answers') return solutionDatum(tokenizer, answerOnly(problem));
   const explanation = tokenizer.encode(example.explanation, `problem ${problem.id} explanation`);
   const sequence = studentSequence(tokenizer, config.template, problem, explanation);
   const tokens = [...sequence.tokens, tokenizer.eos];

@@ -10,8 +10,11 @@ import { createRltReward } from './student-reward.ts';
 import {
   defaultStudentTemplate,
   defaultTeacherTemplate,
+  explanationOf,
   spanLogprobs,
   studentSequence,
+  targetText,
+  teacherPromptText,
   validateTemplate,
 } from './template.ts';
 
@@ -111,5 +114,59 @@ describe('createRltReward', () => {
     await expect(reward.score([{ problem, completion: '1'.repeat(120) }])).rejects.toThrow(
       /exceeds its context length 128/,
     );
+  });
+});
+
+describe("target 'answer' and explanationEnd 'answer-line' (an explanation says what the answer does not)", () => {
+  const answerTemplate = {
+    teacher: '{question}{solution}\n',
+    student: defaultStudentTemplate,
+    target: 'answer' as const,
+    explanationEnd: 'answer-line' as const,
+  };
+  const trace = problem.solution.slice(0, problem.solution.lastIndexOf('\nA:'));
+
+  it('the teacher reads the question and the answer line; the student reads the trace, then the answer', () => {
+    expect(teacherPromptText(answerTemplate, problem)).toBe(`${problem.prompt}A:${problem.answer}\n`);
+    expect(targetText(answerTemplate, problem)).toBe(`A:${problem.answer}`);
+    const cut = explanationOf(answerTemplate, problem.solution);
+    expect(cut).toEqual({ text: trace, closed: true });
+    const sequence = studentSequence(
+      model.tokenizer,
+      answerTemplate,
+      problem,
+      model.tokenizer.encode(cut.text),
+    );
+    // the student's context is exactly the worked solution it was pretrained on
+    expect(model.tokenizer.decode(sequence.tokens)).toBe(`${problem.prompt}${problem.solution}`);
+    expect(model.tokenizer.decode(sequence.tokens.slice(sequence.solution.start))).toBe(
+      `A:${problem.answer}`,
+    );
+    expect(explanationOf(answerTemplate, '7+4+0=11')).toEqual({ text: '7+4+0=11', closed: false });
+    expect(explanationOf({ explanationEnd: 'eos' }, problem.solution)).toEqual({
+      text: problem.solution,
+      closed: null,
+    });
+  });
+
+  it("scores the answer after the teacher's trace; a trace that gives the wrong digits scores lower; no answer line misses the format", async () => {
+    const reward = createRltReward({
+      teacher: model,
+      student: model,
+      template: answerTemplate,
+      options: defaultRltRewardOptions,
+      maxTokens: 60,
+    });
+    const wrongTrace = trace.replace('=12', '=13');
+    const [right, wrong, open] = await reward.score([
+      { problem, completion: `${trace}\nA:999` },
+      { problem, completion: `${wrongTrace}\nA:${problem.answer}` },
+      { problem, completion: trace },
+    ]);
+    // the teacher's own answer line (A:999) is cut off: only the trace reaches the student
+    expect(right.components.format_miss).toBe(0);
+    expect(right.components.solution_logprob).toBeGreaterThan(wrong.components.solution_logprob + 1);
+    expect(open.components.format_miss).toBe(1);
+    expect(open.reason).toMatch(/no answer line/);
   });
 });

@@ -12,7 +12,9 @@
 // - The explanation's closing tag is EOS (template.ts): a completion of as many tokens as the sampler's
 //   limit for this prompt (min(rollout.maxTokens, context − prompt), as rollout.ts computes it) was cut
 //   without EOS and gets the format penalty; its text is still scored, as the authors append the missing
-//   `</think>` and score it.
+//   `</think>` and score it. With `rlt.template.explanationEnd: answer-line` the closing tag is the
+//   teacher's own answer line instead: the explanation is the text before it (what the student reads and
+//   the KL compares), and a completion without one misses the format.
 // A completion the student cannot score (too long for its context) throws; the RL loop (rollout.ts) then
 // scores the batch item by item and gives only the failing ones reward 0, counted as reward/errors.
 import type { PolicyBackend } from '../core/policy.ts';
@@ -20,7 +22,8 @@ import type { Reward, RewardInput, RewardResult } from '../core/reward.ts';
 import { promptTokens } from '../tasks/format.ts';
 import { type RltRewardOptions, rltReward } from './reward.ts';
 import {
-  type RltTemplate,
+  explanationOf,
+  type RltTemplateParts,
   type StudentSequence,
   spanLogprobs,
   studentSequence,
@@ -32,7 +35,7 @@ export interface RltRewardDeps {
   teacher: PolicyBackend;
   /** The frozen student (ℓ and s). */
   student: PolicyBackend;
-  template: RltTemplate;
+  template: RltTemplateParts;
   options: RltRewardOptions;
   /** rollout.maxTokens: with the teacher's context, the sampler's limit per prompt. */
   maxTokens: number;
@@ -55,7 +58,9 @@ export function createRltReward(deps: RltRewardDeps): Reward {
       ...problem,
       prompt: teacherPromptText(template, problem),
     });
-    const explanation = teacher.tokenizer.encode(input.completion, `problem ${problem.id} explanation`);
+    // rlt.template.explanationEnd: the whole completion (closed by EOS), or the part before its answer line
+    const cut = explanationOf(template, input.completion);
+    const explanation = teacher.tokenizer.encode(cut.text, `problem ${problem.id} explanation`);
     // rollout.ts: each attempt samples at most min(maxTokens, context − prompt) tokens, EOS included.
     const limit = Math.max(1, Math.min(maxTokens, teacher.contextLength - teacherPrompt.length));
     const sequence = studentSequence(student.tokenizer, template, problem, explanation);
@@ -67,7 +72,7 @@ export function createRltReward(deps: RltRewardDeps): Reward {
     return {
       teacherPrompt,
       explanation,
-      formatMatched: explanation.length < limit,
+      formatMatched: cut.closed ?? explanation.length < limit,
       limit,
       student: sequence,
     };
@@ -107,7 +112,12 @@ export function createRltReward(deps: RltRewardDeps): Reward {
           },
           ...(item.formatMatched
             ? {}
-            : { reason: `explanation not closed (no EOS within ${item.limit} tokens)` }),
+            : {
+                reason:
+                  template.explanationEnd === 'answer-line'
+                    ? 'explanation not closed (no answer line after it)'
+                    : `explanation not closed (no EOS within ${item.limit} tokens)`,
+              }),
         };
       });
     },

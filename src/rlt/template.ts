@@ -28,9 +28,13 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
 import type { Tokenizer } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
+import { answerPrefix } from '../tasks/task.ts';
 
 export const defaultTeacherTemplate = '{question}{solution}\nE:';
 export const defaultStudentTemplate = '{question}{explanation}\n{solution}';
+
+export const rltTargets = ['solution', 'answer'] as const;
+export const explanationEnds = ['eos', 'answer-line'] as const;
 
 export const rltTemplateSchema = z
   .strictObject({
@@ -38,9 +42,28 @@ export const rltTemplateSchema = z
     teacher: z.string().default(defaultTeacherTemplate),
     /** The student's context: {question}, {explanation}, {solution} in that order, each once, ending with {solution}. */
     student: z.string().default(defaultStudentTemplate),
+    /**
+     * What {solution} is, shown to the teacher and scored in the student: 'solution' = the worked solution;
+     * 'answer' = the answer line `A:<answer>` only, so the explanation carries what the answer does not.
+     */
+    target: z.enum(rltTargets).default('solution'),
+    /**
+     * What closes an explanation: 'eos' = the teacher's EOS (a completion cut by the token limit misses the
+     * format); 'answer-line' = the teacher's own answer line: the explanation is the completion before its
+     * last `A:` line, and a completion without one misses the format.
+     */
+    explanationEnd: z.enum(explanationEnds).default('eos'),
   })
-  .default({ teacher: defaultTeacherTemplate, student: defaultStudentTemplate });
+  .default({
+    teacher: defaultTeacherTemplate,
+    student: defaultStudentTemplate,
+    target: 'solution',
+    explanationEnd: 'eos',
+  });
 export type RltTemplate = z.output<typeof rltTemplateSchema>;
+/** A template whose target and explanationEnd may be left out (their defaults: 'solution', 'eos'). */
+export type RltTemplateParts = Omit<RltTemplate, 'target' | 'explanationEnd'> &
+  Partial<Pick<RltTemplate, 'target' | 'explanationEnd'>>;
 
 /** Half-open token range [start, end) in a sequence. */
 export interface Span {
@@ -67,7 +90,7 @@ function split(template: string, names: readonly string[], where: string): strin
 }
 
 /** Checks both templates and that their literal text encodes with `tokenizer` (ConfigError otherwise). */
-export function validateTemplate(template: RltTemplate, tokenizer: Tokenizer): void {
+export function validateTemplate(template: RltTemplateParts, tokenizer: Tokenizer): void {
   const teacherParts = split(template.teacher, ['question', 'solution'], 'rlt.template.teacher');
   const studentParts = split(
     template.student,
@@ -91,16 +114,38 @@ export function validateTemplate(template: RltTemplate, tokenizer: Tokenizer): v
   }
 }
 
+/** What {solution} stands for (rlt.template.target): the worked solution, or the answer line only. */
+export function targetText(template: Pick<RltTemplateParts, 'target'>, problem: Problem): string {
+  return template.target === 'answer' ? `${answerPrefix}${problem.answer}` : problem.solution;
+}
+
+/**
+ * The explanation in a teacher's completion (rlt.template.explanationEnd) and whether it was closed: with
+ * 'eos' the whole text (closed is decided by the caller: EOS before the token limit); with 'answer-line'
+ * the text before the completion's last answer line, closed iff there is one.
+ */
+export function explanationOf(
+  template: Pick<RltTemplateParts, 'explanationEnd'>,
+  completion: string,
+): { text: string; closed: boolean | null } {
+  if (template.explanationEnd !== 'answer-line') return { text: completion, closed: null };
+  const at = completion.lastIndexOf(`\n${answerPrefix}`);
+  if (at >= 0) return { text: completion.slice(0, at), closed: true };
+  return completion.startsWith(answerPrefix)
+    ? { text: '', closed: true }
+    : { text: completion, closed: false };
+}
+
 /** The teacher's prompt text (given to the policy as the attempt's prompt). */
-export function teacherPromptText(template: RltTemplate, problem: Problem): string {
+export function teacherPromptText(template: RltTemplateParts, problem: Problem): string {
   const [before, middle, after] = split(template.teacher, ['question', 'solution'], 'rlt.template.teacher');
-  return `${before}${problem.prompt}${middle}${problem.solution}${after}`;
+  return `${before}${problem.prompt}${middle}${targetText(template, problem)}${after}`;
 }
 
 /** [BOS] + the student's context with `explanation` (token ids) spliced in, and both spans. */
 export function studentSequence(
   tokenizer: Tokenizer,
-  template: RltTemplate,
+  template: RltTemplateParts,
   problem: Problem,
   explanation: readonly number[],
 ): StudentSequence {
@@ -119,7 +164,7 @@ export function studentSequence(
   const explanationEnd = tokens.length;
   tokens.push(...tokenizer.encode(beforeSolution, 'rlt.template.student'));
   const solutionStart = tokens.length;
-  tokens.push(...tokenizer.encode(problem.solution, `${where} solution`));
+  tokens.push(...tokenizer.encode(targetText(template, problem), `${where} solution`));
   return {
     tokens,
     explanation: { start: explanationStart, end: explanationEnd },

@@ -5,6 +5,7 @@ import { Registry } from '../core/registry.ts';
 import { addition } from './addition.ts';
 import { additionCalc } from './addition-calc.ts';
 import { alignedAddition } from './aligned-addition.ts';
+import { alignedAdditionExplain } from './answer-shown.ts';
 import { constraints } from './constraints.ts';
 import { constraintsJudge } from './constraints-judge.ts';
 import { countdown } from './countdown.ts';
@@ -28,6 +29,13 @@ export const builtinTasks: readonly TaskPlugin[] = [
     paper: { title: 'Tool-Zero: tool use elicited by pure RL from zero models (digest ¶52)' },
   }),
   defineTask(alignedAddition),
+  defineTask(alignedAdditionExplain, {
+    paper: {
+      title:
+        'Reinforcement Learning Teachers of Test Time Scaling (RLT): a teacher shown the answer writes the explanation; the format is ours',
+      code: 'SakanaAI/RLT',
+    },
+  }),
   defineTask(alignedAdditionConfidence, {
     paper: {
       title:

@@ -63,7 +63,6 @@ export function withStatedConfidence(base: Task, name: string): Task {
   return task;
 }
 
-export const alignedAdditionConfidence: Task = withStatedConfidence(
-  alignedAddition,
-  'aligned-addition-confidence',
-);
+const name = 'aligned-addition-confidence';
+
+export const alignedAdditionConfidence: Task = withStatedConfidence(alignedAddition, name);

@@ -11,7 +11,7 @@ describe('createDefaultRegistries', () => {
       Object.entries(registries).map(([key, registry]) => [key, registry.names().length]),
     );
     expect(counts).toEqual({
-      tasks: 13,
+      tasks: 15,
       rewards: 22,
       selectors: 13,
       guidances: 8,
@@ -20,7 +20,7 @@ describe('createDefaultRegistries', () => {
       policyBackends: 2,
     });
     const plugins = registeredPlugins(registries);
-    expect(plugins).toHaveLength(69);
+    expect(plugins).toHaveLength(71);
     for (const plugin of plugins) expect(plugin.description.length, plugin.id).toBeGreaterThan(10);
     expect(registries.selectors.info('uniform')).toBe(uniformSelector);
   });
