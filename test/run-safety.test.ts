@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { defaultEngine } from '../src/policy/default-engine.ts';
 import { RunStore, readJsonlLines } from '../src/runs/run-store.ts';
 import { runCli, tempDir, writeYaml } from './helpers.ts';
 
@@ -221,8 +222,12 @@ describe('run safety', () => {
       const extra = command === 'train' ? ['--no-report'] : [];
       expect(runCli([command, '--config', file, '--quiet', ...extra]).status).toBe(0);
       const stored = JSON.parse(readFileSync(join(runs, dir, 'config.json'), 'utf8'));
-      expect(stored.policy).toEqual({ workers: cores });
-      // The config file still says auto (no policy block): a resume with it is the same config.
+      // the default engine by name, and on native its threads for that many workers (default-engine.ts)
+      const { engine } = defaultEngine();
+      expect(stored.policy).toEqual(
+        engine === 'native' ? { workers: cores, engine, threads: 1 } : { workers: cores, engine },
+      );
+      // The config file still says auto and names no engine (no policy block): a resume with it is the same config.
       const resumed = runCli([
         command,
         '--resume',

@@ -92,20 +92,26 @@ export function resolveWorkerCount(workers: WorkerCount = defaultWorkers): numbe
 
 /**
  * A new run's config with `policy.workers` resolved to a number (`auto` and a missing block become
- * one per core), as it is stored in the run: sampling depends on the worker count, so a resume on a
+ * one per core), `policy.engine` set (`defaultEngine` when the config names none; absent when that is
+ * absent too) and, on the native engine, `policy.threads` resolved, as it is stored in the run: sampling depends on the worker count, so a resume on a
  * machine with another number of cores must continue with the count the run started with to stay
  * bit-identical (it warns when that count exceeds the cores there).
  */
-export function pinWorkerCount<Config extends { policy?: PolicyBlock }>(config: Config): Config {
+export function pinWorkerCount<Config extends { policy?: PolicyBlock }>(
+  config: Config,
+  defaultEngine?: TrainEngine,
+): Config {
   const workers = resolveWorkerCount(config.policy?.workers);
   const policy: PolicyBlock = { ...config.policy, workers };
-  if (config.policy?.threads !== undefined && config.policy.engine !== 'native') {
+  // `engine` absent: the default of a new run (default-engine.ts), stored so that a resume keeps it
+  const engine = config.policy?.engine ?? defaultEngine;
+  if (engine !== undefined) policy.engine = engine;
+  if (config.policy?.threads !== undefined && engine !== 'native') {
     throw new ConfigError(
-      `policy.threads is the native engine's thread count; it needs policy.engine 'native' (got ${config.policy.engine ?? "'tfjs', the default"})`,
+      `policy.threads is the native engine's thread count; it needs policy.engine 'native' (got '${engine ?? 'tfjs'}')`,
     );
   }
-  if (config.policy?.engine === 'native')
-    policy.threads = resolveEngineThreads(config.policy.threads, workers);
+  if (engine === 'native') policy.threads = resolveEngineThreads(config.policy?.threads, workers);
   return { ...config, policy };
 }
 

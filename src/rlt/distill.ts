@@ -28,6 +28,7 @@ import type { Problem } from '../core/problem.ts';
 import { Rng } from '../core/rng.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
+import { defaultEngine } from '../policy/default-engine.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { defaultWorkers, engineChoice, pinWorkerCount } from '../policy/parallel-options.ts';
 import { saveCheckpoint } from '../runs/checkpoints.ts';
@@ -79,7 +80,7 @@ export interface DistillOptions {
 
 export async function distill(given: DistillConfig, options: DistillOptions = {}): Promise<DistillResult> {
   const started = Date.now();
-  const config = pinWorkerCount(given);
+  const config = pinWorkerCount(given, defaultEngine().engine);
   const plan = validateDistillConfig(config);
   const workers = config.policy?.workers ?? defaultWorkers;
   const store = RunStore.create(runDirectory(config.runsDir, config.name), config, {

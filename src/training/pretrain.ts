@@ -7,6 +7,7 @@ import { Rng } from '../core/rng.ts';
 import { checkModelMemory } from '../core/size-limits.ts';
 import { type EvalSummary, summarizeOutcomes } from '../eval/aggregate.ts';
 import { sampleAndVerify } from '../eval/evaluate.ts';
+import { defaultEngine } from '../policy/default-engine.ts';
 import { createEmbeddedPolicy, loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
 import { defaultWorkers, engineChoice, pinWorkerCount } from '../policy/parallel-options.ts';
 import { suiteTokenizer } from '../policy/tokenizer.ts';
@@ -69,7 +70,7 @@ export async function pretrain(
     ? resumedPretrainConfig({ dir: options.resume, given, steps: options.steps })
     : null;
   // A new run stores policy.workers as a number (auto resolved here), so that a resume elsewhere matches.
-  const config = resumed?.config ?? pinWorkerCount(given as PretrainConfig);
+  const config = resumed?.config ?? pinWorkerCount(given as PretrainConfig, defaultEngine().engine);
   validateMix(config.tasks, 'tasks');
   if (!options.resume) checkRunsDirectory(config.runsDir);
   const shape = resolveModelShape(config.model);

@@ -91,18 +91,19 @@ export function recordNewSteps(
 
 /**
  * A given config whose policy.workers (or, on the native engine, policy.threads) is `auto` or absent
- * matches any stored count: a new run stores `auto` resolved to a number (pinWorkerCount), so the config
- * file that made it still matches. Each of the two is taken from the stored config on its own.
+ * matches any stored count, and one without policy.engine any stored engine: a new run stores `auto`
+ * resolved to a number and the default engine by name (pinWorkerCount), so the config file that made it
+ * still matches. Each of the three is taken from the stored config on its own.
  */
 function sameAutoWorkers<Config>(given: Config, stored: Config): Config {
-  type Counts = { workers?: unknown; threads?: unknown };
+  type Counts = { workers?: unknown; threads?: unknown; engine?: unknown };
   const policy = (given as { policy?: Counts }).policy;
   const storedPolicy = (stored as { policy?: Counts }).policy;
   const unpinned = (value: unknown) => value === undefined || value === 'auto';
-  if (!unpinned(policy?.workers) && !unpinned(policy?.threads)) return given;
+  if (!unpinned(policy?.workers) && !unpinned(policy?.threads) && policy?.engine !== undefined) return given;
   if (!policy) return { ...given, policy: storedPolicy };
   const merged: Counts = { ...policy };
-  for (const key of ['workers', 'threads'] as const) {
+  for (const key of ['workers', 'threads', 'engine'] as const) {
     if (!unpinned(policy[key])) continue;
     if (storedPolicy?.[key] === undefined) delete merged[key];
     else merged[key] = storedPolicy[key];

@@ -8,6 +8,7 @@ import { Rng } from '../../core/rng.ts';
 import type { EvalSummary } from '../../eval/aggregate.ts';
 import { summarizeOutcomes } from '../../eval/aggregate.ts';
 import { sampleAndVerify } from '../../eval/evaluate.ts';
+import { defaultEngine } from '../../policy/default-engine.ts';
 import { pinWorkerCount } from '../../policy/parallel-options.ts';
 import { type CheckpointRef, saveCheckpoint } from '../../runs/checkpoints.ts';
 import { checkRunsDirectory, runDirectory } from '../../runs/run-name.ts';
@@ -265,7 +266,9 @@ async function openRun(
   kind.validate(config);
   checkRunsDirectory(config.runsDir);
   // The fully resolved config is stored (policy.workers as a number): resume and reports read it back.
-  const resolved = pinWorkerCount(kind.parse(config));
+  const parsed = kind.parse(config);
+  const embedded = (parsed.policy?.backend ?? 'embedded') === 'embedded';
+  const resolved = pinWorkerCount(parsed, embedded ? defaultEngine().engine : undefined);
   const ctx = await kind.build(resolved);
   const store = RunStore.create(runDirectory(config.runsDir, config.name), resolved, {
     overwrite: options.overwrite,
