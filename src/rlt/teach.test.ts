@@ -2,13 +2,14 @@
 // explanations per step. The first step's rewards (teacher still at init) are recomputed here from
 // strings, independently of template.ts and student-reward.ts: each stored reward must be the RLT reward of
 // the student's log-probs of the SOLUTION after the explanation (and the KL on the explanation).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PolicyBackend } from '../core/policy.ts';
 import type { Problem } from '../core/problem.ts';
 import { loadEmbeddedPolicy } from '../policy/parallel-factory.ts';
+import { resolveCheckpoint } from '../runs/resolve-checkpoint.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { drawPool } from '../training/rl/setup.ts';
 import { teach } from './teach.ts';
@@ -50,9 +51,17 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 describe('curricula teach', () => {
   it("rewards each explanation with the frozen student's log-likelihood of the solution", async () => {
     const runsDir = tempDir();
-    const teachConfig = config(runsDir, 'teach-run');
+    // evaluated at steps 0 and 2 (the teacher as a solver), so a BEST could be picked
+    const teachConfig = config(runsDir, 'teach-run', {
+      eval: { every: 2, problemsPerDifficulty: 2, samples: 1 },
+    });
     const result = await teach(teachConfig);
     expect(result.steps).toBe(2);
+    // the run directory names the trained teacher (LATEST): its solver evaluation picks no BEST
+    expect(existsSync(join(result.runDir, 'checkpoints', 'BEST'))).toBe(false);
+    expect(resolveCheckpoint(result.runDir).modelPath).toBe(
+      join(result.runDir, 'checkpoints', 'step-000002', 'model'),
+    );
     const store = RunStore.read(result.runDir);
     const samples = store.samples(1);
     const rss = store.series('rlt/r_ss');

@@ -134,6 +134,8 @@ export const teachRunKind: RlRunKind = {
   build: buildTeachContext,
   resume: resumedTeachConfig,
   stepMetrics: rltStepMetrics,
+  // the held-out evaluation is the teacher as a solver: a run directory resolves to the LATEST teacher
+  tracksBest: false,
 };
 
 export function teach(

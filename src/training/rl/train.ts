@@ -45,6 +45,12 @@ export interface RlRunKind {
   resume(request: ResumeRequest<RlConfig>): ResumedConfig<RlConfig>;
   /** Metrics of this kind, added to each step's metrics. */
   stepMetrics?(report: StepReport): Record<string, number>;
+  /**
+   * Whether held-out pass@1 picks the run's BEST checkpoint (default true), which a run directory resolves
+   * to. A teach run's evaluation is its teacher as a plain solver, a sanity check and not its objective:
+   * it keeps no BEST, so its run directory resolves to its LATEST checkpoint.
+   */
+  tracksBest?: boolean;
 }
 
 export const trainRunKind: RlRunKind = {
@@ -109,7 +115,7 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
     const start = latest ? restoreRun(ctx, store, latest) : await startRun(ctx, store, options);
     const { step, initialEval } = start;
 
-    const save = checkpointSaver(ctx, store, start);
+    const save = checkpointSaver(ctx, store, start, (options.kind ?? trainRunKind).tracksBest ?? true);
     if (!latest) await save(step, initialEval);
 
     const { steps } = runConfig.train;
@@ -162,10 +168,10 @@ export async function train(config: RlConfig | null, options: TrainOptions = {})
 }
 
 /** Saves a checkpoint: weights, RNG, selector, guidance, each component's state, the best score so far. */
-function checkpointSaver(ctx: RlContext, store: RunStore, start: RunStart) {
+function checkpointSaver(ctx: RlContext, store: RunStore, start: RunStart, tracksBest: boolean) {
   let bestScore = start.bestScore;
   return async (atStep: number, summary?: EvalSummary) => {
-    const best = summary !== undefined && summary.overall.passAt1 > bestScore;
+    const best = tracksBest && summary !== undefined && summary.overall.passAt1 > bestScore;
     if (best) bestScore = summary.overall.passAt1;
     await saveCheckpoint(
       store.checkpointsDir,
