@@ -36,10 +36,9 @@ describe('aligned-addition-explain: the answer shown in the prompt, the trace as
 
   it('refuses the canonical partition (its split is always that one)', () => {
     expect(() =>
-      new ProblemMix([{ task: 'aligned-addition-explain', difficulties: [1], weight: 1, partition: 'canonical' }]).pool(
-        4,
-        new Rng(1),
-      ),
+      new ProblemMix([
+        { task: 'aligned-addition-explain', difficulties: [1], weight: 1, partition: 'canonical' },
+      ]).pool(4, new Rng(1)),
     ).toThrow(/no canonical key/);
   });
 });
