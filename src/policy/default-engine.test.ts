@@ -45,4 +45,18 @@ describe('the default engine of a new run', () => {
     expect(fallback.engine).toBe('tfjs');
     expect(fallback.fallback).toMatch(/CURRICULA_NATIVE=0/);
   });
+
+  it('CURRICULA_ENGINE picks the default; a bad value is refused with the valid ones', () => {
+    expect(defaultEngine({ CURRICULA_ENGINE: 'tfjs' })).toEqual({
+      engine: 'tfjs',
+      fallback: 'CURRICULA_ENGINE=tfjs',
+    });
+    expect(defaultEngine({ CURRICULA_ENGINE: 'native' }).engine).toBe(
+      nativeModelAvailable() ? 'native' : 'tfjs',
+    );
+    expect(defaultEngine({}).engine).toBe(defaultEngine({ CURRICULA_ENGINE: 'native' }).engine);
+    expect(() => defaultEngine({ CURRICULA_ENGINE: 'cuda' })).toThrow(
+      /CURRICULA_ENGINE must be tfjs or native, got 'cuda'/,
+    );
+  });
 });

@@ -6,6 +6,8 @@
 // resumes on tfjs, as it was made. Both engines produce the same checkpoints and agree on log-probs and
 // gradients to float32 rounding (native-engine.test.ts), not bit for bit: a run's results depend on it.
 
+import { UserError } from '../core/errors.ts';
+import { shortInput } from '../core/quote-input.ts';
 import { nativeDecodeAvailable } from './native-decoder.ts';
 import { nativeModelAvailable, nativeModelStatus } from './native-model.ts';
 import type { TrainEngine } from './parallel-options.ts';
@@ -16,8 +18,17 @@ export interface DefaultEngine {
   fallback?: string;
 }
 
-/** native when the addon has the model and the decoder; else tfjs, with the reason. */
-export function defaultEngine(): DefaultEngine {
+/**
+ * native when the addon has the model and the decoder; else tfjs, with the reason. The environment
+ * variable CURRICULA_ENGINE (tfjs or native) picks the default instead: native where the addon cannot run
+ * still falls back to tfjs, with the reason.
+ */
+export function defaultEngine(env: NodeJS.ProcessEnv = process.env): DefaultEngine {
+  const asked = env.CURRICULA_ENGINE;
+  if (asked !== undefined && asked !== '' && asked !== 'tfjs' && asked !== 'native') {
+    throw new UserError(`CURRICULA_ENGINE must be tfjs or native, got '${shortInput(asked)}'`);
+  }
+  if (asked === 'tfjs') return { engine: 'tfjs', fallback: 'CURRICULA_ENGINE=tfjs' };
   if (!nativeModelAvailable()) return { engine: 'tfjs', fallback: nativeModelStatus().reason ?? 'no addon' };
   if (!nativeDecodeAvailable()) {
     return {
