@@ -32,7 +32,7 @@ describe('teach and distill CLI', () => {
     expect(existsSync(join(dir, 'ladder-teach'))).toBe(false);
     expectOneLineError(
       runCli(['distill', '--config', 'examples/ladder-distill.yaml', '--source', 'bogus']),
-      /^error: --source must be one of teacher, solutions, got 'bogus'$/,
+      /^error: --source must be one of teacher, solutions, answers, got 'bogus'$/,
     );
     expectOneLineError(
       runCli([
