@@ -16,11 +16,11 @@ describe('createDefaultRegistries', () => {
       selectors: 13,
       guidances: 8,
       advantages: 6,
-      losses: 5,
+      losses: 6,
       policyBackends: 2,
     });
     const plugins = registeredPlugins(registries);
-    expect(plugins).toHaveLength(71);
+    expect(plugins).toHaveLength(72);
     for (const plugin of plugins) expect(plugin.description.length, plugin.id).toBeGreaterThan(10);
     expect(registries.selectors.info('uniform')).toBe(uniformSelector);
   });

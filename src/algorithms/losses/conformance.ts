@@ -17,13 +17,19 @@ export interface LossCheckOptions {
    * stop-gradient (CISPO's clipped ratio): the derivative is then taken at a fixed ratio.
    */
   moveOldLogprobs?: boolean;
+  /**
+   * One advantage per sequence in the batch (the third sequence's per-token advantages replaced by one),
+   * for a sequence-level loss (GSPO), which is defined for them: with per-token advantages its token form
+   * differentiates a surrogate, not its reported value.
+   */
+  sequenceAdvantages?: boolean;
 }
 
 /**
  * Three sequences of different lengths: per-token and broadcast advantages, masked tokens, off-policy
  * tokens, log-ratios spread over every clip region (incl. r ≈ 4.5 with A < 0 for a dual clip).
  */
-export function conformanceBatch(seed = 7): LossSequence[] {
+export function conformanceBatch(seed = 7, sequenceAdvantages = false): LossSequence[] {
   const rng = new Rng(seed);
   const logRatios = [
     [0.1, 0.22, -0.4, 0.6],
@@ -35,7 +41,11 @@ export function conformanceBatch(seed = 7): LossSequence[] {
     [1, 1],
     [0, 1, 1, 1, 0],
   ];
-  const advantages: (number | number[])[] = [1.3, -0.8, [0.5, -1.2, 0.9, -0.4, 2]];
+  const advantages: (number | number[])[] = [
+    1.3,
+    -0.8,
+    sequenceAdvantages ? -0.6 : [0.5, -1.2, 0.9, -0.4, 2],
+  ];
   return logRatios.map((ratios, i) => {
     const oldLogprobs = ratios.map(() => -0.2 - 2 * rng.next());
     return {
@@ -75,7 +85,7 @@ export function checkLoss(loss: PolicyLoss, options: LossCheckOptions = {}): Con
   const h = 1e-5;
   for (const lossOptions of options.options ?? [undefined]) {
     const under = lossOptions === undefined ? '' : ` under ${preview(lossOptions)}`;
-    const batch = conformanceBatch();
+    const batch = conformanceBatch(7, options.sequenceAdvantages ?? false);
     const result = check.call(`compute()${under}`, () => loss.compute(batch, lossOptions));
     check.that(
       Array.isArray(result?.weights) &&

@@ -5,6 +5,7 @@ import type { PluginInfo } from '../../core/plugin.ts';
 import { Registry } from '../../core/registry.ts';
 import { cispo } from './cispo.ts';
 import { crossEntropy } from './cross-entropy.ts';
+import { gspo } from './gspo.ts';
 import { importanceSampling } from './importance-sampling.ts';
 import type { PolicyLoss } from './policy-loss.ts';
 import { policyShaping } from './policy-shaping.ts';
@@ -32,6 +33,7 @@ export const builtinLosses: readonly PolicyLoss[] = [
   ppoClip,
   importanceSampling,
   cispo,
+  gspo,
   crossEntropy,
   policyShaping,
 ];

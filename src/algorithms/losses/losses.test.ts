@@ -11,8 +11,15 @@ describe('every loss × aggregation passes checkLoss: weights are the derivative
         aggregation,
         tokenSumNormaliser: aggregation === 'seq-mean-token-sum-norm' ? 8 : undefined,
       }));
+      // GSPO: its defaults (a range of ±4e-4 around 1) clip every ratio of the batch; a wide range too.
+      if (name === 'gspo') options.push(...options.map((o) => ({ ...o, epsilonLow: 0.5, epsilonHigh: 0.5 })));
       // CISPO's clipped ratio is a stop-gradient: move log π_old with log π so the ratio stays fixed.
-      const report = checkLoss(policyLosses.get(name), { options, moveOldLogprobs: name === 'cispo' });
+      // GSPO is a sequence-level loss: one advantage per sequence.
+      const report = checkLoss(policyLosses.get(name), {
+        options,
+        moveOldLogprobs: name === 'cispo',
+        sequenceAdvantages: name === 'gspo',
+      });
       expect(report.checks).toContain(
         'each weight is the derivative of the loss with respect to its token log-prob',
       );

@@ -93,6 +93,8 @@ export interface TokenInput {
   oldLogprob: number;
   advantage: number;
   offPolicy: boolean;
+  /** Index of the token's sequence in the batch (set by computeTokenLoss; sequence-level losses read it). */
+  sequence?: number;
 }
 
 /** Which clipping bound, if any, set this token's term (for the clipfrac metrics). */
@@ -139,7 +141,7 @@ export function computeTokenLoss<Options extends AggregationOptions>(
       const advantage =
         typeof sequence.advantages === 'number' ? sequence.advantages : sequence.advantages[t];
       const uncorrected = tokenLoss(
-        { logprob, oldLogprob, advantage, offPolicy: sequence.offPolicy?.[t] ?? false },
+        { logprob, oldLogprob, advantage, offPolicy: sequence.offPolicy?.[t] ?? false, sequence: i },
         options,
       );
       // A masked token (w = 0) carries nothing, not even a clip count; w = 1 leaves the term as it is.

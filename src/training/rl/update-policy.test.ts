@@ -61,8 +61,13 @@ const epsilonHigh = 0.28;
 const dualClipBound = 3;
 const beta = 0.5;
 
+/** GSPO's clip range in its gradient test: wide enough that some sequences are clipped and some not. */
+const gspoEpsilon = 0.1;
+
 interface Scenario {
-  aggregation: 'token-mean' | 'seq-mean-token-sum-norm';
+  /** The policy loss (default ppo-clip). gspo: the sequence ratio s_i, written from its definition. */
+  loss?: 'ppo-clip' | 'gspo';
+  aggregation: 'token-mean' | 'seq-mean-token-sum-norm' | 'seq-mean-token-mean';
   tokenSumNormaliser?: number;
   /** true: the update's first (on-policy) pass; false: a later pass, which recomputes log-probs. */
   onPolicy: boolean;
@@ -81,13 +86,19 @@ function independentLoss(
       const tokens = [...context, ...completion];
       // referenceLogprobs()[j] = log p(tokens[j+1] | tokens[..j]); completion token t is tokens[C + t].
       const all = referenceLogprobs(modelConfig, params, tokens);
+      const logprobs = completion.map((_, t) => all[context.length + t - 1]);
+      const a = advantages[g][i];
+      // GSPO: s_i = exp(mean_t(logp − logp_old)), the same clipped term at every token of the sequence
+      const meanLogRatio =
+        logprobs.reduce((sum, lp, t) => sum + lp - oldLogprobs[g][i][t], 0) / logprobs.length;
+      const s = Math.exp(meanLogRatio);
+      const gspoTerm = Math.max(-a * s, -a * Math.min(1 + gspoEpsilon, Math.max(1 - gspoEpsilon, s)));
       terms.push(
-        completion.map((_, t) => {
-          const logprob = all[context.length + t - 1];
-          const a = advantages[g][i];
+        logprobs.map((logprob, t) => {
           const r = Math.exp(logprob - oldLogprobs[g][i][t]);
           let policy = Math.max(-a * r, -a * Math.min(1 + epsilonHigh, Math.max(1 - epsilonLow, r)));
           if (a < 0) policy = Math.min(policy, -a * dualClipBound);
+          if (scenario.loss === 'gspo') policy = gspoTerm;
           const logRatio = refLogprobs[g][i][t] - logprob;
           return { policy, kl: Math.exp(logRatio) - 1 - logRatio };
         }),
@@ -97,6 +108,10 @@ function independentLoss(
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   const perSequence = terms.map((sequence) => sum(sequence.map((term) => term.policy + beta * term.kl)));
   if (scenario.aggregation === 'token-mean') return sum(perSequence) / sum(terms.map((s) => s.length));
+  // seq-mean-token-mean: (1/B) Σ_i (1/|y_i|) Σ_t ℓ_{i,t}
+  if (scenario.aggregation === 'seq-mean-token-mean') {
+    return sum(perSequence.map((total, i) => total / terms[i].length)) / terms.length;
+  }
   // seq-mean-token-sum-norm: (1/B) Σ_i (1/N) Σ_t ℓ_{i,t}
   return sum(perSequence) / (terms.length * scenario.tokenSumNormaliser!);
 }
@@ -194,14 +209,17 @@ async function checkGradient(scenario: Scenario): Promise<void> {
   // recomputes the log-probs with a forward pass, as every pass after the first does.
   const epochs = scenario.onPolicy ? 1 : 2;
   const context = rlContext(policy, {
-    loss: 'ppo-clip',
-    lossOptions: {
-      aggregation: scenario.aggregation,
-      tokenSumNormaliser: scenario.tokenSumNormaliser,
-      epsilonLow,
-      epsilonHigh,
-      dualClipBound,
-    },
+    loss: scenario.loss ?? 'ppo-clip',
+    lossOptions:
+      scenario.loss === 'gspo'
+        ? { aggregation: scenario.aggregation, epsilonLow: gspoEpsilon, epsilonHigh: gspoEpsilon }
+        : {
+            aggregation: scenario.aggregation,
+            tokenSumNormaliser: scenario.tokenSumNormaliser,
+            epsilonLow,
+            epsilonHigh,
+            dualClipBound,
+          },
     klCoefficient: beta,
     epochs,
   });
@@ -255,6 +273,14 @@ describe('updatePolicy on a tiny model: the accumulated gradient is the gradient
 
   it('recomputed pass (off-policy, clipped tokens), seq-mean-token-sum-norm with N = 32 for both terms', async () => {
     await checkGradient({ aggregation: 'seq-mean-token-sum-norm', tokenSumNormaliser: 32, onPolicy: false });
+  });
+
+  it('GSPO, recomputed pass: the sequence ratio (one sequence unclipped, two clipped at ε 0.1), seq-mean-token-mean', async () => {
+    await checkGradient({ loss: 'gspo', aggregation: 'seq-mean-token-mean', onPolicy: false });
+  });
+
+  it('GSPO, first (on-policy) pass: s = 1 for every sequence', async () => {
+    await checkGradient({ loss: 'gspo', aggregation: 'seq-mean-token-mean', onPolicy: true });
   });
 });
 
