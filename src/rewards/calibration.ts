@@ -77,7 +77,7 @@ export function statedConfidence(completion: string): number | null {
   const raw = lastTag(completion, 'confidence');
   if (raw !== null) return parseConfidence(raw);
   const start = confidenceLineStart(completion);
-  return start < 0 ? null : parseConfidence(completion.slice(start + 3));
+  return start < 0 ? null : parseConfidence(completion.slice(start + CONFIDENCE_LINE.length));
 }
 
 /**
@@ -86,11 +86,13 @@ export function statedConfidence(completion: string): number | null {
  * allowed). The tags of `tabc` cost ~60 characters that a 128-token context does not have.
  */
 const ANSWER_LINE_FORMAT = /(?:^|\n)A:[^\n]*\nC:([^\n]*?)\s*$/;
+/** What opens the confidence line; its number follows. */
+const CONFIDENCE_LINE = '\nC:';
 
 /** Where a completion's final `C:` confidence line starts, or -1 when it has no answer line + confidence line. */
 function confidenceLineStart(completion: string): number {
   const match = ANSWER_LINE_FORMAT.exec(completion);
-  return match === null ? -1 : completion.lastIndexOf('\nC:');
+  return match === null ? -1 : completion.lastIndexOf(CONFIDENCE_LINE);
 }
 
 /**
@@ -107,7 +109,7 @@ export function parseAnswerLineOutput(completion: string): RlcrOutput {
       problem: 'does not end with an A:<answer> line and a C:<confidence> line',
     };
   }
-  const raw = completion.slice(start + 3).trim();
+  const raw = completion.slice(start + CONFIDENCE_LINE.length).trim();
   const confidence = parseConfidence(raw);
   let problem: string | null = null;
   if (raw === '') problem = 'empty C: line';
@@ -188,10 +190,10 @@ export function createCalibrationReward(options: unknown, context?: RewardFactor
   const asInput = (answer: string): string =>
     answerLine && extractAnswerLine(answer) === null ? `${answerPrefix}${answer.trim()}` : answer;
 
+  const parse = parsed.format === 'tabc' ? parseRlcrOutput : parseAnswerLineOutput;
   const reward: Reward = {
     name: 'calibration',
     async score(inputs) {
-      const parse = parsed.format === 'tabc' ? parseRlcrOutput : parseAnswerLineOutput;
       const outputs = inputs.map(({ completion }) => parse(completion));
       const graded: number[] = [];
       const innerInputs: RewardInput[] = [];

@@ -36,12 +36,11 @@ import { runDirectory } from '../runs/run-name.ts';
 import { RunStore } from '../runs/run-store.ts';
 import { promptTokens, solutionDatum } from '../tasks/format.ts';
 import { heldOutProblems } from '../tasks/problem-mix.ts';
-import { answerPrefix } from '../tasks/task.ts';
 import { sampleRows } from '../training/rl/sample-rows.ts';
 import { runSteps } from '../training/run-driver.ts';
 import { supervisedStep } from '../training/supervised-step.ts';
 import { type DistillConfig, validateDistillConfig } from './distill-config.ts';
-import { explanationOf, studentSequence, teacherPromptText } from './template.ts';
+import { explanationOf, studentSequence, targetText, teacherPromptText } from './template.ts';
 
 export interface DistillExample {
   problemId: string;
@@ -255,9 +254,9 @@ async function explain(
   });
 }
 
-/** The problem with its answer line as its whole solution (source answers). */
+/** The problem with its answer line (targetText's 'answer' form) as its whole solution (source answers). */
 function answerOnly(problem: Problem): Problem {
-  return { ...problem, solution: `${answerPrefix}${problem.answer}` };
+  return { ...problem, solution: targetText({ target: 'answer' }, problem) };
 }
 
 /** The student's training sequence: weight 1 on the completion tokens and EOS, 0 on the prompt. */
