@@ -1,6 +1,13 @@
 // experiments/lib/mde.ts: the MDE line every experiment README quotes (issue 28 item 2).
 import { describe, expect, it } from 'vitest';
-import { mdeLine, mdeOf, pairedDifference } from '../experiments/lib/mde.ts';
+import {
+  mdeLine,
+  mdeOf,
+  pairedCells,
+  pairedDifference,
+  pairedDifferences,
+  signedDifference,
+} from '../experiments/lib/mde.ts';
 
 describe('experiment MDE', () => {
   it('is (t₀.₉₇₅ + t₀.₈ at 2n − 2 df) · s · √(2/n) with the SD pooled within arms', () => {
@@ -32,5 +39,31 @@ describe('experiment MDE', () => {
     expect(result?.half).toBeCloseTo(4.3026527 * (0.01 / Math.sqrt(3)), 6);
     expect(result?.mde).toBeCloseTo((4.3026527 + 1.0606602) * (0.01 / Math.sqrt(3)), 6);
     expect(pairedDifference([0.5])).toBeNull();
+  });
+
+  it('formats a paired row: the blocks both arms have, in order, then mean, interval and MDE', () => {
+    const a = new Map([
+      [2, 0.5],
+      [3, 0.6],
+      [4, 0.7],
+    ]);
+    const b = new Map([
+      [4, 0.68],
+      [2, 0.49],
+      [3, 0.57],
+      [5, 0.1],
+    ]);
+    const differences = pairedDifferences([2, 3, 4, 5], a, b);
+    expect(differences.map((d) => Number(d.toFixed(12)))).toEqual([0.01, 0.03, 0.02]);
+    const result = pairedDifference(differences);
+    expect(pairedCells(differences)).toBe(
+      `3 | +0.010, +0.030, +0.020 | +0.020 | [${signedDifference(0.02 - (result?.half ?? 0))}, ${signedDifference(0.02 + (result?.half ?? 0))}] | ±${result?.mde.toFixed(3)} (CI includes 0)`,
+    );
+    expect(pairedCells([0.1, 0.11, 0.12])).toMatch(
+      /^3 \| \+0\.100, \+0\.110, \+0\.120 \| \+0\.110 \| \[\+0\.0\d\d, \+0\.1\d\d\] \| ±0\.0\d\d \(CI excludes 0\)$/,
+    );
+    expect(signedDifference(-0.0123)).toBe('−0.012');
+    expect(pairedCells([0.1])).toBe('1 | +0.100 | — | — | —');
+    expect(pairedCells([])).toBe('0 | — | — | — | —');
   });
 });

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fmt, mean, type Row, readJson, readMetrics } from '../lib/analysis.ts';
-import { pairedDifference } from '../lib/mde.ts';
+import { pairedCells, pairedDifferences } from '../lib/mde.ts';
 
 const raw = join(import.meta.dirname, process.argv[2] ?? 'raw');
 const arms = ['verifier', 'calibration', 'lr0'] as const;
@@ -38,7 +38,6 @@ function evaluations(arm: Arm, cold: number): Map<number, Row> {
 
 const value = (row: Row | undefined, key: string) => (typeof row?.[key] === 'number' ? (row[key] as number) : undefined);
 const lastStep = (evals: Map<number, Row>) => Math.max(...evals.keys());
-const signed = (x: number, digits = 3) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
 
 const lines: string[] = ['# Calibration on the ladder: tables', ''];
 
@@ -95,13 +94,7 @@ const starts = (arm: Arm, key: string): Map<number, number> => {
 };
 
 function pairedRow(label: string, a: Map<number, number>, b: Map<number, number>, key: string): string {
-  const differences = colds.filter((cold) => a.has(cold) && b.has(cold)).map((cold) => (a.get(cold) as number) - (b.get(cold) as number));
-  const result = pairedDifference(differences);
-  const each = differences.map((d) => signed(d)).join(', ');
-  if (result === null) return `| ${label} | ${key} | ${differences.length} | ${each || '—'} | — | — | — |`;
-  const ci = `[${signed(result.mean - result.half)}, ${signed(result.mean + result.half)}]`;
-  const verdict = Math.abs(result.mean) > result.half ? "CI excludes 0" : "CI includes 0";
-  return `| ${label} | ${key} | ${result.n} | ${each} | ${signed(result.mean)} | ${ci} | ±${result.mde.toFixed(3)} (${verdict}) |`;
+  return `| ${label} | ${key} | ${pairedCells(pairedDifferences(colds, a, b))} |`;
 }
 
 lines.push('## Paired by cold start (95% t-interval; MDE of the paired design at the observed spread)', '');

@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { alignedAdditionProblem } from '../../src/tasks/aligned-addition.ts';
 import { solutionSteps } from '../../src/tasks/task.ts';
 import { fmt, mean, type Row, readJson, readMetrics } from '../lib/analysis.ts';
-import { pairedDifference } from '../lib/mde.ts';
+import { pairedCells, pairedDifference, pairedDifferences, signedDifference } from '../lib/mde.ts';
 
 const here = import.meta.dirname;
 const results = join(here, 'results');
@@ -36,7 +36,6 @@ const evalOf = (student: Student, seed: number) =>
 const passAt1 = (summary: Summary, level: number) =>
   summary.groups.find((group) => group.difficulty === level)?.passAt['1'];
 const seenMean = (summary: Summary) => mean(seen.map((level) => passAt1(summary, level) ?? 0));
-const signed = (x: number, digits = 3) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
 
 const lines: string[] = ['# Teachers on ladder v2: tables', ''];
 
@@ -68,15 +67,8 @@ lines.push('');
 
 // 2. Paired comparisons.
 function pairedRow(a: Student, b: Student): string {
-  const left = means.get(a) ?? new Map();
-  const right = means.get(b) ?? new Map();
-  const differences = seeds.filter((s) => left.has(s) && right.has(s)).map((s) => left.get(s) - right.get(s));
-  const result = pairedDifference(differences);
-  const each = differences.map((d) => signed(d)).join(', ');
-  if (result === null) return `| ${labels[a]} − ${labels[b]} | ${differences.length} | ${each || '—'} | — | — | — |`;
-  const ci = `[${signed(result.mean - result.half)}, ${signed(result.mean + result.half)}]`;
-  const verdict = Math.abs(result.mean) > result.half ? 'CI excludes 0' : 'CI includes 0';
-  return `| ${labels[a]} − ${labels[b]} | ${result.n} | ${each} | ${signed(result.mean)} | ${ci} | ±${result.mde.toFixed(3)} (${verdict}) |`;
+  const differences = pairedDifferences(seeds, means.get(a) ?? new Map(), means.get(b) ?? new Map());
+  return `| ${labels[a]} − ${labels[b]} | ${pairedCells(differences)} |`;
 }
 lines.push('## Paired by seed: mean pass@1 over levels 1–8 (95% t-interval; MDE of the paired design)', '');
 lines.push('| comparison | pairs | per seed | mean | 95% CI | MDE |');
@@ -143,13 +135,11 @@ for (const teacher of ['teacher-cold', 'teacher-rlt'] as const) {
 }
 lines.push('');
 {
-  const cold = exact.get('teacher-cold') ?? new Map();
-  const rlt = exact.get('teacher-rlt') ?? new Map();
-  const differences = seeds.filter((s) => cold.has(s) && rlt.has(s)).map((s) => rlt.get(s) - cold.get(s));
+  const differences = pairedDifferences(seeds, exact.get('teacher-rlt') ?? new Map(), exact.get('teacher-cold') ?? new Map());
   const result = pairedDifference(differences);
   if (result) {
     lines.push(
-      `Exact-trace share, RLT − untrained teacher, paired by seed: ${signed(result.mean)} [${signed(result.mean - result.half)}, ${signed(result.mean + result.half)}], MDE ±${result.mde.toFixed(3)}.`,
+      `Exact-trace share, RLT − untrained teacher, paired by seed: ${signedDifference(result.mean)} [${signedDifference(result.mean - result.half)}, ${signedDifference(result.mean + result.half)}], MDE ±${result.mde.toFixed(3)}.`,
       '',
     );
   }

@@ -69,3 +69,28 @@ export function pairedDifference(differences: readonly number[]): PairedResult |
   const se = sd / Math.sqrt(n);
   return { n, mean, sd, half: tQuantile(0.975, n - 1) * se, mde: (tQuantile(0.975, n - 1) + tQuantile(0.8, n - 1)) * se };
 }
+
+/** A signed difference with a true minus sign: "+0.123", "−0.123". */
+export const signedDifference = (x: number, digits = 3) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
+
+/** a − b over the blocks (seeds, cold starts) that both have, in `blocks` order. */
+export function pairedDifferences(
+  blocks: readonly number[],
+  a: ReadonlyMap<number, number>,
+  b: ReadonlyMap<number, number>,
+): number[] {
+  return blocks.filter((block) => a.has(block) && b.has(block)).map((block) => (a.get(block) as number) - (b.get(block) as number));
+}
+
+/**
+ * The cells "pairs | per block | mean | 95% CI | MDE (verdict)" of a paired comparison's table row
+ * (pairedDifference; dashes for fewer than two blocks).
+ */
+export function pairedCells(differences: readonly number[]): string {
+  const result = pairedDifference(differences);
+  const each = differences.map((d) => signedDifference(d)).join(', ');
+  if (result === null) return `${differences.length} | ${each || '—'} | — | — | —`;
+  const ci = `[${signedDifference(result.mean - result.half)}, ${signedDifference(result.mean + result.half)}]`;
+  const verdict = Math.abs(result.mean) > result.half ? 'CI excludes 0' : 'CI includes 0';
+  return `${result.n} | ${each} | ${signedDifference(result.mean)} | ${ci} | ±${result.mde.toFixed(3)} (${verdict})`;
+}
