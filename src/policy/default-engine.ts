@@ -19,6 +19,18 @@ export interface DefaultEngine {
 }
 
 /**
+ * Why policy.engine 'native' cannot run here, or null when it can: the addon needs native/model.c (the
+ * forward and backward) and native/model-decode.c (sampling). EmbeddedBackend refuses the engine with it.
+ */
+export function nativeEngineProblem(): string | null {
+  if (!nativeModelAvailable()) return nativeModelStatus().reason;
+  if (!nativeDecodeAvailable()) {
+    return 'the addon was built before native/model-decode.c; rebuild it with `npm run build:native`';
+  }
+  return null;
+}
+
+/**
  * native when the addon has the model and the decoder; else tfjs, with the reason. The environment
  * variable CURRICULA_ENGINE (tfjs or native) picks the default instead: native where the addon cannot run
  * still falls back to tfjs, with the reason.
@@ -29,12 +41,6 @@ export function defaultEngine(env: NodeJS.ProcessEnv = process.env): DefaultEngi
     throw new UserError(`CURRICULA_ENGINE must be tfjs or native, got '${shortInput(asked)}'`);
   }
   if (asked === 'tfjs') return { engine: 'tfjs', fallback: 'CURRICULA_ENGINE=tfjs' };
-  if (!nativeModelAvailable()) return { engine: 'tfjs', fallback: nativeModelStatus().reason ?? 'no addon' };
-  if (!nativeDecodeAvailable()) {
-    return {
-      engine: 'tfjs',
-      fallback: 'the addon was built before native/model-decode.c (npm run build:native)',
-    };
-  }
-  return { engine: 'native' };
+  const problem = nativeEngineProblem();
+  return problem === null ? { engine: 'native' } : { engine: 'tfjs', fallback: problem };
 }

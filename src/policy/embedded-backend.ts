@@ -22,11 +22,11 @@ import type {
 } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { type CheckpointContents, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
+import { nativeEngineProblem } from './default-engine.ts';
 import { type ModelConfig, TransformerModel } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
-import { nativeDecodeAvailable, nativeDecoder } from './native-decoder.ts';
+import { nativeDecoder } from './native-decoder.ts';
 import { NativeGradients } from './native-gradients.ts';
-import { nativeModelAvailable, nativeModelStatus } from './native-model.ts';
 import { AdamW } from './optimizer.ts';
 import type { TrainEngine } from './parallel-options.ts';
 import { initRuntime, type RuntimeBackend, tf } from './runtime.ts';
@@ -95,14 +95,8 @@ export class EmbeddedBackend implements PolicyBackend {
     this.tokenizer = tokenizer;
     this.tokenBudget = options.maxTokensPerMicroBatch ?? defaultTokenBudget;
     this.engine = options.engine ?? 'tfjs';
-    if (this.engine === 'native' && !nativeModelAvailable()) {
-      throw new ConfigError(`policy.engine 'native' cannot run here: ${nativeModelStatus().reason}`);
-    }
-    if (this.engine === 'native' && !nativeDecodeAvailable()) {
-      throw new ConfigError(
-        "policy.engine 'native' cannot run here: the addon was built before native/model-decode.c; rebuild it with `npm run build:native`",
-      );
-    }
+    const problem = this.engine === 'native' ? nativeEngineProblem() : null;
+    if (problem !== null) throw new ConfigError(`policy.engine 'native' cannot run here: ${problem}`);
     const shapes = new Map<string, number[]>();
     for (const [name, variable] of model.params) {
       shapes.set(name, variable.shape);
