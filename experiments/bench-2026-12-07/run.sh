@@ -11,3 +11,11 @@ for round in 1 2 3; do
       > "$out/policy-b$batch-r$round.json"
   done
 done
+# The demo on both engines, alternating, 2 rounds (wall time and peak RSS into demo/).
+mkdir -p "$out/demo"
+for round in 1 2; do
+  for engine in native tfjs; do
+    /usr/bin/time -f "%e s %M KB" -o "$out/demo/$engine-$round.time" env CURRICULA_ENGINE="$engine" \
+      node bin/curricula.mjs demo --runs-dir "$(mktemp -d)" --name "demo-$engine-$round" --json --quiet > /dev/null
+  done
+done
