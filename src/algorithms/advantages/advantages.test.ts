@@ -24,6 +24,8 @@ describe('advantage registry', () => {
     expect(advantageEstimators.names()).toEqual([
       'dr-grpo',
       'grpo',
+      'grpo-passk',
+      'opo',
       'raft',
       'reinforce-pp',
       'reinforce-rej',
@@ -33,7 +35,7 @@ describe('advantage registry', () => {
   });
 
   it('rejects group size 1 for group-baseline estimators at config time, accepts it for the others', () => {
-    for (const name of ['grpo', 'dr-grpo', 'rloo', 'reinforce-rej']) {
+    for (const name of ['grpo', 'dr-grpo', 'rloo', 'reinforce-rej', 'opo', 'grpo-passk']) {
       expect(() => advantageEstimators.get(name).validate(1)).toThrow(ConfigError);
       expect(() => advantageEstimators.get(name).validate(1)).toThrow(/at least 2 samples per prompt, got 1/);
       expect(() => advantageEstimators.get(name).validate(2)).not.toThrow();
@@ -351,7 +353,8 @@ describe('reinforce-rej', () => {
 describe('conformance: every estimator passes checkAdvantage', () => {
   for (const name of advantageEstimators.names()) {
     it(`${name}: one finite advantage per sample, 0 where excluded, deterministic, zero-sum where centred`, () => {
-      const centred = ['grpo', 'dr-grpo', 'rloo', 'reinforce-rej'].includes(name);
+      // OPO is centred when every sample has the same length (the conformance batch gives none).
+      const centred = ['grpo', 'dr-grpo', 'rloo', 'reinforce-rej', 'opo'].includes(name);
       const report = checkAdvantage(advantageEstimators.get(name), { centred });
       expect(report.checks).toContain('every advantage is finite');
     });

@@ -5,6 +5,8 @@ import { Registry } from '../../core/registry.ts';
 import { drGrpo } from './dr-grpo.ts';
 import type { AdvantageEstimator } from './estimator.ts';
 import { grpo } from './grpo.ts';
+import { grpoPassk } from './grpo-passk.ts';
+import { opo } from './opo.ts';
 import { raft } from './raft.ts';
 import { reinforcePlusPlus } from './reinforce-pp.ts';
 import { reinforceRej } from './reinforce-rej.ts';
@@ -23,6 +25,8 @@ export const builtinAdvantages: readonly AdvantageEstimator[] = [
   grpo,
   drGrpo,
   rloo,
+  opo,
+  grpoPassk,
   reinforcePlusPlus,
   raft,
   reinforceRej,

@@ -18,14 +18,12 @@
 // tokens (a loss built by expert-tokens.ts) are not offered: the sequence ratio of a mixed trace is not
 // GSPO's.
 import { z } from 'zod';
-import { parseOptions } from '../options.ts';
 import { aggregationModes } from './aggregation.ts';
 import {
   aggregationOptionsShape,
-  computeTokenLoss,
+  type BatchTerm,
+  defineLoss,
   type LossSequence,
-  type PolicyLoss,
-  type PolicyLossResult,
   type TokenInput,
   type TokenTerm,
 } from './policy-loss.ts';
@@ -72,26 +70,24 @@ export function gspoToken(token: TokenInput, logS: number, options: GspoOptions)
   return { value: unclipped, derivative: logRatio === logS ? -a * s : 0 };
 }
 
-export function gspoLoss(sequences: readonly LossSequence[], options: GspoOptions): PolicyLossResult {
+/** GSPO's term for a batch: each token's sequence ratio, and the mean s over sequences. */
+export function gspoBatchTerm(
+  sequences: readonly LossSequence[],
+  options: GspoOptions,
+): BatchTerm<GspoOptions> {
   const logS = sequenceLogRatios(sequences);
-  const result = computeTokenLoss(
-    sequences,
-    options,
-    (token, resolved) => gspoToken(token, logS[token.sequence ?? 0], resolved),
-    true,
-  );
   const ratios = logS.map((value) => Math.exp(Math.min(options.logRatioClamp, value)));
-  result.metrics['losses/sequence_ratio_mean'] =
-    ratios.length > 0 ? ratios.reduce((sum, value) => sum + value, 0) / ratios.length : 0;
-  return result;
+  return {
+    tokenLoss: (token, resolved) => gspoToken(token, logS[token.sequence ?? 0], resolved),
+    metrics: {
+      'losses/sequence_ratio_mean':
+        ratios.length > 0 ? ratios.reduce((sum, value) => sum + value, 0) / ratios.length : 0,
+    },
+  };
 }
 
-const WHERE = "loss 'gspo'";
-
-export const gspo: PolicyLoss<GspoOptions> = {
-  kind: 'loss',
+export const gspo = defineLoss({
   id: 'gspo',
-  name: 'gspo',
   description:
     'clipped surrogate on the sequence-level importance ratio (geometric mean of token ratios), GSPO-token form',
   paper: {
@@ -100,7 +96,6 @@ export const gspo: PolicyLoss<GspoOptions> = {
     code: 'volcengine/verl core_algos.py compute_policy_loss_gspo',
   },
   optionsSchema: gspoOptionsSchema,
-  resolveOptions: (raw) => parseOptions(gspoOptionsSchema, raw, WHERE) as GspoOptions,
-  compute: (sequences, options) => gspoLoss(sequences, gspo.resolveOptions(options)),
+  batchTerm: gspoBatchTerm,
   requireOldLogprobs: true,
-};
+});

@@ -4,12 +4,16 @@
 import type { PluginInfo } from '../../core/plugin.ts';
 import { Registry } from '../../core/registry.ts';
 import { cispo } from './cispo.ts';
+import { clipCov } from './clip-cov.ts';
 import { crossEntropy } from './cross-entropy.ts';
+import { gmpo } from './gmpo.ts';
 import { gspo } from './gspo.ts';
 import { importanceSampling } from './importance-sampling.ts';
+import { klCov } from './kl-cov.ts';
 import type { PolicyLoss } from './policy-loss.ts';
 import { policyShaping } from './policy-shaping.ts';
 import { ppoClip } from './ppo-clip.ts';
+import { sapo } from './sapo.ts';
 
 export { type AggregationMode, aggregationCoefficients, aggregationModes } from './aggregation.ts';
 export {
@@ -21,6 +25,7 @@ export {
 } from './expert-tokens.ts';
 export {
   addWeights,
+  type BatchTerm,
   defineLoss,
   type LossDefinition,
   type LossSequence,
@@ -34,6 +39,10 @@ export const builtinLosses: readonly PolicyLoss[] = [
   importanceSampling,
   cispo,
   gspo,
+  gmpo,
+  sapo,
+  clipCov,
+  klCov,
   crossEntropy,
   policyShaping,
 ];

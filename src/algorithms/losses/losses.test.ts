@@ -13,6 +13,10 @@ describe('every loss × aggregation passes checkLoss: weights are the derivative
       }));
       // GSPO: its defaults (a range of ±4e-4 around 1) clip every ratio of the batch; a wide range too.
       if (name === 'gspo') options.push(...options.map((o) => ({ ...o, epsilonLow: 0.5, epsilonHigh: 0.5 })));
+      // Clip-Cov and KL-Cov at their defaults act on one token of the batch; also on a third of them, and
+      // (Clip-Cov) with every covariance a candidate.
+      if (name === 'clip-cov') options.push(...options.map((o) => ({ ...o, ratio: 0.3, lowerBound: -10 })));
+      if (name === 'kl-cov') options.push(...options.map((o) => ({ ...o, ratio: 0.3 })));
       // CISPO's clipped ratio is a stop-gradient: move log π_old with log π so the ratio stays fixed.
       // GSPO is a sequence-level loss: one advantage per sequence.
       const report = checkLoss(policyLosses.get(name), {

@@ -95,6 +95,8 @@ export interface TokenInput {
   offPolicy: boolean;
   /** Index of the token's sequence in the batch (set by computeTokenLoss; sequence-level losses read it). */
   sequence?: number;
+  /** Index of the token in its sequence (set by computeTokenLoss; batch-level selections read it). */
+  position?: number;
 }
 
 /** Which clipping bound, if any, set this token's term (for the clipfrac metrics). */
@@ -141,7 +143,14 @@ export function computeTokenLoss<Options extends AggregationOptions>(
       const advantage =
         typeof sequence.advantages === 'number' ? sequence.advantages : sequence.advantages[t];
       const uncorrected = tokenLoss(
-        { logprob, oldLogprob, advantage, offPolicy: sequence.offPolicy?.[t] ?? false, sequence: i },
+        {
+          logprob,
+          oldLogprob,
+          advantage,
+          offPolicy: sequence.offPolicy?.[t] ?? false,
+          sequence: i,
+          position: t,
+        },
         options,
       );
       // A masked token (w = 0) carries nothing, not even a clip count; w = 1 leaves the term as it is.
@@ -249,8 +258,16 @@ function checkShapes(sequence: LossSequence, index: number, requireOldLogprobs: 
   }
 }
 
-/** `defineLoss`'s argument: the plug-in fields and the per-token term. */
-export interface LossDefinition<Options extends AggregationOptions> {
+/**
+ * The per-token term of a loss whose term depends on the whole batch (a sequence-level ratio, a
+ * covariance selection over every token), built once per compute() call, with any batch-level metrics.
+ */
+export interface BatchTerm<Options> {
+  tokenLoss: TokenLoss<Options>;
+  metrics?: Record<string, number>;
+}
+
+interface LossDefinitionFields<Options> {
   id?: string;
   /** @deprecated use `id`. */
   name?: string;
@@ -258,9 +275,22 @@ export interface LossDefinition<Options extends AggregationOptions> {
   /** A PaperRef, or a one-line citation (the older shape). */
   paper?: PaperRef | string;
   optionsSchema: z.ZodType<Options>;
-  tokenLoss: TokenLoss<Options>;
   requireOldLogprobs: boolean;
 }
+
+/**
+ * `defineLoss`'s argument: the plug-in fields and either the per-token term (`tokenLoss`, which
+ * ./expert-tokens.ts can mix with an expert term) or a term built from the batch (`batchTerm`: GSPO, GMPO,
+ * Clip-Cov; such a loss is not offered for expert tokens, since its batch statistics would mix them in).
+ */
+export type LossDefinition<Options extends AggregationOptions> = LossDefinitionFields<Options> &
+  (
+    | { tokenLoss: TokenLoss<Options>; batchTerm?: undefined }
+    | {
+        batchTerm: (sequences: readonly LossSequence[], options: Options) => BatchTerm<Options>;
+        tokenLoss?: undefined;
+      }
+  );
 
 /**
  * Builds a PolicyLoss from a per-token term and an options schema (aggregation and rollout correction
@@ -272,6 +302,18 @@ export function defineLoss<Options extends AggregationOptions>(
   const info = pluginInfo('loss', { ...definition, id: definition.id ?? definition.name ?? '' });
   const resolveOptions = (raw?: unknown): Options =>
     parseOptions(definition.optionsSchema, raw, `loss '${info.id}'`) as Options;
+  const { requireOldLogprobs } = definition;
+  const compute = (sequences: readonly LossSequence[], raw?: unknown): PolicyLossResult => {
+    const options = resolveOptions(raw);
+    if (definition.tokenLoss) {
+      return computeTokenLoss(sequences, options, definition.tokenLoss, requireOldLogprobs);
+    }
+    for (let index = 0; index < sequences.length; index++)
+      checkShapes(sequences[index], index, requireOldLogprobs);
+    const term = definition.batchTerm(sequences, options);
+    const result = computeTokenLoss(sequences, options, term.tokenLoss, requireOldLogprobs);
+    return { ...result, metrics: { ...result.metrics, ...term.metrics } };
+  };
   return {
     kind: 'loss',
     id: info.id,
@@ -279,16 +321,10 @@ export function defineLoss<Options extends AggregationOptions>(
     description: info.description,
     ...(info.paper === undefined ? {} : { paper: info.paper }),
     optionsSchema: definition.optionsSchema,
-    tokenLoss: definition.tokenLoss,
-    requireOldLogprobs: definition.requireOldLogprobs,
+    ...(definition.tokenLoss && { tokenLoss: definition.tokenLoss }),
+    requireOldLogprobs,
     resolveOptions,
-    compute: (sequences, options) =>
-      computeTokenLoss(
-        sequences,
-        resolveOptions(options),
-        definition.tokenLoss,
-        definition.requireOldLogprobs,
-      ),
+    compute,
   };
 }
 

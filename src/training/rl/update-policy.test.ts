@@ -1,8 +1,9 @@
 // The production update path (updatePolicy in update.ts) on a tiny real model: the gradient it hands the
 // optimiser must equal the finite-difference gradient of the RL loss, where the loss is computed here
 // independently of update.ts and src/algorithms: teacher-forced log-probs of each full sequence (prompt +
-// completion) from the float64 reference forward pass in src/testing/policy/test-helpers.ts, the PPO-clip
-// term and the k3 KL term written from their formulas, and the aggregation written from its definition.
+// completion) from the float64 reference forward pass in src/testing/policy/test-helpers.ts, the policy
+// term of each loss (PPO-clip, GSPO, SAPO, GMPO, Clip-Cov, KL-Cov) and the k3 KL term written from their
+// formulas, and the aggregation written from its definition.
 // Parameters are perturbed by ±h in float32 (the model's storage) and the difference quotient uses the
 // perturbation actually stored, so the finite difference itself is float64-accurate; the tolerance
 // (0.1% + 1e-6) is far below what a one-position shift of the per-token weights produces.
@@ -63,14 +64,119 @@ const beta = 0.5;
 
 /** GSPO's clip range in its gradient test: wide enough that some sequences are clipped and some not. */
 const gspoEpsilon = 0.1;
+/** SAPO's gate temperatures: far enough apart that using one for the other moves the gradient. */
+const tauPositive = 1;
+const tauNegative = 3;
+/** GMPO's log-ratio range: the ±0.6 offsets fall outside it, the others inside. */
+const gmpoEpsilon = 0.4;
+/** Clip-Cov with every candidate stopped (ratio 1), candidates 0 < cov < 100 that PPO (ε 0.2) did not clip. */
+const clipCovOptions = { ratio: 1, lowerBound: 0, upperBound: 100, epsilonLow: 0.2, epsilonHigh: 0.2 };
+/** KL-Cov penalising ⌊0.3 · 12⌋ = 3 of the 12 completion tokens with weight 0.5. */
+const klCovOptions = { ratio: 0.3, coefficient: 0.5 };
+
+type LossName = 'ppo-clip' | 'gspo' | 'sapo' | 'gmpo' | 'clip-cov' | 'kl-cov';
 
 interface Scenario {
-  /** The policy loss (default ppo-clip). gspo: the sequence ratio s_i, written from its definition. */
-  loss?: 'ppo-clip' | 'gspo';
+  /** The policy loss (default ppo-clip), each written here from its definition (see policyTerms). */
+  loss?: LossName;
   aggregation: 'token-mean' | 'seq-mean-token-sum-norm' | 'seq-mean-token-mean';
   tokenSumNormaliser?: number;
   /** true: the update's first (on-policy) pass; false: a later pass, which recomputes log-probs. */
   onPolicy: boolean;
+}
+
+/** One completion at the perturbed parameters: its log-probs, π_old's and its advantage. */
+interface Completion {
+  logprobs: number[];
+  oldLogprobs: number[];
+  advantage: number;
+}
+
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+/** PPO's clipped term at one token (no dual clip). */
+function clippedTerm(a: number, r: number, low: number, high: number): number {
+  return Math.max(-a * r, -a * Math.min(1 + high, Math.max(1 - low, r)));
+}
+
+/**
+ * The policy-loss term of every completion token under `loss`, from the methods' definitions (GSPO's
+ * sequence ratio, SAPO's gate, GMPO's geometric mean, Clip-Cov's and KL-Cov's covariance selections),
+ * written without src/algorithms. A sequence-level loss puts its sequence's value at every token.
+ * Which tokens Clip-Cov and KL-Cov select is computed from `selection`, the batch at the unperturbed
+ * parameters: the methods select under a stop-gradient, so the selection is held fixed in the finite
+ * differences (the covariances of this tiny model are close enough for a ±h step to reorder them).
+ */
+function policyTerms(
+  loss: LossName,
+  batch: readonly Completion[],
+  selection: readonly Completion[],
+): number[][] {
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const logRatios = batch.map(({ logprobs, oldLogprobs }) => logprobs.map((lp, t) => lp - oldLogprobs[t]));
+  // cov_t = (A_t − mean A)(logp_t − mean logp) over every completion token of the batch
+  const allAdvantages = selection.flatMap(({ logprobs, advantage }) => logprobs.map(() => advantage));
+  const allLogprobs = selection.flatMap(({ logprobs }) => logprobs);
+  const meanA = mean(allAdvantages);
+  const meanLogp = mean(allLogprobs);
+  const covariance = selection.map(({ logprobs, advantage }) =>
+    logprobs.map((lp) => (advantage - meanA) * (lp - meanLogp)),
+  );
+  const klCovSelected = new Set(
+    covariance
+      .flatMap((row, i) => row.map((cov, t) => ({ cov, key: `${i}:${t}` })))
+      .sort((x, y) => y.cov - x.cov)
+      .slice(0, Math.floor(klCovOptions.ratio * allLogprobs.length))
+      .map((entry) => entry.key),
+  );
+  return batch.map(({ advantage: a }, i) => {
+    const l = logRatios[i];
+    if (loss === 'gspo') {
+      const s = Math.exp(mean(l));
+      return l.map(() => Math.max(-a * s, -a * Math.min(1 + gspoEpsilon, Math.max(1 - gspoEpsilon, s))));
+    }
+    if (loss === 'gmpo') {
+      const sign = Math.sign(a);
+      const m = l.map((x) => {
+        const clamped = Math.min(gmpoEpsilon, Math.max(-gmpoEpsilon, x));
+        return sign * Math.min(sign * x, sign * clamped);
+      });
+      const rho = Math.exp(mean(m));
+      return l.map(() => -a * rho);
+    }
+    return l.map((x, t) => {
+      const r = Math.exp(x);
+      if (loss === 'sapo') {
+        const tau = a > 0 ? tauPositive : tauNegative;
+        return -a * sigmoid(tau * (r - 1)) * (4 / tau);
+      }
+      if (loss === 'clip-cov') {
+        const { epsilonLow: low, epsilonHigh: high, lowerBound, upperBound } = clipCovOptions;
+        const base = selection[i];
+        const r0 = Math.exp(base.logprobs[t] - base.oldLogprobs[t]);
+        const ppoClipped = -a * Math.min(1 + high, Math.max(1 - low, r0)) > -a * r0;
+        const candidate = covariance[i][t] > lowerBound && covariance[i][t] < upperBound && !ppoClipped;
+        return candidate ? 0 : clippedTerm(a, r, low, high);
+      }
+      if (loss === 'kl-cov') {
+        return -a * r + (klCovSelected.has(`${i}:${t}`) ? klCovOptions.coefficient * Math.abs(x) : 0);
+      }
+      const policy = clippedTerm(a, r, epsilonLow, epsilonHigh);
+      return a < 0 ? Math.min(policy, -a * dualClipBound) : policy;
+    });
+  });
+}
+
+/** Every completion's log-probs at `params` (float64 reference forward), π_old's and its advantage. */
+function completionBatch(params: Map<string, Float32Array>, oldLogprobs: number[][][]): Completion[] {
+  return contexts.flatMap((context, g) =>
+    completions[g].map((completion, i) => {
+      // referenceLogprobs()[j] = log p(tokens[j+1] | tokens[..j]); completion token t is tokens[C + t].
+      const all = referenceLogprobs(modelConfig, params, [...context, ...completion]);
+      const logprobs = completion.map((_, t) => all[context.length + t - 1]);
+      return { logprobs, oldLogprobs: oldLogprobs[g][i], advantage: advantages[g][i] };
+    }),
+  );
 }
 
 /** The RL loss at parameters `params`, from the formulas (see the file header). */
@@ -79,34 +185,20 @@ function independentLoss(
   scenario: Scenario,
   oldLogprobs: number[][][],
   refLogprobs: number[][][],
+  selection: readonly Completion[],
 ): number {
-  const terms: { policy: number; kl: number }[][] = [];
-  contexts.forEach((context, g) => {
-    completions[g].forEach((completion, i) => {
-      const tokens = [...context, ...completion];
-      // referenceLogprobs()[j] = log p(tokens[j+1] | tokens[..j]); completion token t is tokens[C + t].
-      const all = referenceLogprobs(modelConfig, params, tokens);
-      const logprobs = completion.map((_, t) => all[context.length + t - 1]);
-      const a = advantages[g][i];
-      // GSPO: s_i = exp(mean_t(logp − logp_old)), the same clipped term at every token of the sequence
-      const meanLogRatio =
-        logprobs.reduce((sum, lp, t) => sum + lp - oldLogprobs[g][i][t], 0) / logprobs.length;
-      const s = Math.exp(meanLogRatio);
-      const gspoTerm = Math.max(-a * s, -a * Math.min(1 + gspoEpsilon, Math.max(1 - gspoEpsilon, s)));
-      terms.push(
-        logprobs.map((logprob, t) => {
-          const r = Math.exp(logprob - oldLogprobs[g][i][t]);
-          let policy = Math.max(-a * r, -a * Math.min(1 + epsilonHigh, Math.max(1 - epsilonLow, r)));
-          if (a < 0) policy = Math.min(policy, -a * dualClipBound);
-          if (scenario.loss === 'gspo') policy = gspoTerm;
-          const logRatio = refLogprobs[g][i][t] - logprob;
-          return { policy, kl: Math.exp(logRatio) - 1 - logRatio };
-        }),
-      );
-    });
-  });
+  const batch = completionBatch(params, oldLogprobs);
+  const refs = contexts.flatMap((_, g) => refLogprobs[g]);
+  const klTerms = batch.map(({ logprobs }, k) =>
+    logprobs.map((logprob, t) => {
+      const logRatio = refs[k][t] - logprob;
+      return Math.exp(logRatio) - 1 - logRatio;
+    }),
+  );
+  const policy = policyTerms(scenario.loss ?? 'ppo-clip', batch, selection);
+  const terms = policy.map((row, i) => row.map((value, t) => value + beta * klTerms[i][t]));
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-  const perSequence = terms.map((sequence) => sum(sequence.map((term) => term.policy + beta * term.kl)));
+  const perSequence = terms.map(sum);
   if (scenario.aggregation === 'token-mean') return sum(perSequence) / sum(terms.map((s) => s.length));
   // seq-mean-token-mean: (1/B) Σ_i (1/|y_i|) Σ_t ℓ_{i,t}
   if (scenario.aggregation === 'seq-mean-token-mean') {
@@ -188,6 +280,24 @@ function sampledGroups(oldLogprobs: number[][][]): SampledGroup[] {
   return contexts.map((context, g) => sampledGroup(context, completions[g], oldLogprobs[g]));
 }
 
+/** The options of each loss in its scenario (the aggregation is added to them). */
+function lossOptions(scenario: Scenario): Record<string, unknown> {
+  switch (scenario.loss ?? 'ppo-clip') {
+    case 'gspo':
+      return { epsilonLow: gspoEpsilon, epsilonHigh: gspoEpsilon };
+    case 'sapo':
+      return { tauPositive, tauNegative };
+    case 'gmpo':
+      return { epsilonLow: gmpoEpsilon, epsilonHigh: gmpoEpsilon };
+    case 'clip-cov':
+      return clipCovOptions;
+    case 'kl-cov':
+      return klCovOptions;
+    case 'ppo-clip':
+      return { tokenSumNormaliser: scenario.tokenSumNormaliser, epsilonLow, epsilonHigh, dualClipBound };
+  }
+}
+
 async function checkGradient(scenario: Scenario): Promise<void> {
   const backend = await EmbeddedBackend.create(modelConfig, stubTokenizer(8), 11);
   // Current completion log-probs [group][sample][token] from the backend's own forward pass.
@@ -210,16 +320,7 @@ async function checkGradient(scenario: Scenario): Promise<void> {
   const epochs = scenario.onPolicy ? 1 : 2;
   const context = rlContext(policy, {
     loss: scenario.loss ?? 'ppo-clip',
-    lossOptions:
-      scenario.loss === 'gspo'
-        ? { aggregation: scenario.aggregation, epsilonLow: gspoEpsilon, epsilonHigh: gspoEpsilon }
-        : {
-            aggregation: scenario.aggregation,
-            tokenSumNormaliser: scenario.tokenSumNormaliser,
-            epsilonLow,
-            epsilonHigh,
-            dualClipBound,
-          },
+    lossOptions: { aggregation: scenario.aggregation, ...lossOptions(scenario) },
     klCoefficient: beta,
     epochs,
   });
@@ -240,6 +341,7 @@ async function checkGradient(scenario: Scenario): Promise<void> {
   }
   checks.push({ name: 'wte.weight', index: 5 * 16 + 3 }, { name: 'lm_head.weight', index: 7 * 8 + 6 });
   const params = backend.model.parameterValues();
+  const selection = completionBatch(params, oldLogprobs);
   const h = 1e-3;
   let compared = 0;
   for (const { name, index } of checks) {
@@ -247,7 +349,7 @@ async function checkGradient(scenario: Scenario): Promise<void> {
     const original = values[index];
     const lossWith = (delta: number) => {
       values[index] = Math.fround(original + delta);
-      return independentLoss(params, scenario, oldLogprobs, refLogprobs);
+      return independentLoss(params, scenario, oldLogprobs, refLogprobs, selection);
     };
     const plus = lossWith(h);
     const stepUp = values[index] - original;
@@ -281,6 +383,26 @@ describe('updatePolicy on a tiny model: the accumulated gradient is the gradient
 
   it('GSPO, first (on-policy) pass: s = 1 for every sequence', async () => {
     await checkGradient({ loss: 'gspo', aggregation: 'seq-mean-token-mean', onPolicy: true });
+  });
+
+  it('SAPO, recomputed pass: the gate at ratios 0.55…1.82, τ_neg on the negative-advantage sequence', async () => {
+    await checkGradient({ loss: 'sapo', aggregation: 'seq-mean-token-mean', onPolicy: false });
+  });
+
+  it('SAPO, first (on-policy) pass: slope 1 at r = 1', async () => {
+    await checkGradient({ loss: 'sapo', aggregation: 'token-mean', onPolicy: true });
+  });
+
+  it('GMPO, recomputed pass: the geometric mean with the ±0.6 log-ratios held or followed by the sign of A', async () => {
+    await checkGradient({ loss: 'gmpo', aggregation: 'seq-mean-token-mean', onPolicy: false });
+  });
+
+  it('Clip-Cov, recomputed pass: the positive-covariance tokens PPO did not clip carry nothing', async () => {
+    await checkGradient({ loss: 'clip-cov', aggregation: 'token-mean', onPolicy: false });
+  });
+
+  it('KL-Cov, recomputed pass: |log r| on the three largest covariances, no clip elsewhere', async () => {
+    await checkGradient({ loss: 'kl-cov', aggregation: 'token-mean', onPolicy: false });
   });
 });
 
