@@ -277,12 +277,54 @@ function registerSelectorsBench(bench: Command): void {
     });
 }
 
+function registerLossesBench(bench: Command): void {
+  bench
+    .command('losses')
+    .summary('each policy loss against the update step')
+    .description(
+      "each policy loss's compute() on the demo's RL batch (128 sequences) against the update step it feeds, forwardBackward + optimStep on the demo model, rounds alternating (target: every loss < 2% of the step)",
+    )
+    .option('--checkpoint <dir>', 'model directory (default: the shipped demo cold start)')
+    .option('--rounds <n>', 'timed rounds (medians reported)', positiveInteger('--rounds'), 7)
+    .option('--repeats <n>', 'computes of each loss per round', positiveInteger('--repeats'), 20)
+    .option('--names <list>', 'comma-separated loss names (default: all)')
+    .option('--engine <engine>', 'tfjs or native (default: the default engine of new runs)', parseEngine)
+    .option('--threads <n>', 'native engine threads (default: every core)', positiveInteger('--threads'))
+    .option('--json', 'print only the result as JSON on stdout')
+    .action(async (options) => {
+      const { benchLosses } = await import('../../bench/loss-bench.ts');
+      const result = await benchLosses({
+        checkpoint: options.checkpoint,
+        rounds: options.rounds,
+        repeats: options.repeats,
+        names: options.names?.split(',').map((name: string) => name.trim()),
+        engine: options.engine,
+        threads: options.threads,
+        onProgress: (line) => console.error(line),
+      });
+      if (options.json) {
+        console.log(JSON.stringify(result, null, 2));
+        return;
+      }
+      console.log(
+        `${result.sequences} sequences, ${result.lossTokens} loss tokens; update step (${result.engine}, ${result.threads} threads) ${result.updateMilliseconds.toFixed(1)} ms (median of ${result.rounds}); load ${result.load.loadavg1.toFixed(2)} on ${result.load.cores} cores`,
+      );
+      for (const row of result.losses) {
+        console.log(
+          `  ${row.name.padEnd(20)} ${row.milliseconds.toFixed(3).padStart(8)} ms  ${(100 * row.shareOfUpdate).toFixed(2).padStart(6)}% of the update`,
+        );
+      }
+      console.log(`worst: ${(100 * result.worstShare).toFixed(2)}% (target < 2%)`);
+    });
+}
+
 /** Every `bench` subcommand, in the order `curricula bench --help` lists them. */
 const benchSubcommands: ((bench: Command) => void)[] = [
   registerPolicyBench,
   registerTrainBench,
   registerRewardsBench,
   registerSelectorsBench,
+  registerLossesBench,
   registerRemoteBench,
 ];
 
@@ -290,7 +332,9 @@ export function register(program: Command): void {
   const bench = program
     .command('bench')
     .summary('performance benchmarks, one subcommand each')
-    .description('performance benchmarks, one subcommand each (policy, train, rewards, selectors, remote)');
+    .description(
+      'performance benchmarks, one subcommand each (policy, train, rewards, selectors, losses, remote)',
+    );
   for (const registerSubcommand of benchSubcommands) registerSubcommand(bench);
 }
 

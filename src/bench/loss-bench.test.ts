@@ -1,0 +1,27 @@
+// bench losses on the shipped demo model, one round: every named loss is timed on the batch, its share
+// is its time over the update step's, and an unknown name is refused with the known ones.
+import { describe, expect, it } from 'vitest';
+import { benchLosses } from './loss-bench.ts';
+
+describe('bench losses', () => {
+  it('times each loss and the update step side by side', async () => {
+    const result = await benchLosses({
+      rounds: 1,
+      repeats: 2,
+      names: ['ppo-clip', 'kl-cov'],
+      engine: 'tfjs',
+    });
+    expect(result.losses.map((row) => row.name)).toEqual(['ppo-clip', 'kl-cov']);
+    expect(result.sequences).toBe(128);
+    expect(result.updateMilliseconds).toBeGreaterThan(0);
+    for (const row of result.losses) {
+      expect(row.milliseconds).toBeGreaterThan(0);
+      expect(row.shareOfUpdate).toBeCloseTo(row.milliseconds / result.updateMilliseconds, 12);
+    }
+    expect(result.worstShare).toBe(Math.max(...result.losses.map((row) => row.shareOfUpdate)));
+  }, 120_000);
+
+  it('refuses an unknown loss name, listing the known ones', async () => {
+    await expect(benchLosses({ rounds: 1, names: ['ppo'] })).rejects.toThrow(/ppo-clip/);
+  });
+});
