@@ -104,7 +104,7 @@ export async function benchLosses(options: LossBenchOptions = {}): Promise<LossB
       const times = losses.map((loss) => timeLoss(loss, sequences, repeats));
       if (round === 0) continue;
       update.push(elapsed);
-      times.forEach((time, index) => lossTimes[index].push(time));
+      for (const [index, time] of times.entries()) lossTimes[index].push(time);
       options.onProgress?.(`round ${round}/${rounds}: update ${elapsed.toFixed(0)} ms`);
     }
   } finally {

@@ -201,13 +201,18 @@ export function headLogits(model: TransformerModel, hidden: tf.Tensor): tf.Tenso
   return linear(normalised, model.param('lm_head.weight')) as tf.Tensor3D;
 }
 
-/** Full forward pass: int32 tokens [B, T] (T ≤ contextLength) → logits [B, T, V]. */
-export function forwardLogits(model: TransformerModel, tokens: tf.Tensor2D): tf.Tensor3D {
+/** Embedding and every block: int32 tokens [B, T] → the residual stream [B, T, d] before ln_f. */
+export function forwardHidden(model: TransformerModel, tokens: tf.Tensor2D): tf.Tensor3D {
   return tf.tidy(() => {
     const [, time] = tokens.shape;
     let x: tf.Tensor = embed(model, tokens);
     const mask = model.causalMask(time);
     for (let i = 0; i < model.config.layers; i++) x = block(x, model.block(i), model.config.heads, mask);
-    return headLogits(model, x);
+    return x as tf.Tensor3D;
   });
+}
+
+/** Full forward pass: int32 tokens [B, T] (T ≤ contextLength) → logits [B, T, V]. */
+export function forwardLogits(model: TransformerModel, tokens: tf.Tensor2D): tf.Tensor3D {
+  return tf.tidy(() => headLogits(model, forwardHidden(model, tokens)));
 }

@@ -23,6 +23,7 @@ describe('advantage registry', () => {
   it('lists the estimators and rejects unknown names with the known ones', () => {
     expect(advantageEstimators.names()).toEqual([
       'dr-grpo',
+      'gae',
       'grpo',
       'grpo-passk',
       'opo',

@@ -4,6 +4,7 @@
 import { Registry } from '../../core/registry.ts';
 import { drGrpo } from './dr-grpo.ts';
 import type { AdvantageEstimator } from './estimator.ts';
+import { gaeEstimator } from './gae.ts';
 import { grpo } from './grpo.ts';
 import { grpoPassk } from './grpo-passk.ts';
 import { opo } from './opo.ts';
@@ -30,6 +31,7 @@ export const builtinAdvantages: readonly AdvantageEstimator[] = [
   reinforcePlusPlus,
   raft,
   reinforceRej,
+  gaeEstimator,
 ];
 
 /** A fresh advantage-estimator registry holding the built-ins. */

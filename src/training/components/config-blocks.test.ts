@@ -20,6 +20,7 @@ function schemaAt(path: string): unknown {
 describe('config blocks of the run components', () => {
   it('each block is in the train config where config-blocks.ts places it', () => {
     expect(blockPaths().sort()).toEqual([
+      'algorithm.critic',
       'algorithm.relift',
       'rollout.budget',
       'rollout.environment',

@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import { environmentBlockSchema } from '../../environments/block.ts';
 import { selfPlaySchema } from '../../selfplay/config.ts';
+import { criticSchema } from './critic/critic-options.ts';
 import { reliftSchema } from './relift/relift-options.ts';
 import { rolloutBudgetSchema } from './rollout-budget/rollout-budget-options.ts';
 import { tangoSchema } from './tango/tango-options.ts';
@@ -23,6 +24,8 @@ export const componentBlocks = {
   algorithm: {
     /** ReLIFT: SFT on the demonstrations of problems no sample solved, interleaved with RL (relift.ts). */
     relift: reliftSchema,
+    /** A learned value model for GAE advantages (components/critic); absent = none. */
+    critic: criticSchema,
   },
   root: {
     /** Teachers (frozen policies) and on-policy distillation from them (teacher-config.ts); absent = none. */

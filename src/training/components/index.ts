@@ -2,6 +2,8 @@
 // (rl/context.ts, RlStepHooks) and their metrics appear. Order matters: the retry round draws from the
 // run's random stream before teacher help runs, and the demo and resume fingerprints depend on it.
 // A new feature adds its definition here, once.
+
+import { criticComponent } from './critic/component.ts';
 import type { RlComponentDefinition } from './definition.ts';
 import { environmentComponent } from './environment/component.ts';
 import { expertTracesComponent } from './expert-traces/component.ts';
@@ -21,4 +23,5 @@ export const rlComponents: readonly RlComponentDefinition[] = [
   selfPlayComponent,
   environmentComponent,
   tangoComponent,
+  criticComponent,
 ];

@@ -1,0 +1,359 @@
+// The critic's value model: a separate copy of the embedded transformer (its trunk: embeddings, blocks and
+// final LayerNorm) with a scalar head, V(s_j) = w·LN_f(h_j) + b at every position j, the value of the state
+// after tokens[0..j] — the same indexing as the log-probs (position j predicts token j+1), so a
+// completion's values are positions C−1 … L−2 for a context of C tokens.
+//
+// Separate, not a shared trunk: verl, OpenRLHF and TRL's PPO default to a separate critic (initialised from
+// a checkpoint, here the run's init, as verl's critic.model.path), and a shared trunk would need the
+// policy backend to return values and take a value loss — which neither the PolicyBackend contract nor
+// the Tinker protocol offer (Tinker's LossFnType has no value head; SkyRL's Tinker server adds
+// `ppo_critic`). So the policy update stays as it is, on either engine, and the critic trains itself with
+// tfjs (autodiff through the trunk and head) and its own AdamW. The cost is a second model's memory and a
+// tfjs forward and backward each step (reported as perf/time/critic_*).
+//
+// Head init: normal(0, 0.02) for w from Rng(seed), b = 0 (Hugging Face's Linear init, which verl's
+// AutoModelForTokenClassification critic gets). The value loss is verl's compute_value_loss (from TRL):
+//   L = ½ · Σ_t c_t · max((V_t − R_t)², (clip(V_t, V_old,t − ε, V_old,t + ε) − R_t)²),
+// c_t = 1/(loss tokens of the batch) (token-mean), ε = the value clip (verl cliprange_value 0.5).
+//
+// Files (the component saves to <checkpoint>/components/critic/model): a policy checkpoint of the trunk
+// (its lm_head kept, untrained, so the directory loads as any checkpoint) plus `value-head.safetensors`
+// (the head and its Adam moments m./v.) and `value-head.json` {formatVersion, step}.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileDurably } from '../core/durable-files.ts';
+import { CheckpointError } from '../core/errors.ts';
+import { Rng } from '../core/rng.ts';
+import { readCheckpoint, writeCheckpoint } from '../policy/checkpoint.ts';
+import { layerNorm } from '../policy/layers.ts';
+import { forwardHidden, TransformerModel } from '../policy/model.ts';
+import { AdamW } from '../policy/optimizer.ts';
+import { initRuntime, tf } from '../policy/runtime.ts';
+import { decodeSafetensors, encodeSafetensors, type NamedTensor } from '../policy/safetensors.ts';
+import { microBatches, padBatch } from '../policy/teacher-forcing.ts';
+
+export const valueHeadFile = 'value-head.safetensors';
+export const valueHeadStateFile = 'value-head.json';
+const headWeight = 'value_head.weight';
+const headBias = 'value_head.bias';
+const headFormatVersion = 1;
+
+/** One completion to train the critic on. */
+export interface ValueRow {
+  /** Context + completion. */
+  tokens: readonly number[];
+  /** Position of the completion's first value (context length − 1). */
+  start: number;
+  /** The critic's targets R_t, one per completion token. */
+  returns: readonly number[];
+  /** The values at sampling time (what clipping is relative to), one per completion token. */
+  oldValues: readonly number[];
+}
+
+export interface ValueTrainOptions {
+  learningRate: number;
+  /** ε of the clipped value loss (verl cliprange_value). */
+  valueClip: number;
+  gradClip: number;
+  weightDecay: number;
+  /** Largest padded micro-batch (rows × positions). */
+  tokenBudget: number;
+}
+
+export interface ValueTrainResult {
+  /** The value loss (½ · token mean of the clipped squared error). */
+  loss: number;
+  /** Share of tokens where the clipped term was the larger (verl vf_clipfrac). */
+  clipfrac: number;
+  gradNorm: number;
+}
+
+export class ValueModel {
+  readonly trunk: TransformerModel;
+  readonly tokenizer: unknown;
+  private readonly weight: tf.Variable;
+  private readonly bias: tf.Variable;
+  readonly optimizer: AdamW;
+  /** The variables the value loss reaches (lm_head is not among them). */
+  private readonly trained: Map<string, tf.Variable>;
+
+  private constructor(
+    trunk: TransformerModel,
+    tokenizer: unknown,
+    head: { weight: Float32Array; bias: Float32Array },
+  ) {
+    this.trunk = trunk;
+    this.tokenizer = tokenizer;
+    const d = trunk.config.dModel;
+    this.weight = tf.variable(tf.tensor2d(head.weight, [d, 1]), true);
+    this.bias = tf.variable(tf.tensor1d(head.bias), true);
+    this.trained = new Map([...trunk.params].filter(([name]) => name !== 'lm_head.weight'));
+    this.trained.set(headWeight, this.weight);
+    this.trained.set(headBias, this.bias);
+    this.optimizer = new AdamW(new Map([...this.trained].map(([name, variable]) => [name, variable.shape])));
+  }
+
+  /**
+   * The critic from a directory: a policy checkpoint (the run's init: a fresh head drawn from Rng(seed))
+   * or one saved by save() (its head and the whole Adam state restored).
+   */
+  static async load(dir: string, seed: number): Promise<ValueModel> {
+    await initRuntime('wasm');
+    const contents = readCheckpoint(dir);
+    const trunk = new TransformerModel(contents.config, contents.weights);
+    const d = contents.config.dModel;
+    const headPath = join(dir, valueHeadFile);
+    if (!existsSync(headPath)) {
+      const rng = new Rng(seed);
+      const weight = Float32Array.from({ length: d }, () => rng.normal(0, 0.02));
+      return new ValueModel(trunk, contents.tokenizer, { weight, bias: new Float32Array(1) });
+    }
+    const saved = readHead(dir, d);
+    const model = new ValueModel(trunk, contents.tokenizer, saved.head);
+    if (contents.optimizer) {
+      const m = new Map([...contents.optimizer.m, ...saved.m]);
+      const v = new Map([...contents.optimizer.v, ...saved.v]);
+      for (const map of [m, v]) map.delete('lm_head.weight');
+      model.optimizer.loadState({ step: saved.step, m, v });
+    }
+    return model;
+  }
+
+  /** V at every position of each sequence (L − 1 values for L tokens). */
+  values(sequences: readonly (readonly number[])[], tokenBudget: number): number[][] {
+    const result: number[][] = new Array(sequences.length);
+    for (const group of microBatches(
+      sequences.map((tokens) => tokens.length - 1),
+      tokenBudget,
+    )) {
+      const batch = padBatch(
+        group.map((i) => [...sequences[i]]),
+        null,
+        0,
+      );
+      const values = tf.tidy(() =>
+        this.predict(tf.tensor2d(batch.inputs, [batch.rows, batch.time], 'int32')),
+      );
+      const data = values.dataSync() as Float32Array;
+      values.dispose();
+      group.forEach((index, row) => {
+        result[index] = Array.from(data.subarray(row * batch.time, row * batch.time + batch.lengths[row]));
+      });
+    }
+    return result;
+  }
+
+  /** [B, T] values of int32 inputs [B, T]. */
+  private predict(inputs: tf.Tensor2D): tf.Tensor2D {
+    const hidden = forwardHidden(this.trunk, inputs);
+    const normalised = layerNorm(hidden, this.trunk.param('ln_f.weight'), this.trunk.param('ln_f.bias'));
+    const [rows, time, d] = normalised.shape as [number, number, number];
+    const flat = tf.matMul(tf.reshape(normalised, [rows * time, d]), this.weight);
+    return tf.reshape(tf.add(flat, this.bias), [rows, time]) as tf.Tensor2D;
+  }
+
+  /**
+   * The clipped value loss over `rows` (token-mean over every completion token) and its gradient by
+   * trained parameter name (dispose the tensors, or pass them to train's optimizer step).
+   */
+  lossAndGradients(
+    rows: readonly ValueRow[],
+    valueClip: number,
+    tokenBudget: number,
+  ): { loss: number; clipfrac: number; gradients: Map<string, tf.Tensor> } {
+    const tokens = rows.reduce((sum, row) => sum + row.returns.length, 0);
+    let loss = 0;
+    let clipped = 0;
+    let gradients = new Map<string, tf.Tensor>();
+    if (tokens === 0) return { loss, clipfrac: 0, gradients };
+    for (const group of microBatches(
+      rows.map((row) => row.tokens.length - 1),
+      tokenBudget,
+    )) {
+      const batch = padBatch(
+        group.map((i) => [...rows[i].tokens]),
+        null,
+        0,
+      );
+      const size = batch.rows * batch.time;
+      const returns = new Float32Array(size);
+      const old = new Float32Array(size);
+      const weights = new Float32Array(size);
+      group.forEach((index, row) => {
+        const item = rows[index];
+        item.returns.forEach((value, t) => {
+          const at = row * batch.time + item.start + t;
+          returns[at] = value;
+          old[at] = item.oldValues[t];
+          weights[at] = 1 / tokens;
+        });
+      });
+      let clipCount: tf.Tensor | undefined;
+      const { value, grads } = tf.variableGrads(() => {
+        const shape: [number, number] = [batch.rows, batch.time];
+        const predicted = this.predict(tf.tensor2d(batch.inputs, shape, 'int32'));
+        const target = tf.tensor2d(returns, shape);
+        const before = tf.tensor2d(old, shape);
+        const weight = tf.tensor2d(weights, shape);
+        const held = tf.add(before, tf.clipByValue(tf.sub(predicted, before), -valueClip, valueClip));
+        const plain = tf.square(tf.sub(predicted, target));
+        const heldLoss = tf.square(tf.sub(held, target));
+        const counted = tf.mul(tf.cast(tf.greater(heldLoss, plain), 'float32'), tf.sign(weight));
+        clipCount = tf.keep(tf.sum(counted));
+        return tf.mul(0.5, tf.sum(tf.mul(tf.maximum(plain, heldLoss), weight))) as tf.Scalar;
+      }, [...this.trained.values()]);
+      loss += value.dataSync()[0];
+      clipped += clipCount!.dataSync()[0];
+      value.dispose();
+      clipCount!.dispose();
+      gradients = addGradients(gradients, this.trained, grads);
+    }
+    return { loss, clipfrac: clipped / tokens, gradients };
+  }
+
+  /** One AdamW step on the clipped value loss over `rows`. */
+  train(rows: readonly ValueRow[], options: ValueTrainOptions): ValueTrainResult {
+    const { loss, clipfrac, gradients } = this.lossAndGradients(rows, options.valueClip, options.tokenBudget);
+    if (gradients.size === 0) return { loss, clipfrac, gradNorm: 0 };
+    try {
+      const result = this.optimizer.apply(this.trained, gradients, {
+        learningRate: options.learningRate,
+        gradClip: options.gradClip,
+        weightDecay: options.weightDecay,
+      });
+      return { loss, clipfrac, gradNorm: result.gradNorm };
+    } finally {
+      for (const gradient of gradients.values()) gradient.dispose();
+    }
+  }
+
+  /** The trained parameters' current values (trunk without lm_head, then the head), copied out. */
+  trainedValues(): Map<string, Float32Array> {
+    return new Map([...this.trained].map(([name, variable]) => [name, variable.dataSync() as Float32Array]));
+  }
+
+  /** Sets one trained parameter entry (finite-difference tests). */
+  setTrainedValue(name: string, index: number, value: number): void {
+    const variable = this.trained.get(name);
+    if (!variable) throw new RangeError(`the critic has no trained parameter '${name}'`);
+    const data = (variable.dataSync() as Float32Array).slice();
+    data[index] = value;
+    tf.tidy(() => variable.assign(tf.tensor(data, variable.shape)));
+  }
+
+  /** Writes `dir` as a policy checkpoint of the trunk, then the head files into it (load() reads them). */
+  save(dir: string): void {
+    const state = this.optimizer.state();
+    const weights = this.trunk.parameterValues();
+    // lm_head is not trained: its moments stay zero in the trunk's optimizer file.
+    const lmHead = weights.get('lm_head.weight')!;
+    state.m.set('lm_head.weight', new Float32Array(lmHead.length));
+    state.v.set('lm_head.weight', new Float32Array(lmHead.length));
+    writeCheckpoint(dir, {
+      config: this.trunk.config,
+      weights,
+      tokenizer: this.tokenizer,
+      optimizer: state,
+    });
+    const d = this.trunk.config.dModel;
+    const tensors = new Map<string, NamedTensor>();
+    const weight = this.weight.dataSync() as Float32Array;
+    const bias = this.bias.dataSync() as Float32Array;
+    for (const [name, data, shape] of [
+      [headWeight, weight, [d]],
+      [headBias, bias, [1]],
+    ] as const) {
+      if (data.some((value) => !Number.isFinite(value))) {
+        throw new CheckpointError(`cannot save the critic in ${dir}: ${name} is not finite`);
+      }
+      tensors.set(name, { shape: [...shape], data });
+      tensors.set(`m.${name}`, { shape: [...shape], data: state.m.get(name)! });
+      tensors.set(`v.${name}`, { shape: [...shape], data: state.v.get(name)! });
+    }
+    writeFileDurably(join(dir, valueHeadFile), encodeSafetensors(tensors, {}));
+    writeFileDurably(
+      join(dir, valueHeadStateFile),
+      `${JSON.stringify({ formatVersion: headFormatVersion, step: state.step })}\n`,
+    );
+  }
+
+  dispose(): void {
+    this.trunk.dispose();
+    this.weight.dispose();
+    this.bias.dispose();
+  }
+}
+
+/** Sums a micro-batch's gradients into the running ones (names: the trained variables'). */
+function addGradients(
+  running: Map<string, tf.Tensor>,
+  trained: ReadonlyMap<string, tf.Variable>,
+  grads: Record<string, tf.Tensor>,
+): Map<string, tf.Tensor> {
+  const byVariable = new Map([...trained].map(([name, variable]) => [variable.name, name]));
+  const next = new Map(running);
+  for (const [variableName, gradient] of Object.entries(grads)) {
+    const name = byVariable.get(variableName)!;
+    const previous = running.get(name);
+    if (previous) {
+      next.set(name, tf.add(previous, gradient));
+      previous.dispose();
+      gradient.dispose();
+    } else {
+      next.set(name, gradient);
+    }
+  }
+  return next;
+}
+
+/** The head and its Adam moments from `dir`; CheckpointError naming the file on anything malformed. */
+function readHead(
+  dir: string,
+  d: number,
+): {
+  head: { weight: Float32Array; bias: Float32Array };
+  m: Map<string, Float32Array>;
+  v: Map<string, Float32Array>;
+  step: number;
+} {
+  const fail = (file: string, problem: string): never => {
+    throw new CheckpointError(`critic checkpoint ${join(dir, file)}: ${problem}`);
+  };
+  let contents: ReturnType<typeof decodeSafetensors>;
+  try {
+    contents = decodeSafetensors(readFileSync(join(dir, valueHeadFile)));
+  } catch (error) {
+    return fail(valueHeadFile, (error as Error).message);
+  }
+  const tensor = (name: string, size: number): Float32Array => {
+    const found = contents.tensors.get(name);
+    if (!found) return fail(valueHeadFile, `no tensor '${name}'`);
+    if (found.data.length !== size)
+      return fail(valueHeadFile, `'${name}' has ${found.data.length} values, expected ${size}`);
+    if (found.data.some((value) => !Number.isFinite(value)))
+      return fail(valueHeadFile, `'${name}' is not finite`);
+    return found.data;
+  };
+  let state: { formatVersion?: unknown; step?: unknown };
+  try {
+    state = JSON.parse(readFileSync(join(dir, valueHeadStateFile), 'utf8'));
+  } catch (error) {
+    return fail(valueHeadStateFile, (error as Error).message);
+  }
+  if (state?.formatVersion !== headFormatVersion)
+    fail(valueHeadStateFile, `unsupported format version ${JSON.stringify(state?.formatVersion)}`);
+  const step = state.step;
+  if (typeof step !== 'number' || !Number.isInteger(step) || step < 0) {
+    return fail(valueHeadStateFile, `step ${JSON.stringify(step)} is not a non-negative integer`);
+  }
+  const sizes: [string, number][] = [
+    [headWeight, d],
+    [headBias, 1],
+  ];
+  return {
+    head: { weight: tensor(headWeight, d), bias: tensor(headBias, 1) },
+    m: new Map(sizes.map(([name, size]) => [name, tensor(`m.${name}`, size)])),
+    v: new Map(sizes.map(([name, size]) => [name, tensor(`v.${name}`, size)])),
+    step,
+  };
+}
