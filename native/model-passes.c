@@ -60,8 +60,9 @@ void model_forward(const Inputs *in, const Dims *s, Buffers *b, LayerActivations
               model_gemm(false, false, N, V, d, 1.0f, b->lnf, d, final + 2 * d, V, 0.0f, b->logits, V));
 }
 
-// Log-probs of the targets, the loss Σ w·logp, and dLoss/dlogits = w·(onehot(target) − softmax) in place
-// of the logits. Sums in double.
+// Log-probs of the targets, the loss Σ w·logp (+ Σ e·H with entropy weights), and dLoss/dlogits in place
+// of the logits: w·(onehot(target) − softmax), and for the entropy H = −Σ_v p_v·log p_v of the position,
+// dH/dz_v = −p_v·(log p_v + H). Sums in double.
 static double loss_and_logit_gradient(const Inputs *in, const Dims *s, Buffers *b) {
   const int64_t V = s->vocab;
   double loss = 0;
@@ -75,8 +76,21 @@ static double loss_and_logit_gradient(const Inputs *in, const Dims *s, Buffers *
     const double logp = row[in->targets[n]] - log_sum;
     b->logprobs[n] = (float)logp;
     const float w = in->weights[n];
-    loss += (double)w * logp;
-    for (int64_t v = 0; v < V; v++) row[v] = (float)(-(double)w * exp((double)row[v] - log_sum));
+    const float e = in->entropy_weights ? in->entropy_weights[n] : 0.0f;
+    double entropy = 0;
+    if (e != 0 || in->entropies) {
+      for (int64_t v = 0; v < V; v++) {
+        const double lp = (double)row[v] - log_sum;
+        entropy -= exp(lp) * lp;
+      }
+      if (in->entropies) in->entropies[n] = (float)entropy;
+    }
+    loss += (double)w * logp + (double)e * entropy;
+    for (int64_t v = 0; v < V; v++) {
+      const double lp = (double)row[v] - log_sum;
+      const double p = exp(lp);
+      row[v] = (float)(-(double)w * p - (double)e * p * (lp + entropy));
+    }
     row[in->targets[n]] += w;
   }
   return loss;

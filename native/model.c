@@ -101,20 +101,22 @@ static void *run_chunk(void *data) {
 // ---------------------------------------------------------------------------------------- arguments
 
 // modelForwardBackward(vocab, dModel, layers, heads, context, params, gradients, inputs, targets, weights,
-//                      rows, time, logprobs[, threads]) → loss
+//                      rows, time, logprobs[, threads[, entropyWeights[, entropies]]]) → loss
 // params, gradients: Float32Array [P] (canonical order; dLoss/dθ is ADDED to gradients); inputs, targets:
 // Int32Array [rows·time]; weights: Float32Array [rows·time], signed (loss = Σ weights·logp); logprobs:
 // Float32Array [rows·time], written with every position's log p(target), padding included; threads: 1 to
-// MaxThreads (default 1), how many threads share the rows (at most one per row).
+// MaxThreads (default 1), how many threads share the rows (at most one per row); entropyWeights:
+// Float32Array [rows·time] or null, the loss then adds Σ entropyWeights·H with H each position's
+// next-token entropy; entropies: Float32Array [rows·time] or null, written with every position's H.
 static napi_value model_forward_backward(napi_env env, napi_callback_info info) {
-  size_t argc = 14;
-  napi_value argv[14];
+  size_t argc = 16;
+  napi_value argv[16];
   void *data;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, &data) != napi_ok) FAIL(env, "%s: bad call", fn);
-  if (argc != 13 && argc != 14) FAIL(env, "%s: expected 13 or 14 arguments, got %zu", fn, argc);
+  if (argc < 13 || argc > 16) FAIL(env, "%s: expected 13 to 16 arguments, got %zu", fn, argc);
   Pool *pool = data;
   int64_t threads = 1;
-  if (argc == 14 && !get_integer(env, argv[13], 1, MaxThreads, &threads))
+  if (argc >= 14 && !get_integer(env, argv[13], 1, MaxThreads, &threads))
     FAIL(env, "%s: threads must be an integer in [1, %d]", fn, MaxThreads);
   Dims s;
   if (!model_read_dims(env, argv, fn, &s)) return NULL;
@@ -150,9 +152,24 @@ static napi_value model_forward_backward(napi_env env, napi_callback_info info) 
   if (!get_array(env, argv[12], napi_float32_array, N, &pointer))
     FAIL(env, "%s: logprobs must be a Float32Array of rows·time = %lld values", fn, (long long)N);
   logprobs = pointer;
+  in.entropy_weights = NULL;
+  in.entropies = NULL;
+  if (argc >= 15 && !is_nullish(env, argv[14])) {
+    if (!get_array(env, argv[14], napi_float32_array, N, &pointer))
+      FAIL(env, "%s: entropyWeights must be null or a Float32Array of rows·time = %lld values", fn, (long long)N);
+    in.entropy_weights = pointer;
+  }
+  if (argc >= 16 && !is_nullish(env, argv[15])) {
+    if (!get_array(env, argv[15], napi_float32_array, N, &pointer))
+      FAIL(env, "%s: entropies must be null or a Float32Array of rows·time = %lld values", fn, (long long)N);
+    in.entropies = pointer;
+  }
   if (overlaps(gradients, 4 * P, in.params, 4 * P) || overlaps(logprobs, 4 * N, gradients, 4 * P) ||
       overlaps(logprobs, 4 * N, in.params, 4 * P))
     FAIL(env, "%s: gradients and logprobs must not share memory with params or with each other", fn);
+  if (in.entropies && (overlaps(in.entropies, 4 * N, gradients, 4 * P) || overlaps(in.entropies, 4 * N, in.params, 4 * P) ||
+                       overlaps(in.entropies, 4 * N, logprobs, 4 * N)))
+    FAIL(env, "%s: entropies must not share memory with params, gradients or logprobs", fn);
   for (int64_t n = 0; n < N; n++) {
     if (in.inputs[n] < 0 || in.inputs[n] >= s.vocab)
       FAIL(env, "%s: inputs[%lld] = %d is outside the vocabulary [0, %lld)", fn, (long long)n, in.inputs[n],
@@ -161,6 +178,8 @@ static napi_value model_forward_backward(napi_env env, napi_callback_info info) 
       FAIL(env, "%s: targets[%lld] = %d is outside the vocabulary [0, %lld)", fn, (long long)n, in.targets[n],
            (long long)s.vocab);
     if (!isfinite(in.weights[n])) FAIL(env, "%s: weights[%lld] is not finite", fn, (long long)n);
+    if (in.entropy_weights && !isfinite(in.entropy_weights[n]))
+      FAIL(env, "%s: entropyWeights[%lld] is not finite", fn, (long long)n);
   }
 
   // The rows split into `threads` consecutive chunks (the first rows % threads one row longer), each with its
@@ -182,7 +201,12 @@ static napi_value model_forward_backward(napi_env env, napi_callback_info info) 
     c->s.rows = s.rows / threads + (t < s.rows % threads ? 1 : 0);
     c->s.tokens = c->s.rows * s.time;
     const int64_t first = row * s.time;
-    c->in = (Inputs){in.params, in.inputs + first, in.targets + first, in.weights + first};
+    c->in = (Inputs){in.params,
+                     in.inputs + first,
+                     in.targets + first,
+                     in.weights + first,
+                     in.entropy_weights ? in.entropy_weights + first : NULL,
+                     in.entropies ? in.entropies + first : NULL};
     c->arena = &pool->arenas[t];
     c->profile = profiles ? &profiles[t] : NULL;
     const uint64_t floats = model_arena_layout(NULL, &c->s, &c->b, NULL);

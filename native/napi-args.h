@@ -39,6 +39,12 @@ static inline int get_array(napi_env env, napi_value value, napi_typedarray_type
   return 1;
 }
 
+// Whether an optional argument was left out: null or undefined.
+static inline bool is_nullish(napi_env env, napi_value value) {
+  napi_valuetype type;
+  return napi_typeof(env, value, &type) == napi_ok && (type == napi_null || type == napi_undefined);
+}
+
 // Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte.
 static inline bool overlaps(const void *a, int64_t a_bytes, const void *b, int64_t b_bytes) {
   const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;

@@ -17,6 +17,12 @@ export interface Datum {
   tokens: number[];
   /** Length L-1: weight of the log-prob of tokens[t+1]. Zero on prompt positions. */
   weights: number[];
+  /**
+   * Length L-1, optional: weight e_t of the entropy H_t of position t's next-token distribution; the
+   * minimised loss adds Σ e_t·H_t (an entropy bonus has e < 0), whatever the loss kind. Only a backend
+   * with `entropy: true` (the embedded one: it has the full distribution) accepts it.
+   */
+  entropyWeights?: number[];
 }
 
 /** The losses a backend computes itself: linear (Σ w·logp, for client-side losses) and cross_entropy. */
@@ -30,6 +36,8 @@ export interface ForwardBackwardResult {
   logprobs: number[][];
   /** Number of tokens with non-zero weight. */
   tokens: number;
+  /** Per-datum per-position entropies H_t (length L-1 each), when some datum had entropyWeights. */
+  entropies?: number[][];
 }
 
 /** Sampling settings: n, temperature, topP, maxTokens, stop strings, seed. */
@@ -132,4 +140,6 @@ export interface PolicyBackend {
   save(dir: string): Promise<void>;
   /** Releases what the backend holds outside the heap (worker threads, connections); optional. */
   close?(): Promise<void>;
+  /** true when forwardBackward takes Datum.entropyWeights (it has the full next-token distribution). */
+  readonly entropy?: boolean;
 }

@@ -32,7 +32,13 @@ import type { TrainEngine } from './parallel-options.ts';
 import { initRuntime, type RuntimeBackend, tf } from './runtime.ts';
 import { sampleWithKvCache } from './sampler.ts';
 import type { DecoderFactory } from './sampler-decoder.ts';
-import { microBatches, padBatch, tokenLogprobs, unpadRows } from './teacher-forcing.ts';
+import {
+  microBatches,
+  padBatch,
+  tokenLogprobs,
+  tokenLogprobsAndEntropy,
+  unpadRows,
+} from './teacher-forcing.ts';
 import { CharTokenizer } from './tokenizer.ts';
 
 /** A tokenizer that a checkpoint can store. */
@@ -69,6 +75,8 @@ export interface LoadOptions extends EmbeddedBackendOptions {
 export const defaultTokenBudget = 4096;
 
 export class EmbeddedBackend implements PolicyBackend {
+  /** forwardBackward takes Datum.entropyWeights (the full next-token distribution is here). */
+  readonly entropy = true;
   readonly model: TransformerModel;
   readonly tokenizer: SerializableTokenizer;
   readonly optimizer: AdamW;
@@ -212,6 +220,8 @@ export class EmbeddedBackend implements PolicyBackend {
     const sign = loss === 'linear' ? 1 : -1;
     const variables = [...this.model.params.values()];
     const logprobs: number[][] = new Array(data.length);
+    const withEntropy = data.some((datum) => datum.entropyWeights !== undefined);
+    const entropies: number[][] | undefined = withEntropy ? new Array(data.length) : undefined;
     let totalLoss = 0;
     let weightedTokens = 0;
     const lengths = data.map((datum) => datum.tokens.length - 1);
@@ -222,34 +232,55 @@ export class EmbeddedBackend implements PolicyBackend {
         this.tokenizer.pad,
       );
       for (const weight of batch.weights) if (weight !== 0) weightedTokens++;
-      if (this.native) {
-        const result = this.native.microBatch(batch, sign);
-        totalLoss += result.loss;
-        const rows = unpadRows(result.logprobs, batch.time, batch.lengths);
+      // The entropy weights packed like the weights (0 on padding and where a datum gives none).
+      const entropyWeights = withEntropy
+        ? padBatch(
+            group.map((i) => data[i].tokens),
+            group.map((i) => data[i].entropyWeights ?? new Array(lengths[i]).fill(0)),
+            this.tokenizer.pad,
+          ).weights
+        : undefined;
+      const keep = (values: Float32Array, into: number[][]) => {
+        const rows = unpadRows(values, batch.time, batch.lengths);
         group.forEach((datumIndex, row) => {
-          logprobs[datumIndex] = rows[row];
+          into[datumIndex] = rows[row];
         });
+      };
+      if (this.native) {
+        const result = this.native.microBatch(batch, sign, entropyWeights);
+        totalLoss += result.loss;
+        keep(result.logprobs, logprobs);
+        if (entropies && result.entropies) keep(result.entropies, entropies);
         continue;
       }
       let tokenValues: tf.Tensor | undefined;
+      let entropyValues: tf.Tensor | undefined;
       const { value, grads } = tf.variableGrads(() => {
         const inputs = tf.tensor2d(batch.inputs, [batch.rows, batch.time], 'int32');
         const targets = tf.tensor2d(batch.targets, [batch.rows, batch.time], 'int32');
         const signedWeights = tf.tensor2d(batch.weights, [batch.rows, batch.time], 'float32');
-        const tokenLogp = tokenLogprobs(this.model, inputs, targets); // [B, T]
-        tokenValues = tf.keep(tokenLogp);
-        return tf.mul(tf.sum(tf.mul(tokenLogp, signedWeights)), sign) as tf.Scalar;
+        if (!entropyWeights) {
+          const tokenLogp = tokenLogprobs(this.model, inputs, targets); // [B, T]
+          tokenValues = tf.keep(tokenLogp);
+          return tf.mul(tf.sum(tf.mul(tokenLogp, signedWeights)), sign) as tf.Scalar;
+        }
+        const scored = tokenLogprobsAndEntropy(this.model, inputs, targets);
+        tokenValues = tf.keep(scored.logprobs);
+        entropyValues = tf.keep(scored.entropy);
+        const entropyTerm = tf.sum(
+          tf.mul(scored.entropy, tf.tensor2d(entropyWeights, [batch.rows, batch.time], 'float32')),
+        );
+        return tf.add(tf.mul(tf.sum(tf.mul(scored.logprobs, signedWeights)), sign), entropyTerm) as tf.Scalar;
       }, variables);
       totalLoss += value.dataSync()[0];
       value.dispose();
       this.accumulate(grads);
-      const rows = unpadRows(tokenValues!.dataSync() as Float32Array, batch.time, batch.lengths);
+      keep(tokenValues!.dataSync() as Float32Array, logprobs);
       tokenValues!.dispose();
-      group.forEach((datumIndex, row) => {
-        logprobs[datumIndex] = rows[row];
-      });
+      if (entropies && entropyValues) keep(entropyValues.dataSync() as Float32Array, entropies);
+      entropyValues?.dispose();
     }
-    return { loss: totalLoss, logprobs, tokens: weightedTokens };
+    return { loss: totalLoss, logprobs, tokens: weightedTokens, ...(entropies && { entropies }) };
   }
 
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {
@@ -374,5 +405,15 @@ export function checkDatum(
   }
   for (const weight of datum.weights) {
     if (!Number.isFinite(weight)) throw new UserError(`${where}: weight ${weight} is not finite`);
+  }
+  const entropy = datum.entropyWeights;
+  if (entropy === undefined) return;
+  if (!Array.isArray(entropy) || entropy.length !== datum.tokens.length - 1) {
+    throw new UserError(
+      `${where}: ${Array.isArray(entropy) ? entropy.length : 'no'} entropy weights for ${datum.tokens.length} tokens (need tokens − 1)`,
+    );
+  }
+  for (const weight of entropy) {
+    if (!Number.isFinite(weight)) throw new UserError(`${where}: entropy weight ${weight} is not finite`);
   }
 }

@@ -29,14 +29,15 @@ export class NativeGradients {
     return this.packed.params;
   }
 
-  /** One padded micro-batch: loss and log-probs; its gradient is added to the sum. */
-  microBatch(batch: PaddedBatch, sign: 1 | -1) {
+  /** One padded micro-batch: loss and log-probs (and entropies); its gradient is added to the sum. */
+  microBatch(batch: PaddedBatch, sign: 1 | -1, entropyWeights?: Float32Array) {
     const params = this.weights();
     this.flat ??= new Float32Array(params.length);
     return nativeForwardBackward(this.model, batch, sign, {
       params,
       gradients: this.flat,
       threads: this.threads,
+      ...(entropyWeights && { entropyWeights }),
     });
   }
 

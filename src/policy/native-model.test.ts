@@ -254,7 +254,29 @@ describe(`native forward and backward of the whole model${native.label}`, () => 
       expect(() => call({ ...good(), ...overrides }), label).toThrow(message);
     const aliased = good();
     expect(() => call({ ...aliased, gradients: aliased.params })).toThrow(/must not share memory/);
-    expect(() => call(Object.values(good()).slice(0, 12))).toThrow(/expected 13 or 14 arguments, got 12/);
+    expect(() => call(Object.values(good()).slice(0, 12))).toThrow(/expected 13 to 16 arguments, got 12/);
+    // The optional entropy arguments: null is "none"; anything else must be a Float32Array of rows·time.
+    const withEntropy = (entropyWeights: unknown, entropies: unknown = null) => [
+      ...Object.values(good()),
+      1,
+      entropyWeights,
+      entropies,
+    ];
+    expect(Number.isFinite(call(withEntropy(null)))).toBe(true);
+    expect(Number.isFinite(call(withEntropy(new Float32Array(6), new Float32Array(6))))).toBe(true);
+    expect(() => call(withEntropy(new Float32Array(5)))).toThrow(
+      /entropyWeights must be null or a Float32Array of rows·time = 6/,
+    );
+    expect(() => call(withEntropy(Float32Array.from([0, 0, Number.NaN, 0, 0, 0])))).toThrow(
+      /entropyWeights\[2\] is not finite/,
+    );
+    expect(() => call(withEntropy(null, new Float64Array(6)))).toThrow(
+      /entropies must be null or a Float32Array/,
+    );
+    const shared = good();
+    expect(() => call([...Object.values(shared), 1, null, shared.logprobs])).toThrow(
+      /entropies must not share memory/,
+    );
     // Valid shapes whose activations (attention probabilities: 2^22 tokens × 64 heads × 4096 keys) exceed
     // the arena's 8 GiB: refused before anything is allocated.
     const wide = { vocabSize: 2, dModel: 64, layers: 1, heads: 64, contextLength: 4096 };

@@ -27,6 +27,8 @@ type ModelForwardBackward = (
   time: number,
   logprobs: Float32Array,
   threads?: number,
+  entropyWeights?: Float32Array | null,
+  entropies?: Float32Array | null,
 ) => number;
 
 export interface NativeModelStatus {
@@ -111,6 +113,8 @@ export interface NativeForwardBackwardResult {
   loss: number;
   /** float32 [rows, time]: log p(target) at every position, padding included. */
   logprobs: Float32Array;
+  /** float32 [rows, time]: each position's next-token entropy, when entropy weights were given. */
+  entropies?: Float32Array;
   /** dL/dθ by parameter name: views of `flatGradients`. */
   gradients: Map<string, Float32Array>;
   /** The whole gradient in canonical order (the buffer passed in, when one was). */
@@ -128,6 +132,8 @@ export interface NativeForwardBackwardOptions {
    * count (float32 rounding of the sum), never on timing.
    */
   threads?: number;
+  /** float32 [rows, time]: weights e of each position's entropy H: the loss adds Σ e·H (unsigned). */
+  entropyWeights?: Float32Array;
 }
 
 /**
@@ -149,6 +155,9 @@ export function nativeForwardBackward(
   const flatGradients = options.gradients ?? new Float32Array(params.length);
   const signedWeights = sign === 1 ? batch.weights : batch.weights.map((w) => -w);
   const logprobs = new Float32Array(batch.rows * batch.time);
+  // The entropy term is added as given, whatever the sign of the log-prob term (Datum.entropyWeights).
+  const entropyWeights = options.entropyWeights ?? null;
+  const entropies = entropyWeights ? new Float32Array(batch.rows * batch.time) : null;
   const loss = entry(
     vocabSize,
     dModel,
@@ -164,8 +173,16 @@ export function nativeForwardBackward(
     batch.time,
     logprobs,
     options.threads ?? 1,
+    entropyWeights,
+    entropies,
   );
-  return { loss, logprobs, gradients: unpackParameters(model.config, flatGradients), flatGradients };
+  return {
+    loss,
+    logprobs,
+    ...(entropies && { entropies }),
+    gradients: unpackParameters(model.config, flatGradients),
+    flatGradients,
+  };
 }
 
 /**

@@ -93,6 +93,8 @@ const charTokenizerFactory: TokenizerFactory = {
 };
 
 export class ParallelEmbeddedBackend implements PolicyBackend {
+  /** Every replica is an EmbeddedBackend: Datum.entropyWeights travel with the data. */
+  readonly entropy = true;
   readonly tokenizer: SerializableTokenizer;
   readonly config: ModelConfig;
   private readonly links: WorkerLink[];
@@ -300,7 +302,15 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
       total += part.loss;
       tokens += part.tokens;
     }
-    return { loss: total, logprobs: parts.flatMap((part) => part.logprobs), tokens };
+    const entropies = parts.some((part) => part.entropies)
+      ? parts.flatMap((part) => part.entropies ?? part.logprobs.map((row) => row.map(() => 0)))
+      : undefined;
+    return {
+      loss: total,
+      logprobs: parts.flatMap((part) => part.logprobs),
+      tokens,
+      ...(entropies && { entropies }),
+    };
   }
 
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {

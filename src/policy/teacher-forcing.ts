@@ -88,6 +88,24 @@ export function tokenLogprobs(
   });
 }
 
+/**
+ * Per-token log-probs and each position's next-token entropy H = −Σ_v p_v·log p_v (both [B, T]), from one
+ * forward pass.
+ */
+export function tokenLogprobsAndEntropy(
+  model: TransformerModel,
+  inputs: tf.Tensor2D,
+  targets: tf.Tensor2D,
+): { logprobs: tf.Tensor2D; entropy: tf.Tensor2D } {
+  return tf.tidy(() => {
+    const logProbabilities = tf.logSoftmax(forwardLogits(model, inputs)); // [B, T, V]
+    const targetMask = tf.cast(tf.oneHot(targets, model.config.vocabSize), 'float32'); // see tokenLogprobs
+    const logprobs = tf.sum(tf.mul(logProbabilities, targetMask), -1) as tf.Tensor2D;
+    const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logProbabilities), logProbabilities), -1)) as tf.Tensor2D;
+    return { logprobs, entropy };
+  });
+}
+
 /** Splits a flat [rows, time] array into per-row lists of the first lengths[row] values. */
 export function unpadRows(values: Float32Array, time: number, lengths: readonly number[]): number[][] {
   return lengths.map((length, row) => Array.from(values.subarray(row * time, row * time + length)));

@@ -23,6 +23,8 @@
 // re-sending the step's forward_backward calls; a request whose future the server lost (retrieve 404) is
 // submitted once more with a fresh seq_id; a sampling session the server no longer knows (404) is made
 // again with save_weights_for_sampler.
+
+import { UserError } from '../../../core/errors.ts';
 import type {
   Datum,
   ForwardBackwardResult,
@@ -225,6 +227,11 @@ export class TinkerPolicyBackend implements PolicyBackend {
   }
 
   async forwardBackward(data: Datum[], loss: LossKind): Promise<ForwardBackwardResult> {
+    if (data.some((datum) => datum.entropyWeights !== undefined)) {
+      throw new UserError(
+        "forwardBackward: the Tinker protocol has no entropy term (Datum.entropyWeights); use algorithm.entropy.estimator 'sampled'",
+      );
+    }
     const lengths = data.map((datum) => datum.tokens.length);
     let lossFn = 'cross_entropy';
     let wire: WireDatum[];
