@@ -3,7 +3,9 @@
 // `options` are validated by that part's own schema when the run is set up, before anything is written.
 // The run components' blocks (rollout.budget, algorithm.relift, teacher, selfPlay) are theirs
 // (components/config-blocks.ts), placed here where the config has always had them.
+
 import { z } from 'zod';
+import { entropyBonusSchema } from '../../algorithms/entropy.ts';
 import { vcrlFilterSchema } from '../../algorithms/vcrl-filter.ts';
 import { boundedCount, sizeLimits } from '../../core/size-limits.ts';
 import { RUN_NAME_MAX, RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
@@ -87,6 +89,8 @@ export const rlConfigSchema = z.strictObject({
           monitor: z.boolean().default(false),
         })
         .default({ coefficient: 0, estimator: 'k3', mode: 'loss', monitor: false }),
+      /** Entropy bonus −β·aggregate(H) added to the policy loss (src/algorithms/entropy.ts); β 0 = off. */
+      entropy: entropyBonusSchema,
       /** Optimisation passes over each batch. */
       epochs: z.number().int().positive().default(1),
       /** Minibatches per epoch (each is one optimiser step). */
@@ -107,6 +111,7 @@ export const rlConfigSchema = z.strictObject({
       advantage: { name: 'grpo', options: {} },
       loss: { name: 'ppo-clip', options: {} },
       kl: { coefficient: 0, estimator: 'k3', mode: 'loss', monitor: false },
+      entropy: { coefficient: 0, estimator: 'exact' },
       epochs: 1,
       minibatches: 1,
       dynamicSampling: { enabled: false, maxRounds: 3 },

@@ -56,6 +56,16 @@ export function validateRlConfig(
   guidances.get(config.guidance.name);
   rewards.get(config.reward.name);
   policyBackendOf(config.policy).validate({ policy: config.policy });
+  const entropy = config.algorithm.entropy;
+  if (
+    entropy.coefficient > 0 &&
+    entropy.estimator === 'exact' &&
+    (config.policy?.backend ?? 'embedded') !== 'embedded'
+  ) {
+    throw new ConfigError(
+      `algorithm.entropy estimator 'exact' needs the full next-token distribution, which policy.backend '${config.policy?.backend}' does not return; use estimator 'sampled' (an estimate from the sampled tokens)`,
+    );
+  }
   for (const definition of definitions) definition.validate?.(config);
   if (!config.init && !config.model) {
     throw new ConfigError(

@@ -16,7 +16,7 @@ import { Rng } from '../../core/rng.ts';
 import type { Attempt } from '../../guidance/guidance.ts';
 import { EmbeddedBackend } from '../../policy/embedded-backend.ts';
 import type { ModelConfig } from '../../policy/model-config.ts';
-import { referenceLogprobs, stubTokenizer } from '../../testing/policy/test-helpers.ts';
+import { referenceLogits, referenceLogprobs, stubTokenizer } from '../../testing/policy/test-helpers.ts';
 import { rlConfigSchema } from './config.ts';
 import type { RlContext } from './context.ts';
 import type { SampledGroup } from './rollout.ts';
@@ -83,13 +83,17 @@ interface Scenario {
   tokenSumNormaliser?: number;
   /** true: the update's first (on-policy) pass; false: a later pass, which recomputes log-probs. */
   onPolicy: boolean;
+  /** β of the exact entropy bonus (algorithm.entropy): −β·H_t joins every token's term. */
+  entropyCoefficient?: number;
 }
 
-/** One completion at the perturbed parameters: its log-probs, π_old's and its advantage. */
+/** One completion at the perturbed parameters: its log-probs, π_old's, its advantage and entropies. */
 interface Completion {
   logprobs: number[];
   oldLogprobs: number[];
   advantage: number;
+  /** H_t of the next-token distribution at each completion token (softmax of the float64 logits). */
+  entropies: number[];
 }
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
@@ -172,9 +176,17 @@ function completionBatch(params: Map<string, Float32Array>, oldLogprobs: number[
   return contexts.flatMap((context, g) =>
     completions[g].map((completion, i) => {
       // referenceLogprobs()[j] = log p(tokens[j+1] | tokens[..j]); completion token t is tokens[C + t].
-      const all = referenceLogprobs(modelConfig, params, [...context, ...completion]);
+      const tokens = [...context, ...completion];
+      const all = referenceLogprobs(modelConfig, params, tokens);
       const logprobs = completion.map((_, t) => all[context.length + t - 1]);
-      return { logprobs, oldLogprobs: oldLogprobs[g][i], advantage: advantages[g][i] };
+      const logits = referenceLogits(modelConfig, params, tokens.slice(0, -1));
+      const entropies = completion.map((_, t) => {
+        const row = logits[context.length + t - 1];
+        const max = Math.max(...row);
+        const logSum = max + Math.log(row.reduce((sum, z) => sum + Math.exp(z - max), 0));
+        return -row.reduce((sum, z) => sum + Math.exp(z - logSum) * (z - logSum), 0);
+      });
+      return { logprobs, oldLogprobs: oldLogprobs[g][i], advantage: advantages[g][i], entropies };
     }),
   );
 }
@@ -196,7 +208,10 @@ function independentLoss(
     }),
   );
   const policy = policyTerms(scenario.loss ?? 'ppo-clip', batch, selection);
-  const terms = policy.map((row, i) => row.map((value, t) => value + beta * klTerms[i][t]));
+  const entropyBeta = scenario.entropyCoefficient ?? 0;
+  const terms = policy.map((row, i) =>
+    row.map((value, t) => value + beta * klTerms[i][t] - entropyBeta * batch[i].entropies[t]),
+  );
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   const perSequence = terms.map(sum);
   if (scenario.aggregation === 'token-mean') return sum(perSequence) / sum(terms.map((s) => s.length));
@@ -236,6 +251,8 @@ interface ContextOptions {
   lossOptions: Record<string, unknown>;
   klCoefficient: number;
   epochs: number;
+  entropyCoefficient?: number;
+  entropyEstimator?: 'exact' | 'sampled';
 }
 
 function rlContext(policy: PolicyBackend, options: ContextOptions): RlContext {
@@ -245,6 +262,10 @@ function rlContext(policy: PolicyBackend, options: ContextOptions): RlContext {
     algorithm: {
       loss: { name: options.loss },
       kl: { coefficient: options.klCoefficient, estimator: 'k3', mode: 'loss' },
+      entropy: {
+        coefficient: options.entropyCoefficient ?? 0,
+        estimator: options.entropyEstimator ?? 'exact',
+      },
       epochs: options.epochs,
     },
   });
@@ -323,6 +344,7 @@ async function checkGradient(scenario: Scenario): Promise<void> {
     lossOptions: { aggregation: scenario.aggregation, ...lossOptions(scenario) },
     klCoefficient: beta,
     epochs,
+    entropyCoefficient: scenario.entropyCoefficient,
   });
   const result = await updatePolicy(context, sampledGroups(oldLogprobs), everything, 1e-3, refLogprobs);
   expect(result.trainedSequences).toBe(3);
@@ -403,6 +425,55 @@ describe('updatePolicy on a tiny model: the accumulated gradient is the gradient
 
   it('KL-Cov, recomputed pass: |log r| on the three largest covariances, no clip elsewhere', async () => {
     await checkGradient({ loss: 'kl-cov', aggregation: 'token-mean', onPolicy: false });
+  });
+
+  it('exact entropy bonus −β·H (β 0.3) on PPO-clip, recomputed pass, seq-mean-token-mean like the loss', async () => {
+    await checkGradient({ aggregation: 'seq-mean-token-mean', onPolicy: false, entropyCoefficient: 0.3 });
+  });
+
+  it('exact entropy bonus on the first (on-policy) pass, token-mean', async () => {
+    await checkGradient({ aggregation: 'token-mean', onPolicy: true, entropyCoefficient: 0.3 });
+  });
+});
+
+describe('updatePolicy with the sampled entropy estimator', () => {
+  it('sends the loss weights plus β·c·logp on each completion token (on-policy, r = 1), no entropy weights', async () => {
+    const backend = await EmbeddedBackend.create(modelConfig, stubTokenizer(8), 11);
+    const { policy, data } = recordingPolicy(backend);
+    const flat = await backend.forward(
+      contexts.flatMap((context, g) => completions[g].map((completion) => [...context, ...completion])),
+    );
+    let offset = 0;
+    const current = contexts.map((context, g) =>
+      completions[g].map(() => flat[offset++].slice(context.length - 1)),
+    );
+    const context = rlContext(policy, {
+      loss: 'importance-sampling',
+      lossOptions: {},
+      klCoefficient: 0,
+      epochs: 1,
+      entropyCoefficient: 0.4,
+      entropyEstimator: 'sampled',
+    });
+    const result = await updatePolicy(context, sampledGroups(current), everything, 1e-3, null);
+    // token-mean over the 12 completion tokens: c = 1/12; importance-sampling on-policy: −A·c
+    const sent = data[0];
+    let k = 0;
+    contexts.forEach((ctx, g) => {
+      completions[g].forEach((completion, i) => {
+        const datum = sent[k++];
+        expect(datum.entropyWeights).toBeUndefined();
+        expect(datum.weights.slice(0, ctx.length - 1).every((w) => w === 0)).toBe(true);
+        completion.forEach((_, t) => {
+          const logp = current[g][i][t];
+          const expected = -advantages[g][i] / 12 + (0.4 / 12) * logp;
+          expect(datum.weights[ctx.length - 1 + t]).toBeCloseTo(expected, 6);
+        });
+      });
+    });
+    const mean = -current.flat(2).reduce((sum, value) => sum + value, 0) / 12;
+    expect(result.metrics['losses/entropy']).toBeCloseTo(mean, 6);
+    backend.dispose();
   });
 });
 

@@ -25,9 +25,14 @@
 // restored-context.ts). The recomputed log-probs also stand in for the sampler's (rollout correction
 // weighs nothing there) and those members are left out of the mismatch/* metrics.
 //
+// An entropy bonus (algorithm.entropy, src/algorithms/entropy.ts) joins the loss like the KL term, with the
+// loss's aggregation: 'exact' sends entropy weights −β·c with each datum (the backend adds Σ e·H from the
+// full distribution and returns H, logged as losses/entropy); 'sampled' adds β·c·r·logp to the weights.
+//
 // Tokens an environment wrote into a multi-turn episode (GroupRollout.lossMask 0: tool outputs) are in
 // the sequence, as the policy saw them, with mask 0: no loss, no KL, no mismatch metric.
 import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
+import { exactEntropyWeights, meanEntropy, sampledEntropyWeights } from '../../algorithms/entropy.ts';
 import { klLossPenalty } from '../../algorithms/kl.ts';
 import {
   type AggregationOptions,
@@ -211,11 +216,34 @@ async function updateMinibatch(
     weights = addWeights(weights, penalty.weights);
     Object.assign(metrics, penalty.metrics);
   }
+  // Entropy bonus (src/algorithms/entropy.ts), aggregated like the policy loss: the backend's exact H
+  // (entropy weights −β·c) or the sampled-token estimate (weights on logp).
+  const entropy = config.algorithm.entropy;
+  const masks = sequences.map((sequence) => sequence.mask);
+  let entropyWeights: number[][] | null = null;
+  if (entropy.coefficient > 0) {
+    const aggregation = ctx.loss.resolveOptions(ctx.lossOptions) as AggregationOptions;
+    if (entropy.estimator === 'exact') {
+      entropyWeights = exactEntropyWeights(masks, entropy.coefficient, aggregation);
+    } else {
+      const sampled = sampledEntropyWeights(sequences, entropy.coefficient, aggregation);
+      weights = addWeights(weights, sampled.weights);
+      metrics['losses/entropy'] = sampled.entropy;
+    }
+  }
+  const pad = (item: Item, row: readonly number[]) => [...new Array(item.context.length - 1).fill(0), ...row];
   const data: Datum[] = batch.map((item, index) => ({
     tokens: [...item.context, ...item.completion],
-    weights: [...new Array(item.context.length - 1).fill(0), ...weights[index]],
+    weights: pad(item, weights[index]),
+    ...(entropyWeights && { entropyWeights: pad(item, entropyWeights[index]) }),
   }));
   const pass = await policy.forwardBackward(data, 'linear');
+  if (entropyWeights && pass.entropies) {
+    metrics['losses/entropy'] = meanEntropy(
+      pass.entropies.map((row, index) => row.slice(batch[index].context.length - 1)),
+      masks,
+    );
+  }
   const optim = await policy.optimStep({
     learningRate,
     betas: config.train.betas,
