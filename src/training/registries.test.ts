@@ -15,12 +15,12 @@ describe('createDefaultRegistries', () => {
       rewards: 22,
       selectors: 13,
       guidances: 8,
-      advantages: 9,
+      advantages: 10,
       losses: 10,
       policyBackends: 2,
     });
     const plugins = registeredPlugins(registries);
-    expect(plugins).toHaveLength(79);
+    expect(plugins).toHaveLength(80);
     for (const plugin of plugins) expect(plugin.description.length, plugin.id).toBeGreaterThan(10);
     expect(registries.selectors.info('uniform')).toBe(uniformSelector);
   });

@@ -30,6 +30,7 @@ describe('advantage registry', () => {
       'raft',
       'reinforce-pp',
       'reinforce-rej',
+      'remax',
       'rloo',
     ]);
     expect(() => advantageEstimators.get('ppo')).toThrow(UnknownNameError);

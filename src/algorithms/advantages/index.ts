@@ -11,6 +11,7 @@ import { opo } from './opo.ts';
 import { raft } from './raft.ts';
 import { reinforcePlusPlus } from './reinforce-pp.ts';
 import { reinforceRej } from './reinforce-rej.ts';
+import { remax } from './remax.ts';
 import { rloo } from './rloo.ts';
 
 export {
@@ -32,6 +33,7 @@ export const builtinAdvantages: readonly AdvantageEstimator[] = [
   raft,
   reinforceRej,
   gaeEstimator,
+  remax,
 ];
 
 /** A fresh advantage-estimator registry holding the built-ins. */

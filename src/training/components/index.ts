@@ -8,6 +8,7 @@ import type { RlComponentDefinition } from './definition.ts';
 import { environmentComponent } from './environment/component.ts';
 import { expertTracesComponent } from './expert-traces/component.ts';
 import { reliftComponent } from './relift/component.ts';
+import { remaxComponent } from './remax/component.ts';
 import { retryComponent } from './retry/component.ts';
 import { rolloutBudgetComponent } from './rollout-budget/component.ts';
 import { selfPlayComponent } from './self-play.ts';
@@ -24,4 +25,5 @@ export const rlComponents: readonly RlComponentDefinition[] = [
   environmentComponent,
   tangoComponent,
   criticComponent,
+  remaxComponent,
 ];
