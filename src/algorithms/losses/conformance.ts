@@ -23,13 +23,18 @@ export interface LossCheckOptions {
    * differentiates a surrogate, not its reported value.
    */
   sequenceAdvantages?: boolean;
+  /**
+   * Give each sequence a reward and its group's rewards (one group: 1, 0, 1), for a loss defined on them
+   * (NFT).
+   */
+  rewards?: boolean;
 }
 
 /**
  * Three sequences of different lengths: per-token and broadcast advantages, masked tokens, off-policy
  * tokens, log-ratios spread over every clip region (incl. r ≈ 4.5 with A < 0 for a dual clip).
  */
-export function conformanceBatch(seed = 7, sequenceAdvantages = false): LossSequence[] {
+export function conformanceBatch(seed = 7, sequenceAdvantages = false, rewards = false): LossSequence[] {
   const rng = new Rng(seed);
   const logRatios = [
     [0.1, 0.22, -0.4, 0.6],
@@ -54,6 +59,7 @@ export function conformanceBatch(seed = 7, sequenceAdvantages = false): LossSequ
       advantages: advantages[i],
       mask: masks[i],
       offPolicy: ratios.map((_, t) => i === 0 && t % 2 === 1),
+      ...(rewards && { reward: [1, 0, 1][i], groupRewards: [1, 0, 1] }),
     };
   });
 }
@@ -85,7 +91,7 @@ export function checkLoss(loss: PolicyLoss, options: LossCheckOptions = {}): Con
   const h = 1e-5;
   for (const lossOptions of options.options ?? [undefined]) {
     const under = lossOptions === undefined ? '' : ` under ${preview(lossOptions)}`;
-    const batch = conformanceBatch(7, options.sequenceAdvantages ?? false);
+    const batch = conformanceBatch(7, options.sequenceAdvantages ?? false, options.rewards ?? false);
     const result = check.call(`compute()${under}`, () => loss.compute(batch, lossOptions));
     check.that(
       Array.isArray(result?.weights) &&
@@ -125,7 +131,13 @@ export function checkLoss(loss: PolicyLoss, options: LossCheckOptions = {}): Con
       }
     }
     const masked: LossSequence[] = [
-      { logprobs: [-1, -2], oldLogprobs: [-1, -1], advantages: 1, mask: [0, 0] },
+      {
+        logprobs: [-1, -2],
+        oldLogprobs: [-1, -1],
+        advantages: 1,
+        mask: [0, 0],
+        ...(options.rewards && { reward: 1, groupRewards: [1, 0] }),
+      },
     ];
     const empty = check.call(`compute(all-masked batch)${under}`, () => loss.compute(masked, lossOptions));
     check.that(

@@ -10,6 +10,7 @@ import { gmpo } from './gmpo.ts';
 import { gspo } from './gspo.ts';
 import { importanceSampling } from './importance-sampling.ts';
 import { klCov } from './kl-cov.ts';
+import { nft } from './nft.ts';
 import type { PolicyLoss } from './policy-loss.ts';
 import { policyShaping } from './policy-shaping.ts';
 import { ppoClip } from './ppo-clip.ts';
@@ -43,6 +44,7 @@ export const builtinLosses: readonly PolicyLoss[] = [
   sapo,
   clipCov,
   klCov,
+  nft,
   crossEntropy,
   policyShaping,
 ];

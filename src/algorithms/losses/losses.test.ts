@@ -17,12 +17,19 @@ describe('every loss × aggregation passes checkLoss: weights are the derivative
       // (Clip-Cov) with every covariance a candidate.
       if (name === 'clip-cov') options.push(...options.map((o) => ({ ...o, ratio: 0.3, lowerBound: -10 })));
       if (name === 'kl-cov') options.push(...options.map((o) => ({ ...o, ratio: 0.3 })));
+      // NFT's straight-through clamp makes its weights differ from its value's derivative where the clamp
+      // acts (a wrong sample with R > 1, which this batch has): checked here with every sample counted
+      // correct (positiveReward 0); nft.test.ts checks the negative branch by hand and update-policy's
+      // gradient test its straight-through gradient.
+      if (name === 'nft')
+        options.splice(0, options.length, ...options.map((o) => ({ ...o, positiveReward: 0 })));
       // CISPO's clipped ratio is a stop-gradient: move log π_old with log π so the ratio stays fixed.
       // GSPO is a sequence-level loss: one advantage per sequence.
       const report = checkLoss(policyLosses.get(name), {
         options,
         moveOldLogprobs: name === 'cispo',
         sequenceAdvantages: name === 'gspo',
+        rewards: name === 'nft',
       });
       expect(report.checks).toContain(
         'each weight is the derivative of the loss with respect to its token log-prob',
@@ -198,7 +205,14 @@ describe('other losses, golden values', () => {
 describe('edge cases', () => {
   it('an all-masked batch gives loss 0, zero weights and no NaN for every loss and aggregation', () => {
     const batch: LossSequence[] = [
-      { logprobs: [-1, -2], oldLogprobs: [-1, -1], advantages: 1, mask: [0, 0] },
+      {
+        logprobs: [-1, -2],
+        oldLogprobs: [-1, -1],
+        advantages: 1,
+        mask: [0, 0],
+        reward: 0,
+        groupRewards: [0, 1],
+      },
     ];
     for (const name of policyLosses.names()) {
       for (const aggregation of aggregationModes) {

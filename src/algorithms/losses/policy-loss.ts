@@ -31,6 +31,10 @@ export interface LossSequence {
   mask: readonly number[];
   /** true for tokens that came from another policy (an expert trace); used by 'policy-shaping'. [T] */
   offPolicy?: readonly boolean[];
+  /** The sequence's scalar reward (update.ts passes it; losses defined on rewards read it: NFT). */
+  reward?: number;
+  /** The rewards of every member of the sequence's group, whichever minibatch they fall in (NFT's r̂). */
+  groupRewards?: readonly number[];
 }
 
 /** A loss's value, per-token weights and metrics. */

@@ -38,6 +38,8 @@ const completions = [
   [[3, 3, 5, 6, 2]],
 ];
 const advantages = [[1.2, -0.7], [0.5]];
+// Rewards of the three completions (NFT reads them: group 0 has r̂ = 1/2, group 1 r̂ = 1 → 0.98).
+const rewardsOf = [[1, 0], [1]];
 const everything: AdvantageEstimate = { advantages, included: [[true, true], [true]] };
 // Per-token offsets of the reference policy's log-probs from the current ones (k3 terms well away from 0).
 const refOffsets = [
@@ -74,7 +76,7 @@ const clipCovOptions = { ratio: 1, lowerBound: 0, upperBound: 100, epsilonLow: 0
 /** KL-Cov penalising ⌊0.3 · 12⌋ = 3 of the 12 completion tokens with weight 0.5. */
 const klCovOptions = { ratio: 0.3, coefficient: 0.5 };
 
-type LossName = 'ppo-clip' | 'gspo' | 'sapo' | 'gmpo' | 'clip-cov' | 'kl-cov';
+type LossName = 'ppo-clip' | 'gspo' | 'sapo' | 'gmpo' | 'clip-cov' | 'kl-cov' | 'nft';
 
 interface Scenario {
   /** The policy loss (default ppo-clip), each written here from its definition (see policyTerms). */
@@ -92,6 +94,8 @@ interface Completion {
   logprobs: number[];
   oldLogprobs: number[];
   advantage: number;
+  reward: number;
+  groupRewards: number[];
   /** H_t of the next-token distribution at each completion token (softmax of the float64 logits). */
   entropies: number[];
 }
@@ -138,6 +142,21 @@ function policyTerms(
     if (loss === 'gspo') {
       const s = Math.exp(mean(l));
       return l.map(() => Math.max(-a * s, -a * Math.min(1 + gspoEpsilon, Math.max(1 - gspoEpsilon, s))));
+    }
+    if (loss === 'nft') {
+      // r̂: the group's share of correct (reward ≥ 1) members, clamped to [0.02, 0.98]; normalise (1 − r̂).
+      const { reward, groupRewards } = batch[i];
+      const share = groupRewards.filter((r) => r >= 1).length / groupRewards.length;
+      const rate = Math.min(0.98, Math.max(0.02, share));
+      if (reward >= 1) return l.map((x) => -(1 - rate) * x);
+      // The straight-through clamp: −(1 − r̂)·c/sg[max(c, 1)], c = (1 − r̂R)/(1 − r̂), the held value taken
+      // at the unperturbed parameters, so the gradient is (1 − r̂)·r̂R/((1 − r̂)·max(c, 1)).
+      const base = selection[i];
+      return l.map((x, t) => {
+        const proxy = (value: number) => (1 - rate * Math.exp(value)) / (1 - rate);
+        const held = Math.max(proxy(base.logprobs[t] - base.oldLogprobs[t]), 1);
+        return (-(1 - rate) * proxy(x)) / held;
+      });
     }
     if (loss === 'gmpo') {
       const sign = Math.sign(a);
@@ -186,7 +205,14 @@ function completionBatch(params: Map<string, Float32Array>, oldLogprobs: number[
         const logSum = max + Math.log(row.reduce((sum, z) => sum + Math.exp(z - max), 0));
         return -row.reduce((sum, z) => sum + Math.exp(z - logSum) * (z - logSum), 0);
       });
-      return { logprobs, oldLogprobs: oldLogprobs[g][i], advantage: advantages[g][i], entropies };
+      return {
+        logprobs,
+        oldLogprobs: oldLogprobs[g][i],
+        advantage: advantages[g][i],
+        reward: rewardsOf[g][i],
+        groupRewards: rewardsOf[g],
+        entropies,
+      };
     }),
   );
 }
@@ -280,7 +306,12 @@ function rlContext(policy: PolicyBackend, options: ContextOptions): RlContext {
   } as unknown as RlContext;
 }
 
-function sampledGroup(context: number[], completionTokens: number[][], logprobs: number[][]): SampledGroup {
+function sampledGroup(
+  context: number[],
+  completionTokens: number[][],
+  logprobs: number[][],
+  rewards: number[] = completionTokens.map(() => 0),
+): SampledGroup {
   return {
     attempt: {} as Attempt,
     context,
@@ -292,13 +323,13 @@ function sampledGroup(context: number[], completionTokens: number[][], logprobs:
       stopReason: 'eos' as const,
     })),
     completions: completionTokens.map(() => ''),
-    rewards: completionTokens.map(() => 0),
+    rewards,
     results: [],
   };
 }
 
 function sampledGroups(oldLogprobs: number[][][]): SampledGroup[] {
-  return contexts.map((context, g) => sampledGroup(context, completions[g], oldLogprobs[g]));
+  return contexts.map((context, g) => sampledGroup(context, completions[g], oldLogprobs[g], rewardsOf[g]));
 }
 
 /** The options of each loss in its scenario (the aggregation is added to them). */
@@ -314,6 +345,8 @@ function lossOptions(scenario: Scenario): Record<string, unknown> {
       return clipCovOptions;
     case 'kl-cov':
       return klCovOptions;
+    case 'nft':
+      return { tokenSumNormaliser: scenario.tokenSumNormaliser };
     case 'ppo-clip':
       return { tokenSumNormaliser: scenario.tokenSumNormaliser, epsilonLow, epsilonHigh, dualClipBound };
   }
@@ -425,6 +458,19 @@ describe('updatePolicy on a tiny model: the accumulated gradient is the gradient
 
   it('KL-Cov, recomputed pass: |log r| on the three largest covariances, no clip elsewhere', async () => {
     await checkGradient({ loss: 'kl-cov', aggregation: 'token-mean', onPolicy: false });
+  });
+
+  it('NFT, recomputed pass: positives −(1 − r̂)·log R, negatives through the straight-through clamp, seq-mean-token-sum-norm N 32', async () => {
+    await checkGradient({
+      loss: 'nft',
+      aggregation: 'seq-mean-token-sum-norm',
+      tokenSumNormaliser: 32,
+      onPolicy: false,
+    });
+  });
+
+  it('NFT, first (on-policy) pass: weights −(1 − r̂) and +r̂', async () => {
+    await checkGradient({ loss: 'nft', aggregation: 'token-mean', onPolicy: true });
   });
 
   it('exact entropy bonus −β·H (β 0.3) on PPO-clip, recomputed pass, seq-mean-token-mean like the loss', async () => {

@@ -67,6 +67,9 @@ interface Item {
   restored?: boolean;
   /** Per token: 0 where an environment wrote it (GroupRollout.lossMask); absent = all sampled. */
   lossMask?: number[];
+  /** The sample's reward and its whole group's (for losses defined on them, LossSequence). */
+  reward: number;
+  groupRewards: readonly number[];
 }
 
 export interface UpdateResult {
@@ -104,6 +107,8 @@ export async function updatePolicy(
         ...(expert > 0 && { offPolicy: rollout.tokens.map((_, t) => t < expert) }),
         ...(rollout.sampledFrom && { restored: true }),
         ...(rollout.lossMask && { lossMask: rollout.lossMask }),
+        reward: group.rewards[i],
+        groupRewards: group.rewards,
       });
     });
   });
@@ -193,6 +198,8 @@ async function updateMinibatch(
     advantages: item.advantage,
     mask: item.lossMask ?? item.completion.map(() => 1),
     ...(item.offPolicy && { offPolicy: item.offPolicy }),
+    reward: item.reward,
+    groupRewards: item.groupRewards,
   }));
   const policyLoss = ctx.loss.compute(sequences, ctx.lossOptions);
   let weights = policyLoss.weights;
