@@ -3,23 +3,27 @@
 # ladder-v2 cold start (one RL seed, paired by cold start), then its final checkpoint is evaluated at pass@k for
 # k up to 64 (40 held-out problems per level of aligned-addition 1-10, canonical split, problem and sampling
 # seed 11, 64 samples at T = 1: the protocol of ../ladder-v2-passk), and the cold starts too.
-# Finished steps are skipped, interrupted runs resumed.
-#   experiments/ladder-v2-objectives/run.sh [--colds s2,s3,s4] [--arms a,b] [--jobs 1] [--threads 1]
+# --minibatches M splits each step's batch into M optimiser steps (algorithm.minibatches): with M = 1 every
+# update is on-policy (ratio 1), where the ratio losses coincide; M = 4 makes minibatches 2-4 off-policy.
+# Runs are named <arm>-mb<M>-<cold>. Finished steps are skipped, interrupted runs resumed.
+#   experiments/ladder-v2-objectives/run.sh [--colds s2,s3,s4] [--arms a,b] [--minibatches 4] [--jobs 1] [--threads 1]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=experiments/ladder-v2-objectives
 runs_dir=runs/ladder-v2-objectives
 colds=s2,s3,s4
-arms=grpo-ppo,grpo-gspo,grpo-gmpo,grpo-sapo,grpo-clipcov,grpo-klcov,rloo-ppo,opo-ppo,passk-ppo,drgrpo-norm
+arms=grpo-ppo,grpo-gspo,grpo-gmpo,grpo-sapo,grpo-clipcov,grpo-klcov,grpo-entropy,gae-ppo,passk-ppo,grpo-nft
 jobs=1
 threads=1
+minibatches=4
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --colds) colds="$2"; shift 2 ;;
     --arms) arms="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
-    *) echo "run.sh: unknown option '$1' (--colds, --arms, --jobs, --threads)" >&2; exit 2 ;;
+    --minibatches) minibatches="$2"; shift 2 ;;
+    *) echo "run.sh: unknown option '$1' (--colds, --arms, --minibatches, --jobs, --threads)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$runs_dir" "$here/results"
@@ -38,6 +42,10 @@ arm_sets() {
     opo-ppo) echo "algorithm.advantage.name=opo" ;;
     passk-ppo) echo "algorithm.advantage.name=grpo-passk" ;;
     drgrpo-norm) echo "algorithm.advantage.name=dr-grpo algorithm.loss.options.aggregation=seq-mean-token-sum-norm algorithm.loss.options.tokenSumNormaliser=104" ;;
+    grpo-entropy) echo "algorithm.entropy.coefficient=0.01 algorithm.entropy.estimator=exact" ;;
+    gae-ppo) echo "algorithm.advantage.name=gae algorithm.critic.learningRate=0.001" ;;
+    remax-ppo) echo "algorithm.advantage.name=remax" ;;
+    grpo-nft) echo "algorithm.loss.name=nft algorithm.loss.options.tokenSumNormaliser=104" ;;
     *) echo "run.sh: unknown arm '$1'" >&2; return 2 ;;
   esac
 }
@@ -52,8 +60,9 @@ evaluate() { # evaluate OUT CHECKPOINT
 export -f evaluate
 
 one() {
-  local arm="$1" cold="$2" runs_dir="$3" here="$4" threads="$5" name="$1-$2"
-  local sets=(--set "init.checkpoint=examples/checkpoints/ladder-v2-cold-$cold" --set "policy.threads=$threads")
+  local arm="$1" cold="$2" runs_dir="$3" here="$4" threads="$5" minibatches="$6" name="$1-mb$6-$2"
+  local sets=(--set "init.checkpoint=examples/checkpoints/ladder-v2-cold-$cold" --set "policy.threads=$threads"
+    --set "algorithm.minibatches=$minibatches")
   for set in $(arm_sets "$arm"); do sets+=(--set "$set"); done
   run_one "$here/rl.yaml" "$name" "$runs_dir" "${sets[@]}" --workers 1 || return 1
   local dir="$runs_dir/$name"
@@ -62,5 +71,5 @@ one() {
 export -f one
 for cold in ${colds//,/ }; do evaluate "$here/results/cold-$cold.passk.json" "examples/checkpoints/ladder-v2-cold-$cold"; done
 for cold in ${colds//,/ }; do
-  for arm in ${arms//,/ }; do echo "$arm $cold $runs_dir $here $threads"; done
+  for arm in ${arms//,/ }; do echo "$arm $cold $runs_dir $here $threads $minibatches"; done
 done | xargs -P "$jobs" -L 1 bash -c 'one "$@"' _
