@@ -19,9 +19,16 @@ describe('bench losses', () => {
       expect(row.shareOfUpdate).toBeCloseTo(row.milliseconds / result.updateMilliseconds, 12);
     }
     expect(result.worstShare).toBe(Math.max(...result.losses.map((row) => row.shareOfUpdate)));
+    const critic = result.critic!;
+    expect(critic.valuesMilliseconds).toBeGreaterThan(0);
+    expect(critic.trainMilliseconds).toBeGreaterThan(0);
+    expect(critic.ratioToUpdate).toBeCloseTo(
+      (critic.valuesMilliseconds + critic.trainMilliseconds) / result.updateMilliseconds,
+      12,
+    );
   }, 120_000);
 
   it('refuses an unknown loss name, listing the known ones', async () => {
-    await expect(benchLosses({ rounds: 1, names: ['ppo'] })).rejects.toThrow(/ppo-clip/);
+    await expect(benchLosses({ rounds: 1, names: ['ppo'], critic: false })).rejects.toThrow(/ppo-clip/);
   });
 });

@@ -6,11 +6,15 @@
 // per sequence of mixed sign), each loss repeated `repeats` times and divided, so that sub-millisecond
 // times are measured above the clock's resolution. Rounds alternate update and losses, so a busy machine
 // slows both alike; the report gives medians over rounds and each loss's share of the update step.
+// With `critic` (default on), each round also times the GAE critic's extra work on the same batch
+// (src/critic/value-model.ts: its values over every sequence, then one training step on the clipped value
+// loss), reported as a ratio of the update step (issue 32: "the critic's extra forward and backward cost").
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type PolicyLoss, policyLosses } from '../algorithms/losses/index.ts';
 import type { LossSequence } from '../algorithms/losses/policy-loss.ts';
 import { Rng } from '../core/rng.ts';
+import { ValueModel, type ValueRow } from '../critic/value-model.ts';
 import { defaultEngine } from '../policy/default-engine.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import type { TrainEngine } from '../policy/parallel-options.ts';
@@ -33,6 +37,8 @@ export interface LossBenchOptions {
   engine?: TrainEngine;
   /** Native engine threads (default: every core). */
   threads?: number;
+  /** Also time the critic's values + one training step on the batch (default true). */
+  critic?: boolean;
   onProgress?: (line: string) => void;
 }
 
@@ -56,6 +62,8 @@ export interface LossBenchResult {
   losses: LossBenchRow[];
   /** The largest share (target < 0.02). */
   worstShare: number;
+  /** The critic's values and one training step on the batch, median milliseconds and / the update step. */
+  critic?: { valuesMilliseconds: number; trainMilliseconds: number; ratioToUpdate: number };
   load: { loadavg1: number; cores: number };
 }
 
@@ -94,6 +102,12 @@ export async function benchLosses(options: LossBenchOptions = {}): Promise<LossB
   const batch = demoBatch();
   const update: number[] = [];
   const lossTimes = losses.map((): number[] => []);
+  const critic = options.critic === false ? null : await ValueModel.load(checkpoint, 1);
+  const criticTimes = { values: [] as number[], train: [] as number[] };
+  const rows: ValueRow[] = batch.map((datum) => {
+    const returns = datum.tokens.slice(PROMPT + 1).map((_, t) => (t % 3) / 2);
+    return { tokens: datum.tokens, start: PROMPT, returns, oldValues: returns.map(() => 0) };
+  });
   try {
     for (let round = 0; round <= rounds; round++) {
       const start = performance.now();
@@ -102,16 +116,40 @@ export async function benchLosses(options: LossBenchOptions = {}): Promise<LossB
       const elapsed = performance.now() - start;
       const sequences = lossSequences(pass.logprobs);
       const times = losses.map((loss) => timeLoss(loss, sequences, repeats));
+      let criticValues = 0;
+      let criticTrain = 0;
+      if (critic) {
+        const valuesStart = performance.now();
+        critic.values(
+          batch.map((datum) => datum.tokens),
+          4096,
+        );
+        criticValues = performance.now() - valuesStart;
+        const trainStart = performance.now();
+        critic.train(rows, {
+          learningRate: 1e-6,
+          valueClip: 0.5,
+          gradClip: 1,
+          weightDecay: 0.01,
+          tokenBudget: 4096,
+        });
+        criticTrain = performance.now() - trainStart;
+      }
       if (round === 0) continue;
+      if (critic) {
+        criticTimes.values.push(criticValues);
+        criticTimes.train.push(criticTrain);
+      }
       update.push(elapsed);
       for (const [index, time] of times.entries()) lossTimes[index].push(time);
       options.onProgress?.(`round ${round}/${rounds}: update ${elapsed.toFixed(0)} ms`);
     }
   } finally {
     backend.dispose();
+    critic?.dispose();
   }
   const updateMilliseconds = median(update);
-  const rows = losses.map((loss, index) => {
+  const lossRows = losses.map((loss, index) => {
     const milliseconds = median(lossTimes[index]);
     return { name: loss.name, milliseconds, shareOfUpdate: milliseconds / updateMilliseconds };
   });
@@ -123,8 +161,15 @@ export async function benchLosses(options: LossBenchOptions = {}): Promise<LossB
     lossTokens: batch.reduce((sum, datum) => sum + datum.tokens.length - 1 - PROMPT, 0),
     rounds,
     updateMilliseconds,
-    losses: rows,
-    worstShare: Math.max(...rows.map((row) => row.shareOfUpdate)),
+    losses: lossRows,
+    worstShare: Math.max(...lossRows.map((row) => row.shareOfUpdate)),
+    ...(critic && {
+      critic: {
+        valuesMilliseconds: median(criticTimes.values),
+        trainMilliseconds: median(criticTimes.train),
+        ratioToUpdate: (median(criticTimes.values) + median(criticTimes.train)) / updateMilliseconds,
+      },
+    }),
     load: { loadavg1: loadavg()[0], cores: cpus().length },
   };
 }

@@ -290,6 +290,7 @@ function registerLossesBench(bench: Command): void {
     .option('--names <list>', 'comma-separated loss names (default: all)')
     .option('--engine <engine>', 'tfjs or native (default: the default engine of new runs)', parseEngine)
     .option('--threads <n>', 'native engine threads (default: every core)', positiveInteger('--threads'))
+    .option('--no-critic', "leave out the GAE critic's values + training step")
     .option('--json', 'print only the result as JSON on stdout')
     .action(async (options) => {
       const { benchLosses } = await import('../../bench/loss-bench.ts');
@@ -300,6 +301,7 @@ function registerLossesBench(bench: Command): void {
         names: options.names?.split(',').map((name: string) => name.trim()),
         engine: options.engine,
         threads: options.threads,
+        critic: options.critic,
         onProgress: (line) => console.error(line),
       });
       if (options.json) {
@@ -315,6 +317,11 @@ function registerLossesBench(bench: Command): void {
         );
       }
       console.log(`worst: ${(100 * result.worstShare).toFixed(2)}% (target < 2%)`);
+      if (result.critic) {
+        console.log(
+          `critic (tfjs): values ${result.critic.valuesMilliseconds.toFixed(1)} ms + training step ${result.critic.trainMilliseconds.toFixed(1)} ms = ${result.critic.ratioToUpdate.toFixed(2)}× the update step`,
+        );
+      }
     });
 }
 
