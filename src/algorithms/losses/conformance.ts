@@ -28,13 +28,23 @@ export interface LossCheckOptions {
    * (NFT).
    */
   rewards?: boolean;
+  /**
+   * Give each sequence a group (0, 0, 1), a reward (1, 0, 1) and reference log-probs, for a loss on pairs
+   * within a group (online DPO): sequences 0 and 1 are a pair, sequence 2 has none.
+   */
+  pairs?: boolean;
 }
 
 /**
  * Three sequences of different lengths: per-token and broadcast advantages, masked tokens, off-policy
  * tokens, log-ratios spread over every clip region (incl. r ≈ 4.5 with A < 0 for a dual clip).
  */
-export function conformanceBatch(seed = 7, sequenceAdvantages = false, rewards = false): LossSequence[] {
+export function conformanceBatch(
+  seed = 7,
+  sequenceAdvantages = false,
+  rewards = false,
+  pairs = false,
+): LossSequence[] {
   const rng = new Rng(seed);
   const logRatios = [
     [0.1, 0.22, -0.4, 0.6],
@@ -60,6 +70,11 @@ export function conformanceBatch(seed = 7, sequenceAdvantages = false, rewards =
       mask: masks[i],
       offPolicy: ratios.map((_, t) => i === 0 && t % 2 === 1),
       ...(rewards && { reward: [1, 0, 1][i], groupRewards: [1, 0, 1] }),
+      ...(pairs && {
+        group: [0, 0, 1][i],
+        reward: [1, 0, 1][i],
+        refLogprobs: oldLogprobs.map((value, t) => value - 0.1 * (t + 1)),
+      }),
     };
   });
 }
@@ -91,7 +106,12 @@ export function checkLoss(loss: PolicyLoss, options: LossCheckOptions = {}): Con
   const h = 1e-5;
   for (const lossOptions of options.options ?? [undefined]) {
     const under = lossOptions === undefined ? '' : ` under ${preview(lossOptions)}`;
-    const batch = conformanceBatch(7, options.sequenceAdvantages ?? false, options.rewards ?? false);
+    const batch = conformanceBatch(
+      7,
+      options.sequenceAdvantages ?? false,
+      options.rewards ?? false,
+      options.pairs ?? false,
+    );
     const result = check.call(`compute()${under}`, () => loss.compute(batch, lossOptions));
     check.that(
       Array.isArray(result?.weights) &&
@@ -137,6 +157,7 @@ export function checkLoss(loss: PolicyLoss, options: LossCheckOptions = {}): Con
         advantages: 1,
         mask: [0, 0],
         ...(options.rewards && { reward: 1, groupRewards: [1, 0] }),
+        ...(options.pairs && { group: 0, reward: 1, refLogprobs: [-1, -1] }),
       },
     ];
     const empty = check.call(`compute(all-masked batch)${under}`, () => loss.compute(masked, lossOptions));

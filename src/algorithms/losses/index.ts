@@ -11,6 +11,7 @@ import { gspo } from './gspo.ts';
 import { importanceSampling } from './importance-sampling.ts';
 import { klCov } from './kl-cov.ts';
 import { nft } from './nft.ts';
+import { onlineDpo } from './online-dpo.ts';
 import type { PolicyLoss } from './policy-loss.ts';
 import { policyShaping } from './policy-shaping.ts';
 import { ppoClip } from './ppo-clip.ts';
@@ -45,6 +46,7 @@ export const builtinLosses: readonly PolicyLoss[] = [
   clipCov,
   klCov,
   nft,
+  onlineDpo,
   crossEntropy,
   policyShaping,
 ];

@@ -30,6 +30,7 @@ describe('every loss × aggregation passes checkLoss: weights are the derivative
         moveOldLogprobs: name === 'cispo',
         sequenceAdvantages: name === 'gspo',
         rewards: name === 'nft',
+        pairs: name === 'online-dpo',
       });
       expect(report.checks).toContain(
         'each weight is the derivative of the loss with respect to its token log-prob',
@@ -212,6 +213,8 @@ describe('edge cases', () => {
         mask: [0, 0],
         reward: 0,
         groupRewards: [0, 1],
+        group: 0,
+        refLogprobs: [-1, -1],
       },
     ];
     for (const name of policyLosses.names()) {

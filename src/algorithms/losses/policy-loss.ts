@@ -35,6 +35,10 @@ export interface LossSequence {
   reward?: number;
   /** The rewards of every member of the sequence's group, whichever minibatch they fall in (NFT's r̂). */
   groupRewards?: readonly number[];
+  /** Index of the sequence's group (prompt) in the step's batch; losses on pairs read it (online DPO). */
+  group?: number;
+  /** The reference policy's log-probs of the tokens, when the run loads one (online DPO needs it). [T] */
+  refLogprobs?: readonly number[];
 }
 
 /** A loss's value, per-token weights and metrics. */
@@ -62,6 +66,10 @@ export interface PolicyLoss<Options = any> {
   /** The per-token term (losses built by definePolicyLoss): lets ./expert-tokens.ts reuse it. */
   readonly tokenLoss?: TokenLoss<Options>;
   readonly requireOldLogprobs?: boolean;
+  /** The loss reads refLogprobs: setup loads the reference policy for it (online DPO). */
+  readonly requireReference?: boolean;
+  /** The loss pairs members of a group: every group must be in one compute() call (minibatches 1). */
+  readonly requireWholeGroups?: boolean;
   /**
    * Name of the term given to tokens marked offPolicy (an expert trace) when this loss was built by
    * ./expert-tokens.ts; absent = the loss was not built for expert tokens (update.ts refuses them).

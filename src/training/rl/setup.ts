@@ -51,7 +51,13 @@ export function validateRlConfig(
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   advantage.resolveOptions(config.algorithm.advantage.options);
   advantage.validate(config.rollout.groupSize);
-  policyLosses.get(config.algorithm.loss.name).resolveOptions(config.algorithm.loss.options);
+  const loss = policyLosses.get(config.algorithm.loss.name);
+  loss.resolveOptions(config.algorithm.loss.options);
+  if (loss.requireWholeGroups && config.algorithm.minibatches > 1) {
+    throw new ConfigError(
+      `loss '${loss.name}' pairs the samples of a group, which must stay in one minibatch: set algorithm.minibatches to 1 (it is ${config.algorithm.minibatches})`,
+    );
+  }
   selectors.get(config.selector.name);
   guidances.get(config.guidance.name);
   rewards.get(config.reward.name);
@@ -149,8 +155,9 @@ export async function buildContext(
   };
   const policy = await backend.build({ ...request, checkpoint: modelPath ?? initPath, role: 'policy' });
   rewardPolicy.bind(policy);
+  const needsReference = policyLosses.get(config.algorithm.loss.name).requireReference ?? false;
   const reference =
-    config.algorithm.kl.coefficient > 0 || config.algorithm.kl.monitor
+    config.algorithm.kl.coefficient > 0 || config.algorithm.kl.monitor || needsReference
       ? await backend.build({ ...request, checkpoint: initPath, role: 'reference' })
       : null;
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);

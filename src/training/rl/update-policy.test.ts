@@ -73,10 +73,12 @@ const tauNegative = 3;
 const gmpoEpsilon = 0.4;
 /** Clip-Cov with every candidate stopped (ratio 1), candidates 0 < cov < 100 that PPO (ε 0.2) did not clip. */
 const clipCovOptions = { ratio: 1, lowerBound: 0, upperBound: 100, epsilonLow: 0.2, epsilonHigh: 0.2 };
+/** Online DPO's β (not TRL's 0.1: large enough that σ(z) moves with the parameters). */
+const dpoBeta = 0.7;
 /** KL-Cov penalising ⌊0.3 · 12⌋ = 3 of the 12 completion tokens with weight 0.5. */
 const klCovOptions = { ratio: 0.3, coefficient: 0.5 };
 
-type LossName = 'ppo-clip' | 'gspo' | 'sapo' | 'gmpo' | 'clip-cov' | 'kl-cov' | 'nft';
+type LossName = 'ppo-clip' | 'gspo' | 'sapo' | 'gmpo' | 'clip-cov' | 'kl-cov' | 'nft' | 'online-dpo';
 
 interface Scenario {
   /** The policy loss (default ppo-clip), each written here from its definition (see policyTerms). */
@@ -143,6 +145,8 @@ function policyTerms(
       const s = Math.exp(mean(l));
       return l.map(() => Math.max(-a * s, -a * Math.min(1 + gspoEpsilon, Math.max(1 - gspoEpsilon, s))));
     }
+    // Online DPO is a loss on the pair, added after the aggregation (independentLoss).
+    if (loss === 'online-dpo') return l.map(() => 0);
     if (loss === 'nft') {
       // r̂: the group's share of correct (reward ≥ 1) members, clamped to [0.02, 0.98]; normalise (1 − r̂).
       const { reward, groupRewards } = batch[i];
@@ -238,8 +242,13 @@ function independentLoss(
   const terms = policy.map((row, i) =>
     row.map((value, t) => value + beta * klTerms[i][t] - entropyBeta * batch[i].entropies[t]),
   );
+  const perSequence = terms.map((row) => row.reduce((total, value) => total + value, 0));
+  return aggregated(scenario, terms, perSequence) + pairLoss(scenario, batch, refs);
+}
+
+/** The aggregation of per-token terms (see Scenario.aggregation). */
+function aggregated(scenario: Scenario, terms: number[][], perSequence: number[]): number {
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-  const perSequence = terms.map(sum);
   if (scenario.aggregation === 'token-mean') return sum(perSequence) / sum(terms.map((s) => s.length));
   // seq-mean-token-mean: (1/B) Σ_i (1/|y_i|) Σ_t ℓ_{i,t}
   if (scenario.aggregation === 'seq-mean-token-mean') {
@@ -247,6 +256,14 @@ function independentLoss(
   }
   // seq-mean-token-sum-norm: (1/B) Σ_i (1/N) Σ_t ℓ_{i,t}
   return sum(perSequence) / (terms.length * scenario.tokenSumNormaliser!);
+}
+
+/** Online DPO's −log σ(β(Δ_w − Δ_l)) on group 0's pair (rewards 1, 0); group 1 has one member, no pair. */
+function pairLoss(scenario: Scenario, batch: readonly Completion[], refs: number[][]): number {
+  if (scenario.loss !== 'online-dpo') return 0;
+  const delta = (k: number) => batch[k].logprobs.reduce((sum, lp, t) => sum + lp - refs[k][t], 0);
+  const z = dpoBeta * (delta(0) - delta(1));
+  return Math.log1p(Math.exp(-z));
 }
 
 /** A PolicyBackend around the embedded one whose optimStep records the gradient and applies nothing. */
@@ -347,6 +364,8 @@ function lossOptions(scenario: Scenario): Record<string, unknown> {
       return klCovOptions;
     case 'nft':
       return { tokenSumNormaliser: scenario.tokenSumNormaliser };
+    case 'online-dpo':
+      return { tokenSumNormaliser: scenario.tokenSumNormaliser, beta: dpoBeta };
     case 'ppo-clip':
       return { tokenSumNormaliser: scenario.tokenSumNormaliser, epsilonLow, epsilonHigh, dualClipBound };
   }
@@ -463,6 +482,15 @@ describe('updatePolicy on a tiny model: the accumulated gradient is the gradient
   it('NFT, recomputed pass: positives −(1 − r̂)·log R, negatives through the straight-through clamp, seq-mean-token-sum-norm N 32', async () => {
     await checkGradient({
       loss: 'nft',
+      aggregation: 'seq-mean-token-sum-norm',
+      tokenSumNormaliser: 32,
+      onPolicy: false,
+    });
+  });
+
+  it('online DPO, recomputed pass: the pair of group 0 against the reference, with the KL term in seq-mean-token-sum-norm', async () => {
+    await checkGradient({
+      loss: 'online-dpo',
       aggregation: 'seq-mean-token-sum-norm',
       tokenSumNormaliser: 32,
       onPolicy: false,

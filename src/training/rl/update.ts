@@ -70,6 +70,8 @@ interface Item {
   /** The sample's reward and its whole group's (for losses defined on them, LossSequence). */
   reward: number;
   groupRewards: readonly number[];
+  /** Index of its group in the step's batch. */
+  group: number;
 }
 
 export interface UpdateResult {
@@ -109,6 +111,7 @@ export async function updatePolicy(
         ...(rollout.lossMask && { lossMask: rollout.lossMask }),
         reward: group.rewards[i],
         groupRewards: group.rewards,
+        group: g,
       });
     });
   });
@@ -200,6 +203,8 @@ async function updateMinibatch(
     ...(item.offPolicy && { offPolicy: item.offPolicy }),
     reward: item.reward,
     groupRewards: item.groupRewards,
+    group: item.group,
+    ...(item.refLogprobs && { refLogprobs: item.refLogprobs }),
   }));
   const policyLoss = ctx.loss.compute(sequences, ctx.lossOptions);
   let weights = policyLoss.weights;
