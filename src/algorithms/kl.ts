@@ -71,6 +71,11 @@ export interface KlSequence {
   refLogprobs: readonly number[];
   /** 1 for completion tokens, 0 for prompt and padding. [T] */
   mask: readonly number[];
+  /**
+   * 0 leaves the sequence's KL out of the term while its tokens still count in the normaliser (KDRL's
+   * reward-guided KD: no KL on correct samples); absent = 1.
+   */
+  weight?: number;
 }
 
 export const klLossPenaltyOptionsSchema = z.strictObject({
@@ -109,14 +114,11 @@ export function klLossPenalty(sequences: readonly KlSequence[], rawOptions?: unk
     sequence.logprobs.map((logprob, t) => {
       if (sequence.mask[t] === 0) return 0;
       const k = klEstimate(logprob, sequence.refLogprobs[t], options.estimator);
-      loss += options.coefficient * coefficients[i][t] * k;
       klSum += k;
       tokens += 1;
-      return (
-        options.coefficient *
-        coefficients[i][t] *
-        klDerivative(logprob, sequence.refLogprobs[t], options.estimator)
-      );
+      const scale = options.coefficient * coefficients[i][t] * (sequence.weight ?? 1);
+      loss += scale * k;
+      return scale * klDerivative(logprob, sequence.refLogprobs[t], options.estimator);
     }),
   );
   return {

@@ -87,8 +87,16 @@ export const rlConfigSchema = z.strictObject({
            * penalty: the x-axis of a reward over-optimisation curve (Gao et al.).
            */
           monitor: z.boolean().default(false),
+          /**
+           * The reference policy: a checkpoint (a run directory or its model directory) with the policy's
+           * tokenizer; absent = the initial policy. A stronger teacher here with estimator k2 and mode loss
+           * is KDRL's reverse-KL distillation term.
+           */
+          reference: z.string().min(1).optional(),
+          /** KDRL's reward-guided KD: no KL term on samples with reward ≥ 1 (mode loss only). */
+          rewardGuided: z.boolean().default(false),
         })
-        .default({ coefficient: 0, estimator: 'k3', mode: 'loss', monitor: false }),
+        .default({ coefficient: 0, estimator: 'k3', mode: 'loss', monitor: false, rewardGuided: false }),
       /** Entropy bonus −β·aggregate(H) added to the policy loss (src/algorithms/entropy.ts); β 0 = off. */
       entropy: entropyBonusSchema,
       /** Optimisation passes over each batch. */
@@ -110,7 +118,7 @@ export const rlConfigSchema = z.strictObject({
     .default({
       advantage: { name: 'grpo', options: {} },
       loss: { name: 'ppo-clip', options: {} },
-      kl: { coefficient: 0, estimator: 'k3', mode: 'loss', monitor: false },
+      kl: { coefficient: 0, estimator: 'k3', mode: 'loss', monitor: false, rewardGuided: false },
       entropy: { coefficient: 0, estimator: 'exact' },
       epochs: 1,
       minibatches: 1,

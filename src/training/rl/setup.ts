@@ -72,6 +72,9 @@ export function validateRlConfig(
       `algorithm.entropy estimator 'exact' needs the full next-token distribution, which policy.backend '${config.policy?.backend}' does not return; use estimator 'sampled' (an estimate from the sampled tokens)`,
     );
   }
+  if (config.algorithm.kl.rewardGuided && config.algorithm.kl.mode !== 'loss') {
+    throw new ConfigError("algorithm.kl.rewardGuided applies to the KL loss term: set algorithm.kl.mode to 'loss'");
+  }
   for (const definition of definitions) definition.validate?.(config);
   if (!config.init && !config.model) {
     throw new ConfigError(
@@ -156,10 +159,20 @@ export async function buildContext(
   const policy = await backend.build({ ...request, checkpoint: modelPath ?? initPath, role: 'policy' });
   rewardPolicy.bind(policy);
   const needsReference = policyLosses.get(config.algorithm.loss.name).requireReference ?? false;
+  const referencePath = config.algorithm.kl.reference
+    ? resolveCheckpoint(config.algorithm.kl.reference).modelPath
+    : initPath;
   const reference =
     config.algorithm.kl.coefficient > 0 || config.algorithm.kl.monitor || needsReference
-      ? await backend.build({ ...request, checkpoint: initPath, role: 'reference' })
+      ? await backend.build({ ...request, checkpoint: referencePath, role: 'reference' })
       : null;
+  if (reference && reference.tokenizer.vocabSize !== policy.tokenizer.vocabSize) {
+    await reference.close?.();
+    await policy.close?.();
+    throw new ConfigError(
+      `algorithm.kl.reference ${config.algorithm.kl.reference}: its tokenizer has ${reference.tokenizer.vocabSize} tokens, the policy's ${policy.tokenizer.vocabSize}; the KL is over the same tokens, so they must share one`,
+    );
+  }
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   // A scaffold that injects expert traces brings the term for their tokens (expert-tokens.ts).
   const baseLoss = policyLosses.get(config.algorithm.loss.name);

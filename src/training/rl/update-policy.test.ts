@@ -89,6 +89,8 @@ interface Scenario {
   onPolicy: boolean;
   /** β of the exact entropy bonus (algorithm.entropy): −β·H_t joins every token's term. */
   entropyCoefficient?: number;
+  /** algorithm.kl.rewardGuided (KDRL): no KL term on the completions with reward ≥ 1. */
+  klRewardGuided?: boolean;
 }
 
 /** One completion at the perturbed parameters: its log-probs, π_old's, its advantage and entropies. */
@@ -239,8 +241,9 @@ function independentLoss(
   );
   const policy = policyTerms(scenario.loss ?? 'ppo-clip', batch, selection);
   const entropyBeta = scenario.entropyCoefficient ?? 0;
+  const klOn = (i: number) => (scenario.klRewardGuided && batch[i].reward >= 1 ? 0 : 1);
   const terms = policy.map((row, i) =>
-    row.map((value, t) => value + beta * klTerms[i][t] - entropyBeta * batch[i].entropies[t]),
+    row.map((value, t) => value + klOn(i) * beta * klTerms[i][t] - entropyBeta * batch[i].entropies[t]),
   );
   const perSequence = terms.map((row) => row.reduce((total, value) => total + value, 0));
   return aggregated(scenario, terms, perSequence) + pairLoss(scenario, batch, refs);
@@ -296,6 +299,7 @@ interface ContextOptions {
   epochs: number;
   entropyCoefficient?: number;
   entropyEstimator?: 'exact' | 'sampled';
+  klRewardGuided?: boolean;
 }
 
 function rlContext(policy: PolicyBackend, options: ContextOptions): RlContext {
@@ -304,7 +308,12 @@ function rlContext(policy: PolicyBackend, options: ContextOptions): RlContext {
     train: { steps: 1, learningRate: 1e-3 },
     algorithm: {
       loss: { name: options.loss },
-      kl: { coefficient: options.klCoefficient, estimator: 'k3', mode: 'loss' },
+      kl: {
+        coefficient: options.klCoefficient,
+        estimator: 'k3',
+        mode: 'loss',
+        rewardGuided: options.klRewardGuided ?? false,
+      },
       entropy: {
         coefficient: options.entropyCoefficient ?? 0,
         estimator: options.entropyEstimator ?? 'exact',
@@ -397,6 +406,7 @@ async function checkGradient(scenario: Scenario): Promise<void> {
     klCoefficient: beta,
     epochs,
     entropyCoefficient: scenario.entropyCoefficient,
+    klRewardGuided: scenario.klRewardGuided,
   });
   const result = await updatePolicy(context, sampledGroups(oldLogprobs), everything, 1e-3, refLogprobs);
   expect(result.trainedSequences).toBe(3);
@@ -503,6 +513,10 @@ describe('updatePolicy on a tiny model: the accumulated gradient is the gradient
 
   it('exact entropy bonus −β·H (β 0.3) on PPO-clip, recomputed pass, seq-mean-token-mean like the loss', async () => {
     await checkGradient({ aggregation: 'seq-mean-token-mean', onPolicy: false, entropyCoefficient: 0.3 });
+  });
+
+  it('KDRL reward-guided KL: the reward-1 completions keep their tokens in the normaliser but no KL term', async () => {
+    await checkGradient({ aggregation: 'token-mean', onPolicy: false, klRewardGuided: true });
   });
 
   it('exact entropy bonus on the first (on-policy) pass, token-mean', async () => {

@@ -222,6 +222,8 @@ async function updateMinibatch(
         logprobs: current[index],
         refLogprobs: item.refLogprobs!,
         mask: sequences[index].mask,
+        // KDRL's reward-guided KD: correct samples keep their tokens in the normaliser but no KL term.
+        ...(kl.rewardGuided && item.reward >= 1 && { weight: 0 }),
       })),
       { estimator: kl.estimator, coefficient: kl.coefficient, aggregation, tokenSumNormaliser },
     );
