@@ -7,17 +7,17 @@
 // times are measured above the clock's resolution. Rounds alternate update and losses, so a busy machine
 // slows both alike; the report gives medians over rounds and each loss's share of the update step.
 // With `critic` (default on), each round also times the GAE critic's extra work on the same batch
-// (src/critic/value-model.ts: its values over every sequence, then one training step on the clipped value
+// (src/policy/value-model.ts: its values over every sequence, then one training step on the clipped value
 // loss), reported as a ratio of the update step (issue 32: "the critic's extra forward and backward cost").
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type PolicyLoss, policyLosses } from '../algorithms/losses/index.ts';
 import type { LossSequence } from '../algorithms/losses/policy-loss.ts';
 import { Rng } from '../core/rng.ts';
-import { ValueModel, type ValueRow } from '../critic/value-model.ts';
 import { defaultEngine } from '../policy/default-engine.ts';
 import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import type { TrainEngine } from '../policy/parallel-options.ts';
+import { ValueModel, type ValueRow } from '../policy/value-model.ts';
 import { demoBatch } from './demo-batch.ts';
 import { median } from './median.ts';
 

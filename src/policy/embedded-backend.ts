@@ -22,6 +22,7 @@ import type {
 } from '../core/policy.ts';
 import { Rng } from '../core/rng.ts';
 import { type CheckpointContents, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
+import { checkDatum, checkSequence } from './datum-checks.ts';
 import { nativeEngineProblem } from './default-engine.ts';
 import { type ModelConfig, TransformerModel } from './model.ts';
 import { parseModelConfig } from './model-config.ts';
@@ -369,51 +370,5 @@ export class EmbeddedBackend implements PolicyBackend {
 
   private checkDatum(datum: Datum, where: string): void {
     checkDatum(datum, this.model.config, where);
-  }
-}
-
-/** Throws UserError naming `where` unless `tokens` is a sequence the model can score (2..context tokens in vocabulary). */
-export function checkSequence(
-  tokens: readonly number[],
-  config: Pick<ModelConfig, 'contextLength' | 'vocabSize'>,
-  where: string,
-): void {
-  const { contextLength, vocabSize } = config;
-  if (tokens.length < 2) throw new UserError(`${where}: needs at least 2 tokens, got ${tokens.length}`);
-  if (tokens.length > contextLength) {
-    throw new UserError(`${where}: ${tokens.length} tokens exceed the context length ${contextLength}`);
-  }
-  for (let t = 0; t < tokens.length; t++) {
-    const token = tokens[t];
-    if (!Number.isInteger(token) || token < 0 || token >= vocabSize) {
-      throw new UserError(`${where}: token ${t} is ${token}, outside the vocabulary [0, ${vocabSize})`);
-    }
-  }
-}
-
-/** checkSequence plus: tokens − 1 finite weights. */
-export function checkDatum(
-  datum: Datum,
-  config: Pick<ModelConfig, 'contextLength' | 'vocabSize'>,
-  where: string,
-): void {
-  checkSequence(datum.tokens, config, where);
-  if (datum.weights.length !== datum.tokens.length - 1) {
-    throw new UserError(
-      `${where}: ${datum.weights.length} weights for ${datum.tokens.length} tokens (need tokens − 1)`,
-    );
-  }
-  for (const weight of datum.weights) {
-    if (!Number.isFinite(weight)) throw new UserError(`${where}: weight ${weight} is not finite`);
-  }
-  const entropy = datum.entropyWeights;
-  if (entropy === undefined) return;
-  if (!Array.isArray(entropy) || entropy.length !== datum.tokens.length - 1) {
-    throw new UserError(
-      `${where}: ${Array.isArray(entropy) ? entropy.length : 'no'} entropy weights for ${datum.tokens.length} tokens (need tokens − 1)`,
-    );
-  }
-  for (const weight of entropy) {
-    if (!Number.isFinite(weight)) throw new UserError(`${where}: entropy weight ${weight} is not finite`);
   }
 }

@@ -66,9 +66,9 @@ for (const engine of ['tfjs', 'native'] as const) {
         ['cross_entropy', -1],
       ] as const) {
         const result = await backend.forwardBackward(data, loss);
-        result.entropies!.forEach((row, i) => {
-          row.forEach((value, t) => expect(value).toBeCloseTo(expected.entropies[i][t], 5));
-        });
+        for (const [i, row] of result.entropies!.entries()) {
+          for (const [t, value] of row.entries()) expect(value).toBeCloseTo(expected.entropies[i][t], 5);
+        }
         expect(result.loss).toBeCloseTo(referenceLoss(params, sign), 4);
         backend.zeroGradients();
       }

@@ -39,9 +39,8 @@ import type {
 } from '../core/policy.ts';
 import { siblingModule } from '../core/sibling-module.ts';
 import { readCheckpoint } from './checkpoint.ts';
+import { checkDatum, checkSequence } from './datum-checks.ts';
 import {
-  checkDatum,
-  checkSequence,
   defaultTokenBudget,
   type EmbeddedBackendOptions,
   type SerializableTokenizer,
@@ -57,7 +56,7 @@ import { parseModelConfig } from './model-config.ts';
 import { preloadNativeAddon, printNativeWarning } from './native-kernels.ts';
 import { splitByCost } from './parallel-split.ts';
 import { promptSeedsOf } from './prompt-seeds.ts';
-import { scatter, sumGradients } from './replica-calls.ts';
+import { mergeForwardBackward, scatter, sumGradients } from './replica-calls.ts';
 import { validateSampleRequest } from './sampler.ts';
 import {
   importTokenizerFactory,
@@ -296,21 +295,7 @@ export class ParallelEmbeddedBackend implements PolicyBackend {
     const parts = await scatter(this.links, chunks, (link, start, end) =>
       link.call<ForwardBackwardResult>('forwardBackward', [data.slice(start, end), loss]),
     );
-    let total = 0;
-    let tokens = 0;
-    for (const part of parts) {
-      total += part.loss;
-      tokens += part.tokens;
-    }
-    const entropies = parts.some((part) => part.entropies)
-      ? parts.flatMap((part) => part.entropies ?? part.logprobs.map((row) => row.map(() => 0)))
-      : undefined;
-    return {
-      loss: total,
-      logprobs: parts.flatMap((part) => part.logprobs),
-      tokens,
-      ...(entropies && { entropies }),
-    };
+    return mergeForwardBackward(parts);
   }
 
   async optimStep(options: OptimOptions): Promise<OptimStepResult> {

@@ -1,6 +1,7 @@
 // The two collective calls of the worker-parallel backend (parallel-backend.ts) over its replica links:
 // scatter (one call per worker with work, results in worker order) and, for tests, the gradient sum
 // (every replica's gradients added here in worker order with float32 rounding).
+import type { ForwardBackwardResult } from '../core/policy.ts';
 import { PolicyWorkerError, type WorkerLink } from './worker-link.ts';
 import type { GradientList } from './worker-replica.ts';
 
@@ -52,4 +53,21 @@ export async function sumGradients(links: readonly WorkerLink[]): Promise<Map<st
     });
   }
   return summed;
+}
+
+/**
+ * One forwardBackward result from the replicas' parts, in worker order: losses and token counts summed,
+ * log-probs (and entropies, when any part has them) concatenated in input order.
+ */
+export function mergeForwardBackward(parts: readonly ForwardBackwardResult[]): ForwardBackwardResult {
+  let loss = 0;
+  let tokens = 0;
+  for (const part of parts) {
+    loss += part.loss;
+    tokens += part.tokens;
+  }
+  const entropies = parts.some((part) => part.entropies)
+    ? parts.flatMap((part) => part.entropies ?? part.logprobs.map((row) => row.map(() => 0)))
+    : undefined;
+  return { loss, logprobs: parts.flatMap((part) => part.logprobs), tokens, ...(entropies && { entropies }) };
 }

@@ -23,7 +23,7 @@ import { buildComponents, checkComponents } from '../components/build-components
 import type { RlComponentDefinition } from '../components/definition.ts';
 import { rlComponents } from '../components/index.ts';
 import { resolveModelShape } from '../model-presets.ts';
-import { policyBackendOf } from '../policy-backends.ts';
+import { type PolicyBackendRequest, policyBackendOf } from '../policy-backends.ts';
 import type { RlConfig } from './config.ts';
 import type { RlContext } from './context.ts';
 import {
@@ -73,7 +73,9 @@ export function validateRlConfig(
     );
   }
   if (config.algorithm.kl.rewardGuided && config.algorithm.kl.mode !== 'loss') {
-    throw new ConfigError("algorithm.kl.rewardGuided applies to the KL loss term: set algorithm.kl.mode to 'loss'");
+    throw new ConfigError(
+      "algorithm.kl.rewardGuided applies to the KL loss term: set algorithm.kl.mode to 'loss'",
+    );
   }
   for (const definition of definitions) definition.validate?.(config);
   if (!config.init && !config.model) {
@@ -114,6 +116,31 @@ export function loadPool(
     advice: poolCutByMaxTokens(entries, config.pool.file, maxTokens),
     poolFile: poolFileRecord(config.pool.file),
   };
+}
+
+/**
+ * The frozen reference policy, when the KL term, the KL monitor or the loss needs one: the initial policy,
+ * or algorithm.kl.reference (KDRL's teacher), which must share the policy's tokenizer.
+ */
+async function buildReference(
+  config: RlConfig,
+  backend: ReturnType<typeof policyBackendOf>,
+  request: Omit<PolicyBackendRequest, 'checkpoint' | 'role'>,
+  policy: PolicyBackend,
+): Promise<PolicyBackend | null> {
+  const kl = config.algorithm.kl;
+  const needsReference = policyLosses.get(config.algorithm.loss.name).requireReference ?? false;
+  if (!(kl.coefficient > 0 || kl.monitor || needsReference)) return null;
+  const checkpoint = kl.reference ? resolveCheckpoint(kl.reference).modelPath : request.init;
+  const reference = await backend.build({ ...request, checkpoint, role: 'reference' });
+  if (reference.tokenizer.vocabSize !== policy.tokenizer.vocabSize) {
+    await reference.close?.();
+    await policy.close?.();
+    throw new ConfigError(
+      `algorithm.kl.reference ${kl.reference}: its tokenizer has ${reference.tokenizer.vocabSize} tokens, the policy's ${policy.tokenizer.vocabSize}; the KL is over the same tokens, so they must share one`,
+    );
+  }
+  return reference;
 }
 
 /**
@@ -158,21 +185,7 @@ export async function buildContext(
   };
   const policy = await backend.build({ ...request, checkpoint: modelPath ?? initPath, role: 'policy' });
   rewardPolicy.bind(policy);
-  const needsReference = policyLosses.get(config.algorithm.loss.name).requireReference ?? false;
-  const referencePath = config.algorithm.kl.reference
-    ? resolveCheckpoint(config.algorithm.kl.reference).modelPath
-    : initPath;
-  const reference =
-    config.algorithm.kl.coefficient > 0 || config.algorithm.kl.monitor || needsReference
-      ? await backend.build({ ...request, checkpoint: referencePath, role: 'reference' })
-      : null;
-  if (reference && reference.tokenizer.vocabSize !== policy.tokenizer.vocabSize) {
-    await reference.close?.();
-    await policy.close?.();
-    throw new ConfigError(
-      `algorithm.kl.reference ${config.algorithm.kl.reference}: its tokenizer has ${reference.tokenizer.vocabSize} tokens, the policy's ${policy.tokenizer.vocabSize}; the KL is over the same tokens, so they must share one`,
-    );
-  }
+  const reference = await buildReference(config, backend, request, policy);
   const advantage = advantageEstimators.get(config.algorithm.advantage.name);
   // A scaffold that injects expert traces brings the term for their tokens (expert-tokens.ts).
   const baseLoss = policyLosses.get(config.algorithm.loss.name);

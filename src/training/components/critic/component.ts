@@ -1,5 +1,5 @@
 // Run component `critic`: PPO's learned value model for GAE (`algorithm.advantage: { name: gae }` with the
-// `algorithm.critic` block; critic-round.ts, src/critic/value-model.ts). The critic is a separate embedded
+// `algorithm.critic` block; critic-round.ts, src/policy/value-model.ts). The critic is a separate embedded
 // transformer with a scalar head, started from the run's init checkpoint (or `algorithm.critic.checkpoint`)
 // with a fresh head; it scores the batch before the policy update (its per-token GAE advantages replace
 // the scalar estimate) and trains after it; its weights, head and optimizer are saved in every checkpoint
@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../../core/errors.ts';
-import { ValueModel } from '../../../critic/value-model.ts';
+import { ValueModel } from '../../../policy/value-model.ts';
 import type { RlContext } from '../../rl/context.ts';
 import { type BuiltComponent, defineRlComponent, findComponent } from '../definition.ts';
 import { CriticRound } from './critic-round.ts';

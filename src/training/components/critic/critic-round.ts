@@ -7,7 +7,7 @@
 // (1 − Var(R − V)/Var(R) over the batch's tokens at sampling), critic/grad_norm.
 import type { AdvantageEstimate } from '../../../algorithms/advantages/estimator.ts';
 import { gae, whiten } from '../../../algorithms/advantages/gae.ts';
-import type { ValueModel, ValueRow } from '../../../critic/value-model.ts';
+import type { ValueModel, ValueRow } from '../../../policy/value-model.ts';
 import type { SampledGroup } from '../../rl/rollout.ts';
 import type { CriticOptions } from './critic-options.ts';
 

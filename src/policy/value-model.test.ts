@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
-import { EmbeddedBackend } from '../policy/embedded-backend.ts';
 import { stubTokenizer } from '../testing/policy/test-helpers.ts';
+import { EmbeddedBackend } from './embedded-backend.ts';
 import { ValueModel, type ValueRow, valueHeadFile } from './value-model.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'critic-'));
