@@ -1,6 +1,7 @@
 // bench losses on the shipped demo model, one round: every named loss is timed on the batch, its share
 // is its time over the update step's, and an unknown name is refused with the known ones.
 import { describe, expect, it } from 'vitest';
+import { policyLosses } from '../algorithms/losses/index.ts';
 import { benchLosses } from './loss-bench.ts';
 
 describe('bench losses', () => {

@@ -1,6 +1,7 @@
 // `curricula bench losses`: what each registered policy loss costs next to the embedded update step it
 // feeds (issue 32's target: every loss < 2% of the step). One batch of the demo's RL size and shape
-// (demo-batch.ts: 128 sequences of 20-70 tokens past a 12-token prompt) on the demo's cold-start model;
+// (demo-batch.ts: 128 sequences of 20-70 tokens past a 12-token prompt, in groups of 8) on the demo's
+// cold-start model;
 // each round times one update step (forwardBackward('linear') + optimStep, the engine's default threads)
 // and then every loss's compute() on that step's log-probs (π_old = logp + a fixed offset, one advantage
 // per sequence of mixed sign), each loss repeated `repeats` times and divided, so that sub-millisecond
@@ -67,16 +68,29 @@ export interface LossBenchResult {
   load: { loadavg1: number; cores: number };
 }
 
-/** The loss's sequences for the batch at log-probs `logprobs` (one row per datum, prompt included). */
+/** Samples per group in the bench batch (the demo's groupSize). */
+const GROUP = 8;
+
+/**
+ * The loss's sequences for the batch at log-probs `logprobs` (one row per datum, prompt included): π_old
+ * and the reference offset from the current log-probs, one advantage per sequence of mixed sign, a 0/1
+ * reward, groups of GROUP consecutive sequences (what NFT and online DPO read).
+ */
 function lossSequences(logprobs: readonly (readonly number[])[]): LossSequence[] {
   const rng = new Rng(3);
-  return logprobs.map((row) => {
+  const rewards = logprobs.map(() => (rng.next() < 0.5 ? 1 : 0));
+  return logprobs.map((row, index) => {
     const completion = row.slice(PROMPT);
+    const group = Math.floor(index / GROUP);
     return {
       logprobs: completion,
       oldLogprobs: completion.map((value) => value + 0.3 * (rng.next() - 0.5)),
+      refLogprobs: completion.map((value) => value + 0.2 * (rng.next() - 0.5)),
       advantages: rng.next() < 0.5 ? -1 + rng.next() : rng.next(),
       mask: completion.map(() => 1),
+      reward: rewards[index],
+      groupRewards: rewards.slice(group * GROUP, (group + 1) * GROUP),
+      group,
     };
   });
 }
