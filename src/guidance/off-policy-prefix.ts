@@ -48,7 +48,7 @@ const optionsSchema = z.strictObject({
   from: z.number().gt(0).max(1).default(0.95),
   /** p at the last step (Prefix-RFT: 0.05). */
   to: z.number().gt(0).max(1).default(0.05),
-  /** The term for expert tokens: { name: policy-shaping | sft, options } (LUFFY: policy-shaping, γ 0.1). */
+  /** The term for expert tokens: { name: policy-shaping | sft | trust-region-sft, options } (LUFFY: policy-shaping, γ 0.1; TRAPO: trust-region-sft, α 0.1). */
   expertLoss: expertTermConfigSchema,
 });
 export type OffPolicyPrefixOptions = z.output<typeof optionsSchema>;

@@ -54,7 +54,10 @@ function recordFirst(policy: { forwardBackward: (data: Datum[], loss: never) => 
   return sent;
 }
 
-async function checkStep(options: object, complete: boolean): Promise<void> {
+/** LUFFY's shaped term's weight at probability p for advantage a (before the 1/n of token-mean). */
+const shaped = (a: number, p: number) => (-a * 0.1 * p) / (p + 0.1) ** 2;
+
+async function checkStep(options: object, complete: boolean, expertWeight = shaped): Promise<void> {
   const ctx = await buildContext(config(options));
   const sent = recordFirst(ctx.policy as never);
   try {
@@ -90,8 +93,7 @@ async function checkStep(options: object, complete: boolean): Promise<void> {
         const expert = rollout.expertTokens ?? 0;
         const expected = rollout.tokens.map((_, t) => {
           if (t >= expert) return -a / n;
-          const p = Math.exp(rollout.logprobs[t]);
-          return (-a * 0.1 * p) / (p + 0.1) ** 2 / n;
+          return expertWeight(a, Math.exp(rollout.logprobs[t])) / n;
         });
         // The datum with this member's tokens (an identical completion of another member may exist: take
         // an unused one whose weights match; none matching fails).
@@ -110,7 +112,7 @@ async function checkStep(options: object, complete: boolean): Promise<void> {
         // The expert tokens' log-probs are the policy's own at the sampling weights.
         const trainerLogprobs = sent.logprobs[index].slice(group.context.length - 1);
         for (let t = 0; t < expert; t++) expect(rollout.logprobs[t]).toBeCloseTo(trainerLogprobs[t], 5);
-        if (a !== 0 && expert > 0) expertChecked++;
+        if (expertWeight(a, 0.5) !== 0 && expert > 0) expertChecked++;
         if (a !== 0 && rollout.tokens.length > expert) ownChecked++;
       });
     }
@@ -131,6 +133,16 @@ async function checkStep(options: object, complete: boolean): Promise<void> {
 describe('off-policy-prefix in a real RL step', () => {
   it('half the solution continued by the policy: expert tokens shaped, continuation and own members ppo-clip', async () => {
     await checkStep({ schedule: 'constant', from: 0.5 }, false);
+  }, 30_000);
+
+  it('TRAPO trust-region SFT on the expert tokens: −min(1, π/α) whatever the advantage, own tokens ppo-clip', async () => {
+    // α = 0.9 puts some of demo-cold's expert tokens outside the region (at α = 0.1 none is: plain SFT).
+    const trustRegion = (_a: number, p: number) => -Math.min(1, p / 0.9);
+    await checkStep(
+      { schedule: 'constant', from: 0.5, expertLoss: { name: 'trust-region-sft', options: { alpha: 0.9 } } },
+      false,
+      trustRegion,
+    );
   }, 30_000);
 
   it('the whole solution + EOS (LUFFY): reward 1, every token of the trace under the shaped term', async () => {

@@ -69,6 +69,39 @@ describe('withExpertTokens (policy-shaping on expert tokens, ppo-clip on own tok
     expect(weights[2]).toBeCloseTo(3 / 4, 12);
   });
 
+  it("'trust-region-sft' (TRAPO): −min(1, π/α) on expert tokens whatever the advantage, value −π/max(π, α)", () => {
+    const trsft = withExpertTokens(ppo, { name: 'trust-region-sft' });
+    // Expert π = 0.1 sits on the bound (weight −1), π = 0.5 inside (−1); a third expert token at π = 0.02
+    // is outside: −0.02/0.1 = −0.2. Own tokens keep ppo-clip (A = −3 → +3 at r = 1).
+    const outside: LossSequence = {
+      ...sequence(flags),
+      logprobs: [Math.log(0.1), Math.log(0.5), Math.log(0.3), Math.log(0.02)],
+      oldLogprobs: [0, 0, Math.log(0.3), Math.log(0.02)],
+      advantages: -3,
+      offPolicy: [true, true, false, true],
+    };
+    const result = trsft.compute([outside], {});
+    const expected = [-1, -1, 3, -0.2].map((w) => w / 4);
+    result.weights[0].forEach((w, t) => {
+      expect(w).toBeCloseTo(expected[t], 12);
+    });
+    expect(result.loss).toBeCloseTo((-1 - 1 + 3 - 0.2) / 4, 12);
+    // Outside the region the value is −π/α, whose derivative in logp is the weight (finite differences).
+    const h = 1e-6;
+    const shifted = (delta: number) => {
+      const logprobs = [...outside.logprobs];
+      logprobs[3] += delta;
+      return trsft.compute([{ ...outside, logprobs }], {}).loss;
+    };
+    expect((shifted(h) - shifted(-h)) / (2 * h)).toBeCloseTo(result.weights[0][3], 6);
+    // α from the options: at α = 0.6 the π = 0.5 token is outside, −0.5/0.6.
+    const wide = withExpertTokens(ppo, { name: 'trust-region-sft', options: { alpha: 0.6 } });
+    expect(wide.compute([outside], {}).weights[0][1]).toBeCloseTo(-0.5 / 0.6 / 4, 12);
+    expect(() => withExpertTokens(ppo, { name: 'trust-region-sft', options: { alpha: 0 } })).toThrow(
+      ConfigError,
+    );
+  });
+
   it('γ from the options; bad term names and options are refused', () => {
     const gamma = withExpertTokens(ppo, { name: 'policy-shaping', options: { gamma: 0.5 } });
     // π = 0.5, γ = 0.5, A = 2: −2·0.25/1 = −0.5, over 4 tokens.

@@ -11,6 +11,16 @@
 //   Reason under Off-Policy Guidance" (Yan et al. 2025), arXiv 2504.14945; code ElliottYan/LUFFY
 //   `mix_core_alg.py` (`off_policy_reshape = p_div_p_0.1`), per reference/curricula.md B3.
 // - 'sft': ℓ = −logp, ∂ℓ/∂logp = −1 (advantage ignored): the SFT alternative the issue names.
+// - 'trust-region-sft' (TRAPO's TrSFT): ℓ = −π/max(sg(π), α), α = 0.1, advantage ignored;
+//   ∂ℓ/∂logp = −min(1, π/α): inside the trust region (π ≥ α) the SFT gradient of −logp, outside it
+//   attenuated in proportion to π, so an improbable expert token cannot pull hard (the forward KL's
+//   mode-covering push becomes the reverse KL's mode-seeking one). The value is the authors' reported loss
+//   (−1 inside, −π/α outside; sg = stop-gradient). Paper: "Trust-Region Adaptive Policy Optimization"
+//   (Su et al. 2025), arXiv 2512.17636; code Su-my/TRAPO `trapo_src/mix_core_alg.py`
+//   (`off_policy_reshape="clip_low"`, `advantages_of_hint = 1` in `mix_actor.py`), read for the formula.
+//   TRAPO's adaptive micro-groups (4, 2, 1, 1 samples with prefixes 0, ¼, ½, the whole solution,
+//   each chosen from the group's running score) are not built: they need sampling rounds inside a step
+//   that depend on the previous round's grades, which the guidance contract offers once (retry).
 //
 // `withExpertTokens(base, term)` builds the mixed loss from any loss made by definePolicyLoss. A sequence
 // without offPolicy flags gives exactly the base loss's weights and metrics (nothing changes for runs
@@ -52,6 +62,18 @@ export function shapedExpertToken(token: TokenInput, options: { gamma: number })
   return { value: (-a * p) / (p + g), derivative: (-a * g * p) / (p + g) ** 2 };
 }
 
+const trustRegionSchema = z.strictObject({
+  /** α: the trust region's lower probability bound (TRAPO: 0.1). */
+  alpha: z.number().gt(0).max(1).default(0.1),
+});
+
+/** TRAPO's trust-region SFT term on one expert token (advantage ignored, as the authors' hint advantage 1). */
+export function trustRegionSftToken(token: TokenInput, options: { alpha: number }): TokenTerm {
+  const p = Math.exp(token.logprob);
+  const scale = -p / Math.max(p, options.alpha);
+  return { value: scale, derivative: scale };
+}
+
 export const expertTerms = new Registry<ExpertTerm>('expert token term', (registry) =>
   registry
     .register('policy-shaping', {
@@ -65,6 +87,12 @@ export const expertTerms = new Registry<ExpertTerm>('expert token term', (regist
       description: 'negative log-likelihood of the expert token (advantage ignored)',
       optionsSchema: z.strictObject({}),
       term: (token) => ({ value: -token.logprob, derivative: -1 }),
+    })
+    .register('trust-region-sft', {
+      name: 'trust-region-sft',
+      description: 'TRAPO TrSFT: −π/max(sg π, α): SFT inside the trust region π ≥ α, attenuated outside',
+      optionsSchema: trustRegionSchema,
+      term: trustRegionSftToken,
     }),
 );
 
