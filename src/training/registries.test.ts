@@ -16,11 +16,11 @@ describe('createDefaultRegistries', () => {
       selectors: 13,
       guidances: 8,
       advantages: 10,
-      losses: 12,
+      losses: 13,
       policyBackends: 2,
     });
     const plugins = registeredPlugins(registries);
-    expect(plugins).toHaveLength(82);
+    expect(plugins).toHaveLength(83);
     for (const plugin of plugins) expect(plugin.description.length, plugin.id).toBeGreaterThan(10);
     expect(registries.selectors.info('uniform')).toBe(uniformSelector);
   });

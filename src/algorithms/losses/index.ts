@@ -12,6 +12,7 @@ import { importanceSampling } from './importance-sampling.ts';
 import { klCov } from './kl-cov.ts';
 import { nft } from './nft.ts';
 import { onlineDpo } from './online-dpo.ts';
+import { oreal } from './oreal.ts';
 import type { PolicyLoss } from './policy-loss.ts';
 import { policyShaping } from './policy-shaping.ts';
 import { ppoClip } from './ppo-clip.ts';
@@ -46,6 +47,7 @@ export const builtinLosses: readonly PolicyLoss[] = [
   clipCov,
   klCov,
   nft,
+  oreal,
   onlineDpo,
   crossEntropy,
   policyShaping,

@@ -29,7 +29,7 @@ describe('every loss × aggregation passes checkLoss: weights are the derivative
         options,
         moveOldLogprobs: name === 'cispo',
         sequenceAdvantages: name === 'gspo',
-        rewards: name === 'nft',
+        rewards: name === 'nft' || name === 'oreal',
         pairs: name === 'online-dpo',
       });
       expect(report.checks).toContain(

@@ -3,7 +3,7 @@
 // independently of update.ts and src/algorithms: teacher-forced log-probs of each full sequence (prompt +
 // completion) from the float64 reference forward pass in src/testing/policy/test-helpers.ts, the policy
 // term of each loss (src/testing/training/rl/reference-loss-terms.ts: PPO-clip, GSPO, SAPO, GMPO, Clip-Cov,
-// KL-Cov, NFT; online DPO's pair loss here), the k3 KL term and the entropy bonus written from their
+// KL-Cov, NFT, OREAL; online DPO's pair loss here), the k3 KL term and the entropy bonus written from their
 // formulas, and the aggregation written from its definition.
 // Parameters are perturbed by ±h in float32 (the model's storage) and the difference quotient uses the
 // perturbation actually stored, so the finite difference itself is float64-accurate; the tolerance
@@ -148,6 +148,8 @@ function lossOptions(scenario: Scenario): Record<string, unknown> {
       return { tokenSumNormaliser: scenario.tokenSumNormaliser };
     case 'online-dpo':
       return { tokenSumNormaliser: scenario.tokenSumNormaliser, beta: dpoBeta };
+    case 'oreal':
+      return {};
     case 'ppo-clip':
       return { tokenSumNormaliser: scenario.tokenSumNormaliser, epsilonLow, epsilonHigh, dualClipBound };
   }
@@ -278,6 +280,10 @@ describe('updatePolicy on a tiny model: the accumulated gradient is the gradient
       tokenSumNormaliser: 32,
       onPolicy: false,
     });
+  });
+
+  it("OREAL, recomputed pass: −A·log π over the positives' tokens, −0.5·A over the negatives', with the KL term", async () => {
+    await checkGradient({ loss: 'oreal', aggregation: 'token-mean', onPolicy: false });
   });
 
   it('NFT, first (on-policy) pass: weights −(1 − r̂) and +r̂', async () => {

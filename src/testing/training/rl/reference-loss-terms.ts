@@ -1,7 +1,8 @@
 // The policy terms of every loss in the update-path gradient test (src/training/rl/update-policy.test.ts),
 // written from the methods' definitions without src/algorithms: PPO-clip, GSPO's sequence ratio, SAPO's
 // gate, GMPO's geometric mean, Clip-Cov's and KL-Cov's covariance selections, NFT's straight-through
-// surrogate (online DPO's pair loss is added after the aggregation, in the test), with the options the
+// surrogate, OREAL's class-normalised terms (online DPO's pair loss is added after the aggregation, in the
+// test), with the options the
 // test runs each loss under.
 
 export const epsilonLow = 0.2;
@@ -23,7 +24,16 @@ export const dpoBeta = 0.7;
 /** KL-Cov penalising ⌊0.3 · 12⌋ = 3 of the 12 completion tokens with weight 0.5. */
 export const klCovOptions = { ratio: 0.3, coefficient: 0.5 };
 
-export type LossName = 'ppo-clip' | 'gspo' | 'sapo' | 'gmpo' | 'clip-cov' | 'kl-cov' | 'nft' | 'online-dpo';
+export type LossName =
+  | 'ppo-clip'
+  | 'gspo'
+  | 'sapo'
+  | 'gmpo'
+  | 'clip-cov'
+  | 'kl-cov'
+  | 'nft'
+  | 'online-dpo'
+  | 'oreal';
 
 export interface Scenario {
   /** The policy loss (default ppo-clip), each written here from its definition (see policyTerms). */
@@ -91,6 +101,19 @@ export function policyTerms(
     if (loss === 'gspo') {
       const s = Math.exp(mean(l));
       return l.map(() => Math.max(-a * s, -a * Math.min(1 + gspoEpsilon, Math.max(1 - gspoEpsilon, s))));
+    }
+    if (loss === 'oreal') {
+      // Positives (reward ≥ 1): −A·log π over the positives' N⁺ tokens; negatives: −0.5·A·exp(logp − sg logp)
+      // over N⁻, the stop-gradient taken at the unperturbed parameters. Under token-mean (÷ N) the per-token
+      // terms carry N/N⁺ and N/N⁻.
+      const count = (positive: boolean) =>
+        batch.reduce((sum, c) => sum + (c.reward >= 1 === positive ? c.logprobs.length : 0), 0);
+      const total = count(true) + count(false);
+      const { reward, logprobs } = batch[i];
+      if (reward >= 1) return logprobs.map((lp) => (-a * lp * total) / count(true));
+      return logprobs.map(
+        (lp, t) => (-0.5 * a * Math.exp(lp - selection[i].logprobs[t]) * total) / count(false),
+      );
     }
     // Online DPO is a loss on the pair, added after the aggregation (independentLoss).
     if (loss === 'online-dpo') return l.map(() => 0);
