@@ -6,6 +6,7 @@
 
 import { z } from 'zod';
 import { entropyBonusSchema } from '../../algorithms/entropy.ts';
+import { klAnnealSchema } from '../../algorithms/kl-schedule.ts';
 import { vcrlFilterSchema } from '../../algorithms/vcrl-filter.ts';
 import { boundedCount, sizeLimits } from '../../core/size-limits.ts';
 import { RUN_NAME_MAX, RUN_NAME_PATTERN, RUN_NAME_RULE } from '../../runs/run-name.ts';
@@ -95,6 +96,8 @@ export const rlConfigSchema = z.strictObject({
           reference: z.string().min(1).optional(),
           /** KDRL's reward-guided KD: no KL term on samples with reward ≥ 1 (mode loss only). */
           rewardGuided: z.boolean().default(false),
+          /** KDRL's KL-coefficient annealing: β moves linearly from `coefficient` to `to` (kl-schedule.ts). */
+          anneal: klAnnealSchema.optional(),
         })
         .default({ coefficient: 0, estimator: 'k3', mode: 'loss', monitor: false, rewardGuided: false }),
       /** Entropy bonus −β·aggregate(H) added to the policy loss (src/algorithms/entropy.ts); β 0 = off. */

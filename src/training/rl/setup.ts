@@ -130,7 +130,8 @@ async function buildReference(
 ): Promise<PolicyBackend | null> {
   const kl = config.algorithm.kl;
   const needsReference = policyLosses.get(config.algorithm.loss.name).requireReference ?? false;
-  if (!(kl.coefficient > 0 || kl.monitor || needsReference)) return null;
+  const annealed = (kl.anneal?.to ?? 0) > 0;
+  if (!(kl.coefficient > 0 || annealed || kl.monitor || needsReference)) return null;
   const checkpoint = kl.reference ? resolveCheckpoint(kl.reference).modelPath : request.init;
   const reference = await backend.build({ ...request, checkpoint, role: 'reference' });
   if (reference.tokenizer.vocabSize !== policy.tokenizer.vocabSize) {

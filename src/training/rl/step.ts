@@ -8,6 +8,7 @@
 import { estimateGraded, leftOutMembers } from '../../algorithms/advantages/unscored.ts';
 import { fillBatch } from '../../algorithms/dynamic-sampling.ts';
 import { klRewardPenalty, referenceKl } from '../../algorithms/kl.ts';
+import { klCoefficientAt } from '../../algorithms/kl-schedule.ts';
 import { type GroupOutcome, selectorStateMetrics } from '../../core/selector.ts';
 import { batchFilter } from './batch-filter.ts';
 import type { RlContext, RlStepHooks, StepScope } from './context.ts';
@@ -64,9 +65,11 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   const refLogprobs = ctx.reference
     ? await timer.timeAsync('reference', () => referenceLogprobs(ctx, groups))
     : null;
+  const klCoefficient = klCoefficientAt(ctx.config.algorithm.kl, step, ctx.config.train.steps);
   const klMetrics = {
     ...(refLogprobs ? referenceKlMetrics(groups, refLogprobs) : {}),
-    ...applyKlRewardPenalty(ctx, groups, refLogprobs),
+    ...applyKlRewardPenalty(ctx, groups, refLogprobs, klCoefficient),
+    ...(ctx.config.algorithm.kl.anneal && { 'kl/coefficient': klCoefficient }),
   };
   // Members whose grading failed under an exclude or drop-group policy are left out (unscored.ts).
   const estimate = timer.time('advantages', () =>
@@ -84,7 +87,7 @@ export async function rlStep(ctx: RlContext, step: number, learningRate: number)
   for (const hook of hooks) tokenAdvantages ??= await hook.advantageTerms?.(scope, groups, estimate);
   recordAdvantages(groups, estimate, tokenAdvantages); // for the run store (sample-records.ts)
   const update = await timer.timeAsync('update', () =>
-    updatePolicy(ctx, groups, estimate, learningRate, refLogprobs, tokenAdvantages),
+    updatePolicy(ctx, groups, estimate, learningRate, refLogprobs, tokenAdvantages, klCoefficient),
   );
   const afterUpdate: Record<string, number> = {};
   for (const hook of hooks) Object.assign(afterUpdate, await hook.afterUpdate?.(scope, sampledAll));
@@ -178,11 +181,12 @@ function referenceKlMetrics(
   return { 'kl/ref_sequence_k1': kl.sequence, 'kl/ref_token_k1': kl.tokenK1, 'kl/ref_token_k3': kl.tokenK3 };
 }
 
-/** KL as a reward penalty (algorithm.kl.mode = 'reward'): r ← r − β·Σ_t k_t before advantages. */
+/** KL as a reward penalty (algorithm.kl.mode = 'reward'): r ← r − β·Σ_t k_t before advantages (β of this step). */
 function applyKlRewardPenalty(
   ctx: RlContext,
   groups: SampledGroup[],
   refLogprobs: number[][][] | null,
+  coefficient: number,
 ): Record<string, number> {
   const kl = ctx.config.algorithm.kl;
   if (!refLogprobs || kl.mode !== 'reward') return {};
@@ -195,7 +199,7 @@ function applyKlRewardPenalty(
         refLogprobs: refLogprobs[g][i],
         mask: rollout.tokens.map(() => 1),
       })),
-      { estimator: kl.estimator, coefficient: kl.coefficient },
+      { estimator: kl.estimator, coefficient },
     );
     group.rewards = group.rewards.map((reward, i) => reward + penalty.perSequence[i]);
     for (const value of penalty.perSequence) {

@@ -88,6 +88,8 @@ export async function updatePolicy(
   refLogprobs: number[][][] | null,
   /** [group][sample] per-token advantages replacing the scalar estimate where given (distillation.ts). */
   tokenAdvantages?: readonly (readonly number[] | undefined)[][],
+  /** β of the KL loss term at this step (algorithm.kl.anneal); absent = algorithm.kl.coefficient. */
+  klCoefficient?: number,
 ): Promise<UpdateResult> {
   const items: Item[] = [];
   groups.forEach((group, g) => {
@@ -127,7 +129,8 @@ export async function updatePolicy(
     const size = Math.ceil(order.length / minibatches);
     for (let start = 0; start < order.length; start += size) {
       const batch = order.slice(start, start + size).map((index) => items[index]);
-      const result = await updateMinibatch(ctx, batch, learningRate, updates === 0);
+      const beta = klCoefficient ?? ctx.config.algorithm.kl.coefficient;
+      const result = await updateMinibatch(ctx, batch, learningRate, updates === 0, beta);
       for (const [key, value] of Object.entries(result.metrics)) sums[key] = (sums[key] ?? 0) + value;
       if (updates === 0 && correction.mode === 'off') {
         measured = result.trainerMeasured.filter((_, index) => !batch[index].restored);
@@ -185,6 +188,7 @@ async function updateMinibatch(
   batch: readonly Item[],
   learningRate: number,
   onPolicy: boolean,
+  klCoefficient: number,
 ): Promise<MinibatchResult> {
   const { policy, config } = ctx;
   // π_old: the trainer's own log-probs when the old-logprob pass ran, else the sampler's.
@@ -210,7 +214,7 @@ async function updateMinibatch(
   let weights = policyLoss.weights;
   const metrics: Record<string, number> = { ...policyLoss.metrics };
   const kl = config.algorithm.kl;
-  if (kl.coefficient > 0 && kl.mode === 'loss') {
+  if (klCoefficient > 0 && kl.mode === 'loss') {
     // One normaliser for both terms, as verl (agg_loss on the KL matrix with the policy loss's
     // loss_agg_mode) and TRL (β·KL added per token before aggregation) do: the KL term takes the loss's
     // aggregation mode and its tokenSumNormaliser N.
@@ -225,7 +229,7 @@ async function updateMinibatch(
         // KDRL's reward-guided KD: correct samples keep their tokens in the normaliser but no KL term.
         ...(kl.rewardGuided && item.reward >= 1 && { weight: 0 }),
       })),
-      { estimator: kl.estimator, coefficient: kl.coefficient, aggregation, tokenSumNormaliser },
+      { estimator: kl.estimator, coefficient: klCoefficient, aggregation, tokenSumNormaliser },
     );
     weights = addWeights(weights, penalty.weights);
     Object.assign(metrics, penalty.metrics);
