@@ -50,6 +50,18 @@ export interface ValueRow {
   oldValues: readonly number[];
 }
 
+/** One completion to train a token-level reward model on (ValueModel.sequenceBceAndGradients). */
+export interface ScoreRow {
+  /** Context + completion. */
+  tokens: readonly number[];
+  /** Position of the completion's first score (context length − 1). */
+  start: number;
+  /** Completion tokens (scores at start … start + length − 1). */
+  length: number;
+  /** 1 = correct, 0 = wrong. */
+  label: number;
+}
+
 export interface ValueTrainOptions {
   learningRate: number;
   /** ε of the clipped value loss (verl cliprange_value). */
@@ -153,6 +165,37 @@ export class ValueModel {
   }
 
   /**
+   * Runs `loss` over micro-batches of `sequences` (padded to the batch's longest) and sums each one's
+   * gradients by trained parameter name; `loss` returns the micro-batch's scalar and any counters to keep.
+   */
+  private accumulate(
+    sequences: readonly (readonly number[])[],
+    tokenBudget: number,
+    loss: (predicted: tf.Tensor2D, group: readonly number[], time: number) => tf.Scalar,
+  ): { loss: number; gradients: Map<string, tf.Tensor> } {
+    let total = 0;
+    let gradients = new Map<string, tf.Tensor>();
+    for (const group of microBatches(
+      sequences.map((tokens) => tokens.length - 1),
+      tokenBudget,
+    )) {
+      const batch = padBatch(
+        group.map((i) => [...sequences[i]]),
+        null,
+        0,
+      );
+      const { value, grads } = tf.variableGrads(() => {
+        const inputs = tf.tensor2d(batch.inputs, [batch.rows, batch.time], 'int32');
+        return loss(this.predict(inputs), group, batch.time);
+      }, [...this.trained.values()]);
+      total += value.dataSync()[0];
+      value.dispose();
+      gradients = addGradients(gradients, this.trained, grads);
+    }
+    return { loss: total, gradients };
+  }
+
+  /**
    * The clipped value loss over `rows` (token-mean over every completion token) and its gradient by
    * trained parameter name (dispose the tensors, or pass them to train's optimizer step).
    */
@@ -162,36 +205,26 @@ export class ValueModel {
     tokenBudget: number,
   ): { loss: number; clipfrac: number; gradients: Map<string, tf.Tensor> } {
     const tokens = rows.reduce((sum, row) => sum + row.returns.length, 0);
-    let loss = 0;
+    if (tokens === 0) return { loss: 0, clipfrac: 0, gradients: new Map() };
     let clipped = 0;
-    let gradients = new Map<string, tf.Tensor>();
-    if (tokens === 0) return { loss, clipfrac: 0, gradients };
-    for (const group of microBatches(
-      rows.map((row) => row.tokens.length - 1),
+    const result = this.accumulate(
+      rows.map((row) => row.tokens),
       tokenBudget,
-    )) {
-      const batch = padBatch(
-        group.map((i) => [...rows[i].tokens]),
-        null,
-        0,
-      );
-      const size = batch.rows * batch.time;
-      const returns = new Float32Array(size);
-      const old = new Float32Array(size);
-      const weights = new Float32Array(size);
-      group.forEach((index, row) => {
-        const item = rows[index];
-        item.returns.forEach((value, t) => {
-          const at = row * batch.time + item.start + t;
-          returns[at] = value;
-          old[at] = item.oldValues[t];
-          weights[at] = 1 / tokens;
+      (predicted, group, time) => {
+        const size = group.length * time;
+        const returns = new Float32Array(size);
+        const old = new Float32Array(size);
+        const weights = new Float32Array(size);
+        group.forEach((index, row) => {
+          const item = rows[index];
+          item.returns.forEach((value, t) => {
+            const at = row * time + item.start + t;
+            returns[at] = value;
+            old[at] = item.oldValues[t];
+            weights[at] = 1 / tokens;
+          });
         });
-      });
-      let clipCount: tf.Tensor | undefined;
-      const { value, grads } = tf.variableGrads(() => {
-        const shape: [number, number] = [batch.rows, batch.time];
-        const predicted = this.predict(tf.tensor2d(batch.inputs, shape, 'int32'));
+        const shape: [number, number] = [group.length, time];
         const target = tf.tensor2d(returns, shape);
         const before = tf.tensor2d(old, shape);
         const weight = tf.tensor2d(weights, shape);
@@ -199,32 +232,77 @@ export class ValueModel {
         const plain = tf.square(tf.sub(predicted, target));
         const heldLoss = tf.square(tf.sub(held, target));
         const counted = tf.mul(tf.cast(tf.greater(heldLoss, plain), 'float32'), tf.sign(weight));
-        clipCount = tf.keep(tf.sum(counted));
+        clipped += tf.sum(counted).dataSync()[0];
         return tf.mul(0.5, tf.sum(tf.mul(tf.maximum(plain, heldLoss), weight))) as tf.Scalar;
-      }, [...this.trained.values()]);
-      loss += value.dataSync()[0];
-      clipped += clipCount!.dataSync()[0];
-      value.dispose();
-      clipCount!.dispose();
-      gradients = addGradients(gradients, this.trained, grads);
+      },
+    );
+    return { loss: result.loss, clipfrac: clipped / tokens, gradients: result.gradients };
+  }
+
+  /**
+   * OREAL's token-level reward model loss over `rows` (components/token-rm): per sequence the binary
+   * cross-entropy of the mean of its completion positions' scores against its label, averaged over the
+   * sequences; and its gradient by trained parameter name.
+   */
+  sequenceBceAndGradients(
+    rows: readonly ScoreRow[],
+    tokenBudget: number,
+  ): { loss: number; gradients: Map<string, tf.Tensor> } {
+    const counted = rows.filter((row) => row.length > 0).length;
+    if (counted === 0) return { loss: 0, gradients: new Map() };
+    return this.accumulate(
+      rows.map((row) => row.tokens),
+      tokenBudget,
+      (predicted, group, time) => {
+        // means[row] = Σ_t mask·score / length: a [B, T] mask of 1/length on each row's completion positions.
+        const averaging = new Float32Array(group.length * time);
+        const labels = new Float32Array(group.length);
+        const weights = new Float32Array(group.length);
+        group.forEach((index, row) => {
+          const item = rows[index];
+          for (let t = 0; t < item.length; t++) averaging[row * time + item.start + t] = 1 / item.length;
+          labels[row] = item.label;
+          weights[row] = item.length > 0 ? 1 / counted : 0;
+        });
+        const means = tf.sum(tf.mul(predicted, tf.tensor2d(averaging, [group.length, time])), 1);
+        const label = tf.tensor1d(labels);
+        // BCE with logits, stable: max(z, 0) − z·y + log(1 + e^−|z|).
+        const bce = tf.add(
+          tf.sub(tf.relu(means), tf.mul(means, label)),
+          tf.log1p(tf.exp(tf.neg(tf.abs(means)))),
+        );
+        return tf.sum(tf.mul(bce, tf.tensor1d(weights))) as tf.Scalar;
+      },
+    );
+  }
+
+  /** One AdamW step on sequenceBceAndGradients over `rows`. */
+  trainSequenceBce(
+    rows: readonly ScoreRow[],
+    options: Omit<ValueTrainOptions, 'valueClip'>,
+  ): { loss: number; gradNorm: number } {
+    const { loss, gradients } = this.sequenceBceAndGradients(rows, options.tokenBudget);
+    return { loss, gradNorm: this.step(gradients, options) };
+  }
+
+  /** Applies summed gradients with the model's AdamW (and disposes them); the pre-clip gradient norm. */
+  private step(gradients: Map<string, tf.Tensor>, options: Omit<ValueTrainOptions, 'valueClip'>): number {
+    if (gradients.size === 0) return 0;
+    try {
+      return this.optimizer.apply(this.trained, gradients, {
+        learningRate: options.learningRate,
+        gradClip: options.gradClip,
+        weightDecay: options.weightDecay,
+      }).gradNorm;
+    } finally {
+      for (const gradient of gradients.values()) gradient.dispose();
     }
-    return { loss, clipfrac: clipped / tokens, gradients };
   }
 
   /** One AdamW step on the clipped value loss over `rows`. */
   train(rows: readonly ValueRow[], options: ValueTrainOptions): ValueTrainResult {
     const { loss, clipfrac, gradients } = this.lossAndGradients(rows, options.valueClip, options.tokenBudget);
-    if (gradients.size === 0) return { loss, clipfrac, gradNorm: 0 };
-    try {
-      const result = this.optimizer.apply(this.trained, gradients, {
-        learningRate: options.learningRate,
-        gradClip: options.gradClip,
-        weightDecay: options.weightDecay,
-      });
-      return { loss, clipfrac, gradNorm: result.gradNorm };
-    } finally {
-      for (const gradient of gradients.values()) gradient.dispose();
-    }
+    return { loss, clipfrac, gradNorm: this.step(gradients, options) };
   }
 
   /** The trained parameters' current values (trunk without lm_head, then the head), copied out. */

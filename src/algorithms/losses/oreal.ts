@@ -19,8 +19,8 @@
 //
 // Deviations: (1) the token-level reward model that weights tokens (the `w_tokenrm` configs: a scalar
 // head trained by BCE of its sequence-mean logit against the outcome, weights from its running mean
-// through threshold_rescale) is not built — every token weighs 1, which is the authors' wo_tokenrm
-// configuration. (2) The authors' judger scores ±1 and RLOO runs on those; Curricula's verifiers score
+// through threshold_rescale) is the run component algorithm.tokenRewardModel (components/token-rm), which
+// hands this loss per-token advantages A·w_t; without it every token weighs 1 (the wo_tokenrm config). (2) The authors' judger scores ±1 and RLOO runs on those; Curricula's verifiers score
 // 0/1, so A is half theirs (the learning rate absorbs it; the KL coefficient's relative weight doubles).
 // (3) Their normalisers are the whole generation batch's N⁺ and N⁻; here those of one compute() call (the
 // minibatch when algorithm.minibatches > 1; the whole batch at 1, their setting). (4) Their difficulty

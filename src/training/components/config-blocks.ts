@@ -13,6 +13,7 @@ import { reliftSchema } from './relift/relift-options.ts';
 import { rolloutBudgetSchema } from './rollout-budget/rollout-budget-options.ts';
 import { tangoSchema } from './tango/tango-options.ts';
 import { teacherBlockSchema } from './teachers/teacher-config.ts';
+import { tokenRewardModelSchema } from './token-rm/token-rm-options.ts';
 
 export const componentBlocks = {
   rollout: {
@@ -26,6 +27,8 @@ export const componentBlocks = {
     relift: reliftSchema,
     /** A learned value model for GAE advantages (components/critic); absent = none. */
     critic: criticSchema,
+    /** OREAL's token-level reward model weighting each token's advantage (components/token-rm); absent = none. */
+    tokenRewardModel: tokenRewardModelSchema,
   },
   root: {
     /** Teachers (frozen policies) and on-policy distillation from them (teacher-config.ts); absent = none. */

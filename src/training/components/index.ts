@@ -14,6 +14,7 @@ import { rolloutBudgetComponent } from './rollout-budget/component.ts';
 import { selfPlayComponent } from './self-play.ts';
 import { tangoComponent } from './tango/component.ts';
 import { teachersComponent } from './teachers/component.ts';
+import { tokenRewardComponent } from './token-rm/component.ts';
 
 export const rlComponents: readonly RlComponentDefinition[] = [
   rolloutBudgetComponent,
@@ -26,4 +27,5 @@ export const rlComponents: readonly RlComponentDefinition[] = [
   tangoComponent,
   criticComponent,
   remaxComponent,
+  tokenRewardComponent,
 ];
