@@ -44,8 +44,12 @@ describe('OREAL token weights', () => {
     const positive = orealTokenWeights([2, -2, -4], true, thresholds);
     const negative = orealTokenWeights([2, -2, -4], false, thresholds);
     // σ(2) = 0.880797 → (0.880797 − 0.5)/0.5; σ(−4/3) = 0.208609 → 1 − p = 0.791391 → 0.582783
-    [0.761594156, 0, 0].forEach((w, t) => expect(positive[t]).toBeCloseTo(w, 8));
-    [0, 0, 0.58278295].forEach((w, t) => expect(negative[t]).toBeCloseTo(w, 7));
+    [0.761594156, 0, 0].forEach((w, t) => {
+      expect(positive[t]).toBeCloseTo(w, 8);
+    });
+    [0, 0, 0.58278295].forEach((w, t) => {
+      expect(negative[t]).toBeCloseTo(w, 7);
+    });
     expect(thresholdRescale(0.75, 0.25)).toBeCloseTo(2 / 3, 12);
     expect(thresholdRescale(0.1, 0.25)).toBe(0);
   });
