@@ -19,7 +19,7 @@
 // Files (the component saves to <checkpoint>/components/critic/model): a policy checkpoint of the trunk
 // (its lm_head kept, untrained, so the directory loads as any checkpoint) plus `value-head.safetensors`
 // (the head and its Adam moments m./v.) and `value-head.json` {formatVersion, step}.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileDurably } from '../core/durable-files.ts';
 import { CheckpointError } from '../core/errors.ts';
@@ -29,14 +29,19 @@ import { layerNorm } from './layers.ts';
 import { forwardHidden, TransformerModel } from './model.ts';
 import { AdamW } from './optimizer.ts';
 import { initRuntime, tf } from './runtime.ts';
-import { decodeSafetensors, encodeSafetensors, type NamedTensor } from './safetensors.ts';
-import { microBatches, padBatch } from './teacher-forcing.ts';
+import { encodeSafetensors, type NamedTensor } from './safetensors.ts';
+import {
+  headBias,
+  headFormatVersion,
+  headWeight,
+  readHead,
+  valueHeadFile,
+  valueHeadStateFile,
+} from './value-head-file.ts';
 
-export const valueHeadFile = 'value-head.safetensors';
-export const valueHeadStateFile = 'value-head.json';
-const headWeight = 'value_head.weight';
-const headBias = 'value_head.bias';
-const headFormatVersion = 1;
+export { valueHeadFile, valueHeadStateFile };
+
+import { microBatches, padBatch } from './teacher-forcing.ts';
 
 /** One completion to train the critic on. */
 export interface ValueRow {
@@ -382,56 +387,4 @@ function addGradients(
     }
   }
   return next;
-}
-
-/** The head and its Adam moments from `dir`; CheckpointError naming the file on anything malformed. */
-function readHead(
-  dir: string,
-  d: number,
-): {
-  head: { weight: Float32Array; bias: Float32Array };
-  m: Map<string, Float32Array>;
-  v: Map<string, Float32Array>;
-  step: number;
-} {
-  const fail = (file: string, problem: string): never => {
-    throw new CheckpointError(`critic checkpoint ${join(dir, file)}: ${problem}`);
-  };
-  let contents: ReturnType<typeof decodeSafetensors>;
-  try {
-    contents = decodeSafetensors(readFileSync(join(dir, valueHeadFile)));
-  } catch (error) {
-    return fail(valueHeadFile, (error as Error).message);
-  }
-  const tensor = (name: string, size: number): Float32Array => {
-    const found = contents.tensors.get(name);
-    if (!found) return fail(valueHeadFile, `no tensor '${name}'`);
-    if (found.data.length !== size)
-      return fail(valueHeadFile, `'${name}' has ${found.data.length} values, expected ${size}`);
-    if (found.data.some((value) => !Number.isFinite(value)))
-      return fail(valueHeadFile, `'${name}' is not finite`);
-    return found.data;
-  };
-  let state: { formatVersion?: unknown; step?: unknown };
-  try {
-    state = JSON.parse(readFileSync(join(dir, valueHeadStateFile), 'utf8'));
-  } catch (error) {
-    return fail(valueHeadStateFile, (error as Error).message);
-  }
-  if (state?.formatVersion !== headFormatVersion)
-    fail(valueHeadStateFile, `unsupported format version ${JSON.stringify(state?.formatVersion)}`);
-  const step = state.step;
-  if (typeof step !== 'number' || !Number.isInteger(step) || step < 0) {
-    return fail(valueHeadStateFile, `step ${JSON.stringify(step)} is not a non-negative integer`);
-  }
-  const sizes: [string, number][] = [
-    [headWeight, d],
-    [headBias, 1],
-  ];
-  return {
-    head: { weight: tensor(headWeight, d), bias: tensor(headBias, 1) },
-    m: new Map(sizes.map(([name, size]) => [name, tensor(`m.${name}`, size)])),
-    v: new Map(sizes.map(([name, size]) => [name, tensor(`v.${name}`, size)])),
-    step,
-  };
 }
