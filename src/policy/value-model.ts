@@ -139,15 +139,7 @@ export class ValueModel {
   /** V at every position of each sequence (L − 1 values for L tokens). */
   values(sequences: readonly (readonly number[])[], tokenBudget: number): number[][] {
     const result: number[][] = new Array(sequences.length);
-    for (const group of microBatches(
-      sequences.map((tokens) => tokens.length - 1),
-      tokenBudget,
-    )) {
-      const batch = padBatch(
-        group.map((i) => [...sequences[i]]),
-        null,
-        0,
-      );
+    for (const { group, batch } of paddedMicroBatches(sequences, tokenBudget)) {
       const values = tf.tidy(() =>
         this.predict(tf.tensor2d(batch.inputs, [batch.rows, batch.time], 'int32')),
       );
@@ -171,7 +163,7 @@ export class ValueModel {
 
   /**
    * Runs `loss` over micro-batches of `sequences` (padded to the batch's longest) and sums each one's
-   * gradients by trained parameter name; `loss` returns the micro-batch's scalar and any counters to keep.
+   * gradients by trained parameter name; `loss` returns the micro-batch's scalar.
    */
   private accumulate(
     sequences: readonly (readonly number[])[],
@@ -180,15 +172,7 @@ export class ValueModel {
   ): { loss: number; gradients: Map<string, tf.Tensor> } {
     let total = 0;
     let gradients = new Map<string, tf.Tensor>();
-    for (const group of microBatches(
-      sequences.map((tokens) => tokens.length - 1),
-      tokenBudget,
-    )) {
-      const batch = padBatch(
-        group.map((i) => [...sequences[i]]),
-        null,
-        0,
-      );
+    for (const { group, batch } of paddedMicroBatches(sequences, tokenBudget)) {
       const { value, grads } = tf.variableGrads(() => {
         const inputs = tf.tensor2d(batch.inputs, [batch.rows, batch.time], 'int32');
         return loss(this.predict(inputs), group, batch.time);
@@ -364,6 +348,23 @@ export class ValueModel {
     this.trunk.dispose();
     this.weight.dispose();
     this.bias.dispose();
+  }
+}
+
+/** The sequences in micro-batches of at most `tokenBudget` padded positions, each padded to its longest. */
+function* paddedMicroBatches(sequences: readonly (readonly number[])[], tokenBudget: number) {
+  for (const group of microBatches(
+    sequences.map((tokens) => tokens.length - 1),
+    tokenBudget,
+  )) {
+    yield {
+      group,
+      batch: padBatch(
+        group.map((i) => [...sequences[i]]),
+        null,
+        0,
+      ),
+    };
   }
 }
 

@@ -9,6 +9,7 @@ import type { AdvantageEstimate } from '../../../algorithms/advantages/estimator
 import { gae, whiten } from '../../../algorithms/advantages/gae.ts';
 import type { ValueModel, ValueRow } from '../../../policy/value-model.ts';
 import type { SampledGroup } from '../../rl/rollout.ts';
+import { scoreTrainedCompletions } from '../trained-completions.ts';
 import type { CriticOptions } from './critic-options.ts';
 
 /** Largest padded micro-batch of the critic's passes (the embedded backend's default). */
@@ -32,14 +33,11 @@ export class CriticRound {
 
   /** Per-token GAE advantages [group][sample] (undefined where a sample is not trained). */
   advantages(groups: readonly SampledGroup[], estimate: AdvantageEstimate): (number[] | undefined)[][] {
-    const places: { g: number; i: number }[] = [];
-    groups.forEach((group, g) => {
-      group.rollouts.forEach((rollout, i) => {
-        if (estimate.included[g][i] && rollout.tokens.length > 0) places.push({ g, i });
-      });
-    });
-    const sequences = places.map(({ g, i }) => [...groups[g].context, ...groups[g].rollouts[i].tokens]);
-    const allValues = this.critic.values(sequences, tokenBudget);
+    const {
+      places,
+      sequences,
+      scores: allValues,
+    } = scoreTrainedCompletions(groups, estimate, (batch) => this.critic.values(batch, tokenBudget));
     const rows: ValueRow[] = [];
     const raw: number[][] = [];
     places.forEach(({ g, i }, k) => {

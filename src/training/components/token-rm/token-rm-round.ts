@@ -10,6 +10,7 @@
 import type { AdvantageEstimate } from '../../../algorithms/advantages/estimator.ts';
 import type { ScoreRow, ValueModel } from '../../../policy/value-model.ts';
 import type { SampledGroup } from '../../rl/rollout.ts';
+import { scoreTrainedCompletions } from '../trained-completions.ts';
 import type { TokenRewardModelOptions } from './token-rm-options.ts';
 import { orealTokenWeights } from './token-weights.ts';
 
@@ -30,14 +31,11 @@ export class TokenRewardRound {
 
   /** Per-token advantages A·w_t [group][sample] (undefined where a sample is not trained). */
   advantages(groups: readonly SampledGroup[], estimate: AdvantageEstimate): (number[] | undefined)[][] {
-    const places: { g: number; i: number }[] = [];
-    groups.forEach((group, g) => {
-      group.rollouts.forEach((rollout, i) => {
-        if (estimate.included[g][i] && rollout.tokens.length > 0) places.push({ g, i });
-      });
-    });
-    const sequences = places.map(({ g, i }) => [...groups[g].context, ...groups[g].rollouts[i].tokens]);
-    const allScores = this.model.values(sequences, tokenBudget);
+    const {
+      places,
+      sequences,
+      scores: allScores,
+    } = scoreTrainedCompletions(groups, estimate, (batch) => this.model.values(batch, tokenBudget));
     const result: (number[] | undefined)[][] = groups.map((group) => group.rollouts.map(() => undefined));
     const rows: ScoreRow[] = [];
     const positive: number[] = [];
