@@ -7,12 +7,19 @@ import { describe, expect, it } from 'vitest';
 import { TestTinkerClient } from '../src/testing/server/tinker/test-client.ts';
 import { startServe, tempDir } from './helpers.ts';
 
-/** Starts serve --tinker with `extra`, creates one model, stops the server; its stderr and the model id. */
-async function serveAndCreateModel(extra: string[]): Promise<{ stderr: string; modelId: string }> {
+/**
+ * Starts serve --tinker with `extra`, creates one model, stops the server; its stderr, the model id, its
+ * state directory and whether the model had a durable copy there while the server ran.
+ */
+async function serveAndCreateModel(
+  extra: string[],
+): Promise<{ stderr: string; modelId: string; stateDir: string; durable: boolean }> {
   const server = await startServe(['--tinker', '--checkpoint', 'examples/checkpoints/demo-cold', ...extra]);
   try {
     const modelId = await new TestTinkerClient(server.url, 'tml-unused').createModel('demo-cold');
-    return { stderr: server.stderr(), modelId };
+    const stderr = server.stderr();
+    const stateDir = /state in (\S+?);/.exec(stderr)![1];
+    return { stderr, modelId, stateDir, durable: existsSync(join(stateDir, modelId, 'durable')) };
   } finally {
     expect(await server.stop()).toBe(0);
   }
@@ -31,8 +38,17 @@ describe('curricula serve --tinker: per-step durability', () => {
     expect(existsSync(join(skipped, off.modelId, 'durable'))).toBe(false);
 
     const temporary = await serveAndCreateModel([]);
-    const stateDir = /state in (\S+?);/.exec(temporary.stderr)![1];
     expect(temporary.stderr).toContain('not saved per step');
-    expect(existsSync(join(stateDir, temporary.modelId, 'durable'))).toBe(false);
+    expect(temporary.durable).toBe(false);
+  }, 60_000);
+
+  it('removes the temporary state directory it made when stopped, and keeps one the user named', async () => {
+    const temporary = await serveAndCreateModel([]);
+    expect(existsSync(join(temporary.stateDir, temporary.modelId))).toBe(false);
+    expect(existsSync(temporary.stateDir)).toBe(false);
+    const named = tempDir('serve-kept');
+    const kept = await serveAndCreateModel(['--state-dir', named]);
+    expect(kept.stateDir).toBe(named);
+    expect(existsSync(join(named, kept.modelId))).toBe(true);
   }, 60_000);
 });

@@ -2,7 +2,7 @@
 // Loopback by default; a non-loopback --host needs an API key (refused otherwise: an unauthenticated
 // trainer on the network lets anyone change the weights). The first stdout line is
 // `listening on http://HOST:PORT` (with --port 0 the OS picks the port; scripts read it there).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
@@ -47,7 +47,7 @@ export function register(program: Command): void {
     .option('--model-name <name>', "the served model's id (default: the checkpoint directory's name)")
     .option(
       '--state-dir <dir>',
-      'where saved weights go (default: a new directory under the system temp dir)',
+      'where saved weights go (default: a new directory under the system temp dir, removed when the server stops)',
     )
     .option(
       '--durable',
@@ -75,9 +75,10 @@ export function register(program: Command): void {
       const served = await servedPolicy(options, chosen);
       const { buildServer } = await import('../../server/app.ts');
       const modelPath = served.path;
-      const stateDir = options.stateDir
-        ? resolve(options.stateDir)
-        : mkdtempSync(join(tmpdir(), 'curricula-serve-'));
+      // Without --state-dir the state lives in a temporary directory of this process, removed when it stops
+      // (a Tinker session's model copies are hundreds of MB each; nothing can resume from it anyway).
+      const ownStateDir = options.stateDir === undefined;
+      const stateDir = ownStateDir ? mkdtempSync(join(tmpdir(), 'curricula-serve-')) : resolve(options.stateDir);
       const durable: boolean = options.durable ?? options.stateDir !== undefined;
       const app = await buildServer({
         protocols: [...chosen],
@@ -106,7 +107,11 @@ export function register(program: Command): void {
         const stop = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
-          void app.close().then(done, done);
+          const removeOwn = () => {
+            if (ownStateDir) rmSync(stateDir, { recursive: true, force: true });
+            done();
+          };
+          void app.close().then(removeOwn, removeOwn);
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
