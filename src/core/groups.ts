@@ -27,6 +27,12 @@ export interface GroupRollout extends SampledSequence {
   /** True for a retry's member that replaced a failed one (retry-round.ts). */
   retried?: boolean;
   /**
+   * The step that sampled this member, when a later step replays it (ReMix, components/remix): its
+   * log-probs are that step's policy's, the behaviour policy of the importance ratio; update.ts computes
+   * the current ones. Absent = sampled this step.
+   */
+  replayedFrom?: number;
+  /**
    * Per token: 1 where the policy sampled it, 0 where an environment wrote it (a tool's output in a
    * multi-turn episode, src/environments): written tokens carry no loss. Absent = every token sampled.
    */

@@ -78,7 +78,9 @@ export function register(program: Command): void {
       // Without --state-dir the state lives in a temporary directory of this process, removed when it stops
       // (a Tinker session's model copies are hundreds of MB each; nothing can resume from it anyway).
       const ownStateDir = options.stateDir === undefined;
-      const stateDir = ownStateDir ? mkdtempSync(join(tmpdir(), 'curricula-serve-')) : resolve(options.stateDir);
+      const stateDir = ownStateDir
+        ? mkdtempSync(join(tmpdir(), 'curricula-serve-'))
+        : resolve(options.stateDir);
       const durable: boolean = options.durable ?? options.stateDir !== undefined;
       const app = await buildServer({
         protocols: [...chosen],

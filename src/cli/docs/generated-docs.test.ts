@@ -20,7 +20,7 @@ describe('generated docs', () => {
   it('the method index lists every method with its source file', () => {
     const methods = generatedDocs(root)[0].text;
     expect(methods).not.toContain('Source: not found');
-    expect(methods.match(/^### /gm)).toHaveLength(83 + 11); // 83 methods and 11 run components
+    expect(methods.match(/^### /gm)).toHaveLength(83 + 12); // 83 methods and 12 run components
     expect(methods).toContain('| `epsilonHigh` | number | `0.28` | Upper clip offset');
   });
 

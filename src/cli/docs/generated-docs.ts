@@ -14,10 +14,11 @@ export interface GeneratedDoc {
 
 /** The run components (src/training/components/) as plug-ins: id and description. */
 export function componentPlugins(): IndexedPlugin[] {
-  return rlComponents.map(({ id, description, block }) => ({
+  return rlComponents.map(({ id, description, block, paper }) => ({
     kind: 'run-component',
     id,
     description,
+    ...(paper && { paper }),
     ...(block === undefined ? {} : { configBlock: block }),
   }));
 }

@@ -22,6 +22,7 @@ describe('config blocks of the run components', () => {
     expect(blockPaths().sort()).toEqual([
       'algorithm.critic',
       'algorithm.relift',
+      'algorithm.remix',
       'algorithm.tokenRewardModel',
       'rollout.budget',
       'rollout.environment',

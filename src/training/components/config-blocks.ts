@@ -10,6 +10,7 @@ import { environmentBlockSchema } from '../../environments/block.ts';
 import { selfPlaySchema } from '../../selfplay/config.ts';
 import { criticSchema } from './critic/critic-options.ts';
 import { reliftSchema } from './relift/relift-options.ts';
+import { remixSchema } from './remix/remix-options.ts';
 import { rolloutBudgetSchema } from './rollout-budget/rollout-budget-options.ts';
 import { tangoSchema } from './tango/tango-options.ts';
 import { teacherBlockSchema } from './teachers/teacher-config.ts';
@@ -29,6 +30,8 @@ export const componentBlocks = {
     critic: criticSchema,
     /** OREAL's token-level reward model weighting each token's advantage (components/token-rm); absent = none. */
     tokenRewardModel: tokenRewardModelSchema,
+    /** ReMix: the trained groups of past steps replayed with their behaviour log-probs (components/remix); absent = off. */
+    remix: remixSchema,
   },
   root: {
     /** Teachers (frozen policies) and on-policy distillation from them (teacher-config.ts); absent = none. */

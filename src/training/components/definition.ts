@@ -1,6 +1,7 @@
 // How a run component is defined and what its definition is given at setup (RlComponent: rl/context.ts).
 // A definition builds its component from the resolved config, or returns null when its block is off; the
 // list of definitions is index.ts. Setup (rl/setup.ts) builds them in that order after the policy loads.
+import type { PaperRef } from '../../core/plugin.ts';
 import type { PolicyBackend } from '../../core/policy.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { TaskSelector } from '../../core/selector.ts';
@@ -40,6 +41,8 @@ export interface RlComponentDefinition {
   /** The component's id (rl/context.ts: also its checkpoint key). */
   id: string;
   description: string;
+  /** The paper it implements (docs/methods.md); absent: plumbing. */
+  paper?: PaperRef;
   /**
    * Its block of the train config, as config-blocks.ts places it ('rollout.budget', 'teacher', …);
    * absent: it has none (retry and expert traces follow the run's guidance).

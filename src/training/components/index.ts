@@ -9,6 +9,7 @@ import { environmentComponent } from './environment/component.ts';
 import { expertTracesComponent } from './expert-traces/component.ts';
 import { reliftComponent } from './relift/component.ts';
 import { remaxComponent } from './remax/component.ts';
+import { remixComponent } from './remix/component.ts';
 import { retryComponent } from './retry/component.ts';
 import { rolloutBudgetComponent } from './rollout-budget/component.ts';
 import { selfPlayComponent } from './self-play.ts';
@@ -28,4 +29,5 @@ export const rlComponents: readonly RlComponentDefinition[] = [
   criticComponent,
   remaxComponent,
   tokenRewardComponent,
+  remixComponent,
 ];

@@ -96,6 +96,12 @@ export const rlConfigSchema = z.strictObject({
           reference: z.string().min(1).optional(),
           /** KDRL's reward-guided KD: no KL term on samples with reward ≥ 1 (mode loss only). */
           rewardGuided: z.boolean().default(false),
+          /**
+           * ReMix's KL-Convex constraint: this share w of β goes to the KL to each sequence's behaviour
+           * policy (its π_old), the rest to the reference: β·[(1 − w)·KL(π‖ref) + w·KL(π‖π_old)]
+           * (src/algorithms/kl-convex.ts); absent = 0. Mode loss only.
+           */
+          precedent: z.number().min(0).max(1).optional(),
           /** KDRL's KL-coefficient annealing: β moves linearly from `coefficient` to `to` (kl-schedule.ts). */
           anneal: klAnnealSchema.optional(),
         })

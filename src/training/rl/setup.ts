@@ -72,6 +72,11 @@ export function validateRlConfig(
       `algorithm.entropy estimator 'exact' needs the full next-token distribution, which policy.backend '${config.policy?.backend}' does not return; use estimator 'sampled' (an estimate from the sampled tokens)`,
     );
   }
+  if (config.algorithm.kl.precedent !== undefined && config.algorithm.kl.mode !== 'loss') {
+    throw new ConfigError(
+      "algorithm.kl.precedent (ReMix's KL-Convex term) applies to the KL loss term: set algorithm.kl.mode to 'loss'",
+    );
+  }
   if (config.algorithm.kl.rewardGuided && config.algorithm.kl.mode !== 'loss') {
     throw new ConfigError(
       "algorithm.kl.rewardGuided applies to the KL loss term: set algorithm.kl.mode to 'loss'",

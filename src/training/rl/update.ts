@@ -29,11 +29,16 @@
 // loss's aggregation: 'exact' sends entropy weights −β·c with each datum (the backend adds Σ e·H from the
 // full distribution and returns H, logged as losses/entropy); 'sampled' adds β·c·r·logp to the weights.
 //
+// Members replayed from a past step (GroupRollout.replayedFrom, ReMix, components/remix) keep their
+// behaviour policy's log-probs as π_old; their current log-probs come from one forward before the first
+// minibatch (replayedLogprobs), so the first minibatch's ratio is π_θ/π_{θ_{k−i}}, not 1. They are left out
+// of the mismatch/* metrics (their sampler log-probs are of other weights).
+//
 // Tokens an environment wrote into a multi-turn episode (GroupRollout.lossMask 0: tool outputs) are in
 // the sequence, as the policy saw them, with mask 0: no loss, no KL, no mismatch metric.
 import type { AdvantageEstimate } from '../../algorithms/advantages/estimator.ts';
 import { exactEntropyWeights, meanEntropy, sampledEntropyWeights } from '../../algorithms/entropy.ts';
-import { klLossPenalty } from '../../algorithms/kl.ts';
+import { klConvexPenalty } from '../../algorithms/kl-convex.ts';
 import {
   type AggregationOptions,
   addWeights,
@@ -65,6 +70,10 @@ interface Item {
   offPolicy?: boolean[];
   /** Sampled from another context than `context` (GroupRollout.sampledFrom); π_old is recomputed. */
   restored?: boolean;
+  /** Replayed from a past step (GroupRollout.replayedFrom, ReMix): π_old is its behaviour policy's. */
+  replayed?: boolean;
+  /** A replayed item's log-probs under this step's weights, before any update (the first minibatch's π_θ). */
+  atStart?: number[];
   /** Per token: 0 where an environment wrote it (GroupRollout.lossMask); absent = all sampled. */
   lossMask?: number[];
   /** The sample's reward and its whole group's (for losses defined on them, LossSequence). */
@@ -110,6 +119,7 @@ export async function updatePolicy(
         refLogprobs: refLogprobs?.[g][i],
         ...(expert > 0 && { offPolicy: rollout.tokens.map((_, t) => t < expert) }),
         ...(rollout.sampledFrom && { restored: true }),
+        ...(rollout.replayedFrom !== undefined && { replayed: true }),
         ...(rollout.lossMask && { lossMask: rollout.lossMask }),
         reward: group.rewards[i],
         groupRewards: group.rewards,
@@ -120,6 +130,7 @@ export async function updatePolicy(
   await restoredLogprobs(ctx.policy, items);
   const correction = rolloutCorrectionOf(ctx);
   if (correction.mode !== 'off' && items.length > 0) await oldLogprobPass(ctx, items);
+  await replayedLogprobs(ctx, items);
   const { epochs, minibatches } = ctx.config.algorithm;
   const sums: Record<string, number> = {};
   let measured: MismatchSequence[] = [];
@@ -133,14 +144,16 @@ export async function updatePolicy(
       const result = await updateMinibatch(ctx, batch, learningRate, updates === 0, beta);
       for (const [key, value] of Object.entries(result.metrics)) sums[key] = (sums[key] ?? 0) + value;
       if (updates === 0 && correction.mode === 'off') {
-        measured = result.trainerMeasured.filter((_, index) => !batch[index].restored);
+        measured = result.trainerMeasured.filter(
+          (_, index) => !batch[index].restored && !batch[index].replayed,
+        );
       }
       updates++;
     }
   }
   if (correction.mode !== 'off') {
     measured = items
-      .filter((item) => !item.restored)
+      .filter((item) => !item.restored && !item.replayed)
       .map((item) => ({
         trainerLogprobs: item.trainerLogprobs!,
         samplerLogprobs: item.samplerLogprobs,
@@ -173,6 +186,24 @@ async function oldLogprobPass(ctx: RlContext, items: Item[]): Promise<void> {
   });
 }
 
+/**
+ * The current log-probs of replayed members (ReMix) at this step's weights, before any update: their
+ * sampler log-probs are a past policy's, so the first minibatch cannot take those as π_θ. With rollout
+ * correction on, the old-logprob pass already computed them.
+ */
+async function replayedLogprobs(ctx: RlContext, items: Item[]): Promise<void> {
+  const replayed = items.filter((item) => item.replayed);
+  const open = replayed.filter((item) => item.trainerLogprobs === null);
+  const all =
+    open.length > 0
+      ? await ctx.policy.forward(open.map((item) => [...item.context, ...item.completion]))
+      : [];
+  open.forEach((item, index) => {
+    item.atStart = all[index].slice(item.context.length - 1);
+  });
+  for (const item of replayed) item.atStart ??= item.trainerLogprobs!;
+}
+
 interface MinibatchResult {
   metrics: Record<string, number>;
   /**
@@ -194,7 +225,7 @@ async function updateMinibatch(
   // π_old: the trainer's own log-probs when the old-logprob pass ran, else the sampler's.
   const oldLogprobs = batch.map((item) => item.trainerLogprobs ?? item.samplerLogprobs);
   const current = onPolicy
-    ? oldLogprobs
+    ? batch.map((item, index) => item.atStart ?? oldLogprobs[index])
     : (await policy.forward(batch.map((item) => [...item.context, ...item.completion]))).map(
         (logprobs, index) => logprobs.slice(batch[index].context.length - 1),
       );
@@ -221,14 +252,17 @@ async function updateMinibatch(
     const { aggregation, tokenSumNormaliser } = ctx.loss.resolveOptions(
       ctx.lossOptions,
     ) as AggregationOptions;
-    const penalty = klLossPenalty(
+    // ReMix's KL-Convex term when kl.precedent > 0: part of β on the KL to each sequence's π_old.
+    const penalty = klConvexPenalty(
       batch.map((item, index) => ({
         logprobs: current[index],
         refLogprobs: item.refLogprobs!,
+        precedentLogprobs: oldLogprobs[index],
         mask: sequences[index].mask,
         // KDRL's reward-guided KD: correct samples keep their tokens in the normaliser but no KL term.
         ...(kl.rewardGuided && item.reward >= 1 && { weight: 0 }),
       })),
+      kl.precedent ?? 0,
       { estimator: kl.estimator, coefficient: klCoefficient, aggregation, tokenSumNormaliser },
     );
     weights = addWeights(weights, penalty.weights);

@@ -12,6 +12,11 @@ export interface ReliftComponent extends BuiltComponent {
 export const reliftComponent = defineRlComponent({
   id: 'relift',
   block: 'algorithm.relift',
+  paper: {
+    title: "Learning What Reinforcement Learning Can't: Interleaved Online Fine-Tuning for Hardest Questions",
+    arxiv: '2506.07527',
+    code: 'TheRoadQaQ/ReLIFT',
+  },
   validate: validateRelift,
   description: 'algorithm.relift: SFT on the solutions of problems the policy failed (ReLIFT)',
   // The demonstration source refuses a pool it cannot serve (no worked solutions) before any model.

@@ -26,6 +26,11 @@ export interface TokenRewardComponent extends BuiltComponent {
 export const tokenRewardComponent = defineRlComponent({
   id: 'token-rm',
   block: 'algorithm.tokenRewardModel',
+  paper: {
+    title: 'Exploring the Limit of Outcome Reward for Learning Mathematical Reasoning',
+    arxiv: '2502.06781',
+    code: 'InternLM/OREAL',
+  },
   description:
     "OREAL's token-level reward model: a scalar head per position whose running mean weights each token's advantage, trained on the outcome by sequence-mean BCE",
   validate(config) {
