@@ -21,6 +21,12 @@
 //                                        return; the SFT loss here is the NLL alone (see relift.ts)
 //   fail_value 0 (reward_impl_version 3) failValue 0
 // The authors assert sft_data_size % sft_mini_batch_size == 0; validateRelift does the same.
+//
+// `entropyTokens` is MIFO's (Yuan et al., "Mitigating Forgetting Between Supervised and Reinforcement
+// Learning Yields Stronger Reasoners", arXiv 2510.04454): ReLIFT's interleaved SFT on the problems RL
+// failed, with the SFT loss on high-entropy tokens only, so the SFT steps disturb less of what RL learned.
+// MIFO's other part, freezing the parameters RL changed most during SFT, is not here: the PolicyBackend's
+// optimiser step has no per-parameter mask (Tinker's neither).
 import { z } from 'zod';
 import { ConfigError } from '../../../core/errors.ts';
 
@@ -34,6 +40,7 @@ const reliftDefaults = {
   learningRate: null,
   gradClip: 1,
   failValue: 0,
+  entropyTokens: null,
   demonstrations: sourceDefaults,
 };
 
@@ -52,6 +59,13 @@ export const reliftSchema = z
     gradClip: z.number().min(0).default(1),
     /** A problem enters the buffer when every own member of its group got exactly this reward (authors: 0). */
     failValue: z.number().default(0),
+    /**
+     * MIFO's token selection (arXiv 2510.04454): the SFT loss only on this top fraction of each
+     * minibatch's demonstration tokens by the policy's entropy at their position (relift-sft.ts
+     * highEntropyTokens); null = every token (ReLIFT). Needs the full next-token distribution:
+     * policy.backend embedded. [unverified] no authors' code found; 0.2 is the 80/20 paper's share.
+     */
+    entropyTokens: z.number().gt(0).max(1).nullable().default(null),
     /** Where demonstrations come from (relift-demonstrations.ts; default the problems' worked solutions). */
     demonstrations: z
       .strictObject({

@@ -55,13 +55,53 @@ export function demonstrationSequence(
 /**
  * Cross-entropy data for one minibatch: weight 1/N on the prediction of every demonstration token (EOS
  * included), 0 on the prompt; N = the minibatch's demonstration tokens. weights[t] weighs tokens[t + 1].
+ * With `keep` ([sequence][demonstration token], MIFO's selection) only the kept tokens weigh, N = their count.
  */
-export function sftData(sequences: readonly DemonstrationSequence[]): Datum[] {
-  const total = sequences.reduce((sum, sequence) => sum + sequence.tokens.length - sequence.start, 0);
-  return sequences.map(({ tokens, start }) => ({
+export function sftData(sequences: readonly DemonstrationSequence[], keep?: readonly boolean[][]): Datum[] {
+  const kept = (s: number, d: number) => keep === undefined || keep[s][d];
+  let total = 0;
+  sequences.forEach((sequence, s) => {
+    for (let d = 0; d < sequence.tokens.length - sequence.start; d++) if (kept(s, d)) total++;
+  });
+  return sequences.map(({ tokens, start }, s) => ({
     tokens,
-    weights: tokens.slice(1).map((_, t) => (t + 1 >= start ? 1 / total : 0)),
+    weights: tokens.slice(1).map((_, t) => (t + 1 >= start && kept(s, t + 1 - start) ? 1 / total : 0)),
   }));
+}
+
+/**
+ * MIFO's high-entropy tokens: of all demonstration tokens of a minibatch ([sequence][token] entropies of
+ * the policy's next-token distribution at the position that predicts each), the ceil(fraction · n) with
+ * the highest entropy, ties to the earlier token; a batch-level cut, as the 80/20 paper's percentile.
+ */
+export function highEntropyTokens(entropies: readonly (readonly number[])[], fraction: number): boolean[][] {
+  const all = entropies.flatMap((row, s) => row.map((entropy, d) => ({ entropy, s, d })));
+  const count = Math.ceil(fraction * all.length);
+  const keep = entropies.map((row) => row.map(() => false));
+  all
+    .map((entry, order) => ({ ...entry, order }))
+    .sort((a, b) => b.entropy - a.entropy || a.order - b.order)
+    .slice(0, count)
+    .forEach(({ s, d }) => {
+      keep[s][d] = true;
+    });
+  return keep;
+}
+
+/** Each demonstration token's entropy under the policy, from one pass with zero weights (no gradient). */
+async function demonstrationEntropies(
+  policy: PolicyBackend,
+  sequences: readonly DemonstrationSequence[],
+): Promise<number[][]> {
+  const probe = sequences.map(({ tokens }) => ({
+    tokens,
+    weights: tokens.slice(1).map(() => 0),
+    entropyWeights: tokens.slice(1).map(() => 0),
+  }));
+  const pass = await policy.forwardBackward(probe, 'cross_entropy');
+  if (!pass.entropies)
+    throw new RangeError('algorithm.relift.entropyTokens: the policy backend returned no entropies');
+  return sequences.map(({ start }, s) => pass.entropies![s].slice(start - 1));
 }
 
 export interface SftUpdateOptions {
@@ -69,6 +109,8 @@ export interface SftUpdateOptions {
   epochs: number;
   /** Learning rate, gradient clip, betas, eps and weight decay of every SFT optimiser step. */
   optim: OptimOptions;
+  /** MIFO: train on this top fraction of each minibatch's tokens by entropy; absent/null = all. */
+  entropyTokens?: number | null;
 }
 
 export interface SftUpdateResult {
@@ -76,7 +118,7 @@ export interface SftUpdateResult {
   loss: number;
   /** Mean gradient norm (before clipping) over the optimiser steps. */
   gradNorm: number;
-  /** Demonstration tokens trained per epoch. */
+  /** Demonstration tokens trained per epoch (with entropyTokens: the kept ones). */
   tokens: number;
   optimizerSteps: number;
 }
@@ -90,9 +132,15 @@ export async function sftUpdate(
   let lossSum = 0;
   let gradNormSum = 0;
   let steps = 0;
+  let kept = 0;
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     for (let start = 0; start < sequences.length; start += options.miniBatchSize) {
-      const data = sftData(sequences.slice(start, start + options.miniBatchSize));
+      const minibatch = sequences.slice(start, start + options.miniBatchSize);
+      const keep = options.entropyTokens
+        ? highEntropyTokens(await demonstrationEntropies(policy, minibatch), options.entropyTokens)
+        : undefined;
+      if (epoch === 0 && keep) kept += keep.flat().filter(Boolean).length;
+      const data = sftData(minibatch, keep);
       const pass = await policy.forwardBackward(data, 'cross_entropy');
       const optim = await policy.optimStep(options.optim);
       lossSum += pass.loss;
@@ -100,7 +148,9 @@ export async function sftUpdate(
       steps++;
     }
   }
-  const tokens = sequences.reduce((sum, sequence) => sum + sequence.tokens.length - sequence.start, 0);
+  const tokens = options.entropyTokens
+    ? kept
+    : sequences.reduce((sum, sequence) => sum + sequence.tokens.length - sequence.start, 0);
   return {
     loss: steps > 0 ? lossSum / steps : 0,
     gradNorm: steps > 0 ? gradNormSum / steps : 0,

@@ -19,7 +19,7 @@ import type { SampledGroup } from '../../rl/rollout.ts';
 import { buildContext, drawPool, validateRlConfig } from '../../rl/setup.ts';
 import { rlStep } from '../../rl/step.ts';
 import { reliftOf } from './component.ts';
-import { createRelift, Relift, solvedNone } from './relift.ts';
+import { createRelift, Relift, solvedNone, validateRelift } from './relift.ts';
 import { reliftSchema, resolveReliftOptions } from './relift-options.ts';
 
 const config = (relift: object, extra: object = {}) =>
@@ -41,6 +41,7 @@ interface Call {
   /** The mean NLL over weighted positions, from a forward pass just before this call (same weights). */
   forwardNll: number;
   result: number;
+  entropies?: number[][];
 }
 
 /** Records every forwardBackward (with an independent forward first) and every optimStep; the real backend runs. */
@@ -61,7 +62,13 @@ function record(policy: PolicyBackend): { calls: Call[]; optim: OptimOptions[] }
       });
     });
     const result = await forwardBackward(data, loss);
-    calls.push({ loss, data, forwardNll: nll / Math.max(1, weighted), result: result.loss });
+    calls.push({
+      loss,
+      data,
+      forwardNll: nll / Math.max(1, weighted),
+      result: result.loss,
+      ...(result.entropies && { entropies: result.entropies }),
+    });
     return result;
   };
   policy.optimStep = async (options) => {
@@ -173,6 +180,43 @@ describe('relift in real RL steps', () => {
     }
   }, 30_000);
 
+  it('entropyTokens (MIFO): the SFT loss on exactly the top share of demonstration tokens by entropy', async () => {
+    const ctx = await buildContext(config({ sftDataSize: 4, entropyTokens: 0.3 }));
+    const { calls } = record(ctx.policy);
+    try {
+      await rlStep(ctx, 1, 1e-4);
+      const second = await rlStep(ctx, 2, 1e-4);
+      // A zero-weight probe for the entropies (no gradient), then the SFT pass.
+      expect(calls.map((call) => call.loss)).toEqual(['linear', 'linear', 'cross_entropy', 'cross_entropy']);
+      const [probe, sft] = calls.slice(2);
+      expect(probe.data.every((datum) => datum.weights.every((w) => w === 0))).toBe(true);
+      const pool = drawPool(ctx.config);
+      const demo: { entropy: number; weight: number }[] = [];
+      sft.data.forEach((datum, d) => {
+        expect(probe.data[d].tokens).toEqual(datum.tokens);
+        const prompt = pool
+          .map((problem) => promptTokens(ctx.policy.tokenizer, problem))
+          .find((tokens) => tokens.every((token, t) => datum.tokens[t] === token))!;
+        // weights[t] weighs tokens[t + 1]: the demonstration's predictions start at prompt.length − 1.
+        for (let t = prompt.length - 1; t < datum.weights.length; t++) {
+          demo.push({ entropy: probe.entropies![d][t], weight: datum.weights[t] });
+        }
+        expect(datum.weights.slice(0, prompt.length - 1).every((w) => w === 0)).toBe(true);
+      });
+      const trained = demo.filter((token) => token.weight > 0);
+      expect(trained).toHaveLength(Math.ceil(0.3 * demo.length));
+      expect(second.metrics['relift/sft_tokens']).toBe(trained.length);
+      for (const token of trained) expect(token.weight).toBeCloseTo(1 / trained.length, 15);
+      const lowestKept = Math.min(...trained.map((token) => token.entropy));
+      const highestLeft = Math.max(
+        ...demo.filter((token) => token.weight === 0).map((token) => token.entropy),
+      );
+      expect(lowestKept).toBeGreaterThanOrEqual(highestLeft);
+    } finally {
+      await ctx.policy.close?.();
+    }
+  }, 30_000);
+
   it('a saved state loaded into a fresh instance gives the identical next SFT batch', async () => {
     const ctx = await buildContext(config({ sftDataSize: 2 }));
     try {
@@ -217,6 +261,11 @@ describe('relift config', () => {
     );
     expect(() => validateRlConfig(config({ demonstrations: { name: 'oracle' } }))).toThrow(UnknownNameError);
     expect(() => config({ entropyCoeff: 0.001 })).toThrow(/entropyCoeff/);
+    const base = config({ entropyTokens: 0.2 });
+    const remote = { ...base, policy: { ...base.policy, backend: 'tinker' } } as typeof base;
+    expect(() => validateRelift(remote)).toThrow(/entropyTokens .*policy.backend embedded only/);
+    expect(() => validateRelift(base)).not.toThrow();
+    expect(() => config({ entropyTokens: 0 })).toThrow(/entropyTokens/);
     const pool = [additionProblem('1', '2')];
     expect(() =>
       createRelift(config({ demonstrations: { name: 'solutions', options: { k: 1 } } }), {

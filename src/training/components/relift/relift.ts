@@ -25,7 +25,7 @@
 // Deviations: see relift-options.ts (defaults scaled to the ladder, no entropy bonus) and relift-sft.ts
 // (one AdamW state shared with RL; prompt + demonstration cut to the model's context).
 import { z } from 'zod';
-import { CheckpointError } from '../../../core/errors.ts';
+import { CheckpointError, ConfigError } from '../../../core/errors.ts';
 import type { Problem } from '../../../core/problem.ts';
 import type { RlConfig } from '../../rl/config.ts';
 import type { RlContext } from '../../rl/context.ts';
@@ -149,6 +149,7 @@ export class Relift {
     const result = await sftUpdate(ctx.policy, this.sequences(ctx, items), {
       miniBatchSize: this.options.miniBatchSize,
       epochs: this.options.epochs,
+      entropyTokens: this.options.entropyTokens,
       optim: {
         learningRate: this.options.learningRate ?? rlLearningRate,
         betas: train.betas,
@@ -182,6 +183,11 @@ export function validateRelift(config: RlConfig): void {
   if (!options.enabled) return;
   resolveReliftOptions(options, config.train.batchSize);
   demonstrationSources.get(options.demonstrations.name);
+  if (options.entropyTokens !== null && (config.policy?.backend ?? 'embedded') !== 'embedded') {
+    throw new ConfigError(
+      `algorithm.relift.entropyTokens selects tokens by the policy's entropy, which needs the full next-token distribution: policy.backend embedded only (this run: ${config.policy?.backend})`,
+    );
+  }
 }
 
 /** ReLIFT for the run, or null when `algorithm.relift.enabled` is false; the source checks the pool. */
