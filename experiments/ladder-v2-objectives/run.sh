@@ -45,6 +45,7 @@ arm_sets() {
     grpo-entropy) echo "algorithm.entropy.coefficient=0.01 algorithm.entropy.estimator=exact" ;;
     gae-ppo) echo "algorithm.advantage.name=gae algorithm.critic.learningRate=0.001" ;;
     remax-ppo) echo "algorithm.advantage.name=remax" ;;
+    grpo-remix) echo "algorithm.remix.history=1" ;;
     grpo-nft) echo "algorithm.loss.name=nft algorithm.loss.options.tokenSumNormaliser=104" ;;
     *) echo "run.sh: unknown arm '$1'" >&2; return 2 ;;
   esac
