@@ -23,6 +23,7 @@ const gridArms = [
   'gae-ppo',
   'passk-ppo',
   'grpo-nft',
+  'grpo-remix',
 ];
 
 interface EvalJson {
@@ -49,6 +50,13 @@ const sampledTokens = (rows: Row[] | undefined) =>
     (sum, row) => sum + ((row['sampling/tokens'] as number) ?? 0) + ((row['sampling/remax_tokens'] as number) ?? 0),
     0,
   );
+/** Mean sequences trained per step: the update's cost axis (ReMix trains its replayed groups too). */
+const trainedPerStep = (rows: Row[] | undefined) => {
+  const steps = trainingRows(rows).filter((row) => typeof row['sampling/trained_sequences'] === 'number');
+  return steps.length === 0
+    ? undefined
+    : steps.reduce((sum, row) => sum + (row['sampling/trained_sequences'] as number), 0) / steps.length;
+};
 /** The per-step series that decide training (entropy, reward): equal series = the same run. */
 const trace = (rows: Row[] | undefined) =>
   JSON.stringify(trainingRows(rows).map((row) => [row.entropy, row['reward/mean'], row['train/grad_norm']]));
@@ -80,17 +88,19 @@ out.push('## Grid: four minibatches per batch (three off-policy updates), every 
 if (done.length === 0) {
   out.push('No grid run has finished yet.', '');
 } else {
-  out.push(`| run | cold | ${ks.map((k) => `pass@${k}`).join(' | ')} | final entropy | sampled tokens |`);
-  out.push(`|---|---|${ks.map(() => '---').join('|')}|---|---|`);
+  out.push(
+    `| run | cold | ${ks.map((k) => `pass@${k}`).join(' | ')} | final entropy | sampled tokens | trained seq/step |`,
+  );
+  out.push(`|---|---|${ks.map(() => '---').join('|')}|---|---|---|`);
   for (const c of colds) {
     const coldValues = passAt(join(here, 'results', `cold-${c}.passk.json`));
-    if (coldValues) out.push(`| cold start | ${c} | ${ks.map((k) => f3(coldValues[k])).join(' | ')} | — | — |`);
+    if (coldValues) out.push(`| cold start | ${c} | ${ks.map((k) => f3(coldValues[k])).join(' | ')} | — | — | — |`);
     for (const arm of done) {
       const values = passAt(gridPath(arm, c));
       if (!values) continue;
       const rows = metricsOf('grid-mb4', `${arm}-mb4-${c}`);
       out.push(
-        `| ${arm} | ${c} | ${ks.map((k) => f3(values[k])).join(' | ')} | ${f4(lastEntropy(rows))} | ${sampledTokens(rows) || '—'} |`,
+        `| ${arm} | ${c} | ${ks.map((k) => f3(values[k])).join(' | ')} | ${f4(lastEntropy(rows))} | ${sampledTokens(rows) || '—'} | ${trainedPerStep(rows)?.toFixed(1) ?? '—'} |`,
       );
     }
   }

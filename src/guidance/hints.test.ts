@@ -93,9 +93,11 @@ describe('hints', () => {
     long.plan([hard], 1);
     long.observe(1, [outcome(hard, [0, 0])]);
     const [attempt] = long.plan([hard], 2);
-    expect(attempt.prompt).toBe(`${hard.prompt}\n\n## Hint.4+8+0=12\n3+7+1=11\n2+6+1=09\n1+5+0=06\nA:`);
+    // p = 1 reaches the answer line: the hint stops before it ("A:" and the answer), with nothing left
+    // for the guard to cut (worked-solution.ts solutionUpTo).
+    expect(attempt.prompt).toBe(`${hard.prompt}\n\n## Hint.4+8+0=12\n3+7+1=11\n2+6+1=09\n1+5+0=06\n`);
     expect(attempt.prompt).not.toContain('6912');
-    expect(long.metrics()).toMatchObject({ 'guidance/leak_cut': 1, 'guidance/leak_dropped': 0 });
+    expect(long.metrics()).toMatchObject({ 'guidance/leak_cut': 0, 'guidance/leak_dropped': 0 });
   });
 
   it('reports guided fraction, pass rates, strength and unlocked problems', () => {

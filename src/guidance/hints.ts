@@ -35,7 +35,7 @@ import type { GroupOutcome } from '../core/selector.ts';
 import { defineGuidance } from './define.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
-import { guardAgainstAnswer } from './leakage.ts';
+import { guardAgainstAnswer, leakContext } from './leakage.ts';
 import { requireWorkedSolutions, solutionPrefix } from './worked-solution.ts';
 
 const optionsSchema = z.strictObject({
@@ -100,7 +100,7 @@ export function createHintsGuidance(rawOptions: unknown, context?: GuidanceConte
     const visit = hardVisits.get(problem.id) ?? 0;
     hardVisits.set(problem.id, visit + 1);
     if (options.probeEvery > 0 && (visit + 1) % options.probeEvery === 0) return bare;
-    const guarded = guardAgainstAnswer(solutionPrefix(problem, p), problem.answer);
+    const guarded = guardAgainstAnswer(solutionPrefix(problem, p), problem.answer, leakContext(problem));
     const tooShort = guarded.text.length < options.minHintChars;
     ledger.countLeak(guarded.violated, tooShort);
     if (tooShort) return bare;

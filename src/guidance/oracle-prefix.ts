@@ -38,8 +38,8 @@ import type { GroupOutcome } from '../core/selector.ts';
 import { defineGuidance } from './define.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
-import { guardAgainstAnswer } from './leakage.ts';
-import { requireWorkedSolutions } from './worked-solution.ts';
+import { guardAgainstAnswer, leakContext } from './leakage.ts';
+import { requireWorkedSolutions, solutionUpTo } from './worked-solution.ts';
 
 const optionsSchema = z.strictObject({
   /** Longest prefix as a fraction of the worked solution (POPE: a quarter). */
@@ -86,8 +86,9 @@ export function createOraclePrefixGuidance(rawOptions: unknown, context?: Guidan
       if (visit % (options.unguidedPerGuided + 1) !== 0) return bare;
     }
     const guarded = guardAgainstAnswer(
-      problem.solution.slice(0, prefixLength(problem, entry.level)),
+      solutionUpTo(problem, prefixLength(problem, entry.level)),
       problem.answer,
+      leakContext(problem),
     );
     ledger.countLeak(guarded.violated, guarded.text === '');
     if (guarded.text === '') return bare;

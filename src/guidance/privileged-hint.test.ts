@@ -25,7 +25,7 @@ describe('privileged-hint', () => {
       prompt: problem.prompt,
       prefix: '',
       guided: false,
-      privilegedContext: '\n\n## Hint.4+8+0=12\n3+7+1=11\n2+6+1=09\n1+5+0=06\nA:',
+      privilegedContext: '\n\n## Hint.4+8+0=12\n3+7+1=11\n2+6+1=09\n1+5+0=06\n',
     });
     expect(attempt.privilegedContext).not.toContain(problem.answer);
     expect(short).toEqual({ problem: tiny, prompt: tiny.prompt, prefix: '', guided: false });
@@ -35,8 +35,10 @@ describe('privileged-hint', () => {
     });
     const metrics = guidance.metrics();
     expect(metrics['guidance/privileged_frac']).toBe(0.5);
-    expect(metrics['guidance/privileged_strength']).toBeCloseTo(38 / 42, 12);
-    expect(metrics['guidance/leak_cut']).toBe(2);
+    // The hint stops before the answer line (36 of 42 characters); only the other problem's hint is cut by
+    // the guard (and dropped as too short).
+    expect(metrics['guidance/privileged_strength']).toBeCloseTo(36 / 42, 12);
+    expect(metrics['guidance/leak_cut']).toBe(1);
     expect(metrics['guidance/leak_dropped']).toBe(1);
     expect(metrics['guidance/guided_frac']).toBe(0);
   });

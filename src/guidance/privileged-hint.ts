@@ -39,7 +39,7 @@ import type { Problem } from '../core/problem.ts';
 import { defineGuidance } from './define.ts';
 import type { Guidance, GuidanceContext } from './guidance.ts';
 import { GuidanceLedger, ledgerStateSchema, type PlannedAttempt } from './guidance-ledger.ts';
-import { guardAgainstAnswer } from './leakage.ts';
+import { guardAgainstAnswer, leakContext } from './leakage.ts';
 import { requireWorkedSolutions, solutionPrefix } from './worked-solution.ts';
 
 const optionsSchema = z.strictObject({
@@ -70,7 +70,11 @@ export function createPrivilegedHintGuidance(rawOptions: unknown, context?: Guid
 
   const attemptFor = (problem: Problem): PlannedAttempt => {
     const attempt = { problem, prompt: problem.prompt, prefix: '', guided: false };
-    const guarded = guardAgainstAnswer(solutionPrefix(problem, options.fraction), problem.answer);
+    const guarded = guardAgainstAnswer(
+      solutionPrefix(problem, options.fraction),
+      problem.answer,
+      leakContext(problem),
+    );
     const tooShort = guarded.text.length < options.minHintChars;
     ledger.countLeak(guarded.violated, tooShort);
     if (tooShort) return { attempt, strength: 0 };

@@ -11,7 +11,7 @@
 import type { Problem } from '../core/problem.ts';
 import type { RewardResult } from '../core/reward.ts';
 import { extractAnswerLine } from '../tasks/task.ts';
-import { guardAgainstAnswer } from './leakage.ts';
+import { guardAgainstAnswer, leakContext } from './leakage.ts';
 
 /** Where an extracted answer first departs from the gold one, without the gold's digits or characters. */
 export function diagnose(gold: string, extracted: string | null): string {
@@ -69,10 +69,12 @@ export function feedbackText(
 
 export function retryPrompt(parts: RetryPromptParts): RetryPrompt {
   const { problem } = parts;
-  const attempt = guardAgainstAnswer(parts.attempt, problem.answer);
+  const context = leakContext(problem);
+  const attempt = guardAgainstAnswer(parts.attempt, problem.answer, context);
   const feedback = guardAgainstAnswer(
     feedbackText(problem, parts.attempt, parts.result, parts.feedback),
     problem.answer,
+    context,
   );
   const values: Record<string, string> = {
     prompt: parts.prompt,

@@ -17,7 +17,7 @@ import type { Problem } from '../core/problem.ts';
 import { Registry } from '../core/registry.ts';
 import { countdownInstance } from '../tasks/countdown.ts';
 import { solutionSteps } from '../tasks/task.ts';
-import { answerPosition } from './leakage.ts';
+import { answerPosition, leakContext } from './leakage.ts';
 
 /** The criteria of one problem, before the leakage guard. */
 export type RubricFunction = (problem: Problem) => string[];
@@ -83,7 +83,9 @@ export interface ProblemRubric {
 /** The guarded rubric of one problem. */
 export function problemRubric(problem: Problem): ProblemRubric {
   const all = rubrics.get(problem.task)(problem);
-  const criteria = all.filter((criterion) => answerPosition(criterion, problem.answer) < 0);
+  const criteria = all.filter(
+    (criterion) => answerPosition(criterion, problem.answer, leakContext(problem)) < 0,
+  );
   return { criteria, dropped: all.length - criteria.length };
 }
 

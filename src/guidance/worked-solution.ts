@@ -2,6 +2,7 @@
 // fraction of one (the hint of QuestA, the oracle prefix of POPE).
 import { ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
+import { answerPrefix } from '../tasks/task.ts';
 import type { GuidanceContext } from './guidance.ts';
 
 /**
@@ -38,8 +39,20 @@ export function missingSolutions(pool: readonly Problem[], source: string): stri
 /**
  * The first `fraction` of the solution, in characters (QuestA's `split_prefix(solution, p)`; whether the
  * authors split by characters, tokens or sentences is unverified — their utils.py is not in the release
- * we read).
+ * we read), never into its answer line (solutionUpTo).
  */
 export function solutionPrefix(problem: Problem, fraction: number): string {
-  return problem.solution.slice(0, Math.floor(fraction * problem.solution.length));
+  return solutionUpTo(problem, Math.floor(fraction * problem.solution.length));
+}
+
+/**
+ * The solution's first `length` characters, cut back to the start of its answer line (the last line
+ * starting "A:") when they reach into it: a prefix ending "…\nA:1" starts the answer without stating it
+ * whole, which a literal guard lets through (issue 33: hints at p ≥ 0.95 on addition, ≥ 0.75 on countdown).
+ */
+export function solutionUpTo(problem: Problem, length: number): string {
+  const { solution } = problem;
+  const line = solution.startsWith(answerPrefix) ? 0 : solution.lastIndexOf(`\n${answerPrefix}`) + 1;
+  const limit = line > 0 || solution.startsWith(answerPrefix) ? line : solution.length;
+  return solution.slice(0, Math.min(length, limit));
 }

@@ -225,6 +225,7 @@ export function parseJudgePrompt(prompt: string): { constraintsPrompt: string; c
 }
 
 export const constraintsJudge: Task = {
+  labelAnswers: true,
   name,
   description:
     'Judge a candidate answer of the constraints task: check each constraint (y/n), then the verdict PASS or FAIL.',

@@ -64,6 +64,12 @@ export interface Task {
    * countdown: numbers permuted), so a contamination guard can reject variants of held-out problems.
    */
   canonicalKey?(problem: Problem): string;
+  /**
+   * Answers that are words of a fixed set (a verdict such as FAIL, "unanswerable"): the leakage guard
+   * (src/guidance/leakage) matches them as whole words, so "failure" does not give away FAIL. Absent: an
+   * answer is matched anywhere, inside longer words too (string-compose's "mullo" in "mmullo" leaks).
+   */
+  readonly labelAnswers?: boolean;
 }
 
 /** Why a generated statement is not a problem of the task. */

@@ -26,6 +26,7 @@ function verifyRefusal(_problem: Problem, completion: string): Verdict {
 }
 
 export const unanswerableAddition: Task = {
+  labelAnswers: true,
   name,
   description: 'Addition with one operand digit missing (?): the right answer is the refusal A:unanswerable.',
   difficulty: addition.difficulty,

@@ -184,6 +184,7 @@ function verifyRefusal(problem: Problem, completion: string): Verdict {
 }
 
 export const unanswerableCountdown: Task = {
+  labelAnswers: true,
   name,
   description: 'Countdown problems with no solution: the right answer is the refusal A:unanswerable.',
   difficulty,
