@@ -11,9 +11,7 @@ const layers: readonly (readonly string[])[] = [
   ['tasks', 'curricula', 'algorithms'],
   ['policy'],
   ['tokenizers'],
-  ['rewards', 'backends'],
-  // Above rewards: the leakage guard checks equal values with the math verifier (guidance/leakage/).
-  ['guidance'],
+  ['rewards', 'guidance', 'backends'],
   ['environments'],
   ['runs'],
   ['eval'],

@@ -3,7 +3,7 @@
 // problem's final answer, in any form, or the scaffold would train "copy the answer" instead of "solve".
 // No framework ships one (issue 13). The matcher is leakage/leak-forms.ts: the text is normalised first
 // (case, Unicode and worded operators, number words: leakage/normalise.ts), then searched for the answer
-// as digits (separators allowed), as scattered digits, as an equal value (the math verifier) or as text
+// as digits (separators allowed), as scattered digits, as an equal value (exact arithmetic) or as text
 // (separators and case allowed). Measured on hand-written leaks and clean hints of every built-in task
 // (leakage/cases.ts; leakage.test.ts asserts ≥ 95% caught and no clean hint flagged).
 // A violating text is cut back to just before the first occurrence; the caller drops what remains if it

@@ -13,8 +13,7 @@
 //   reverse, with words or commas between them ("the digits are 1, then 2, then 9"; "units 9, tens 2,
 //   hundreds 1"); digits joined by operators only ("1+2+9") are arithmetic, not this rule.
 // - rule `value`: an arithmetic expression or a non-integer number not in the prompt whose value equals
-//   the answer by the math verifier (src/rewards/math-answer: "100+29", "258/2", "1.29e2", "129.0",
-//   "\frac{258}{2}").
+//   the answer exactly (arithmetic.ts: "100+29", "258/2", "1.29e2", "129.0", "\frac{258}{2}").
 // Any other answer (a word, a list, countdown's expression):
 // - rule `text`: the answer's characters in order with separators allowed between them (whitespace, `_`,
 //   `'`, `·`; for an answer without arithmetic also `-` `.` `,` `|` `/`), not inside a longer word or
@@ -22,7 +21,7 @@
 // - rule `value`, for an answer that is an arithmetic expression: another expression of the same value,
 //   not in the prompt ("4*(3+25)" for "(25+3)*4"; countdown's last derivation step "28*4" reaches the
 //   target, and with it the whole solution).
-import { verifySync } from '../../rewards/math-answer/verify.ts';
+import { sameValue } from './arithmetic.ts';
 import { type Normalised, normalise } from './normalise.ts';
 
 export type LeakRule = 'digits' | 'scattered' | 'value' | 'text';
@@ -148,8 +147,7 @@ function valueLeak(hint: Normalised, answer: string, prompt: string, numeric: bo
     .sort((a, b) => a.start - b.start);
   for (const span of spans) {
     if (squash(span.text) === squash(answer) || restates(span.text)) continue; // the text rule's; the question
-    if (verifySync(answer, `\\boxed{${span.text}}`).correct)
-      return { position: hint.origin[span.start], rule: 'value' };
+    if (sameValue(answer, span.text)) return { position: hint.origin[span.start], rule: 'value' };
   }
   return null;
 }
