@@ -119,4 +119,28 @@ if (done.length === 0) {
     out.push('');
   }
 }
+// ReMix's claim is efficiency: more learning from the same rollouts. Its held-out pass@1 during training
+// (the runs' own evaluations: 100 problems × 4 samples per level, mean over levels 1-10) against grpo-ppo's
+// at the same steps, which are the same sampled tokens.
+const evalPassAt1 = (rows: Row[] | undefined, step: number): number | undefined => {
+  const row = (rows ?? []).find((candidate) => candidate.step === step && typeof candidate['eval/pass@1/aligned-addition/1'] === 'number');
+  if (!row) return undefined;
+  const levels = Array.from({ length: 10 }, (_, i) => row[`eval/pass@1/aligned-addition/${i + 1}`] as number);
+  return levels.reduce((sum, value) => sum + value, 0) / levels.length;
+};
+if (done.includes('grpo-remix')) {
+  out.push('### grpo-remix − grpo-ppo during training: held-out pass@1 (mean of levels 1-10) at equal steps and sampled tokens', '');
+  out.push('| step | grpo-ppo (s2, s3, s4) | grpo-remix (s2, s3, s4) | pairs | per cold start | mean | 95% CI | MDE (80% power) |');
+  out.push('|---|---|---|---|---|---|---|---|');
+  for (const step of [50, 100, 150, 200]) {
+    const base = colds.map((c) => evalPassAt1(metricsOf('grid-mb4', `grpo-ppo-mb4-${c}`), step));
+    const remix = colds.map((c) => evalPassAt1(metricsOf('grid-mb4', `grpo-remix-mb4-${c}`), step));
+    const differences = remix
+      .map((value, i) => [value, base[i]])
+      .filter((pair): pair is [number, number] => pair[0] !== undefined && pair[1] !== undefined)
+      .map(([a, b]) => a - b);
+    out.push(`| ${step} | ${base.map(f3).join(', ')} | ${remix.map(f3).join(', ')} | ${pairedCells(differences)} |`);
+  }
+  out.push('');
+}
 console.log(out.join('\n'));
