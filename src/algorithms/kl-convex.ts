@@ -28,13 +28,14 @@ export function klConvexPenalty(
     sequences.map((sequence) => ({ ...sequence, refLogprobs: sequence.precedentLogprobs })),
     { ...options, coefficient: options.coefficient * precedent },
   );
+  const loss = base.loss + towards.loss;
   return {
     weights: base.weights.map((row, i) => row.map((weight, t) => weight + towards.weights[i][t])),
-    loss: base.loss + towards.loss,
+    loss,
     metrics: {
       'losses/kl': base.metrics['losses/kl'],
       'losses/kl_precedent': towards.metrics['losses/kl'],
-      'losses/kl_penalty': base.loss + towards.loss,
+      'losses/kl_penalty': loss,
     },
   };
 }

@@ -83,9 +83,8 @@ export interface ProblemRubric {
 /** The guarded rubric of one problem. */
 export function problemRubric(problem: Problem): ProblemRubric {
   const all = rubrics.get(problem.task)(problem);
-  const criteria = all.filter(
-    (criterion) => answerPosition(criterion, problem.answer, leakContext(problem)) < 0,
-  );
+  const context = leakContext(problem);
+  const criteria = all.filter((criterion) => answerPosition(criterion, problem.answer, context) < 0);
   return { criteria, dropped: all.length - criteria.length };
 }
 

@@ -2,7 +2,7 @@
 // fraction of one (the hint of QuestA, the oracle prefix of POPE).
 import { ConfigError } from '../core/errors.ts';
 import type { Problem } from '../core/problem.ts';
-import { answerPrefix } from '../tasks/task.ts';
+import { answerLineStart } from '../tasks/task.ts';
 import type { GuidanceContext } from './guidance.ts';
 
 /**
@@ -51,8 +51,6 @@ export function solutionPrefix(problem: Problem, fraction: number): string {
  * whole, which a literal guard lets through (issue 33: hints at p ≥ 0.95 on addition, ≥ 0.75 on countdown).
  */
 export function solutionUpTo(problem: Problem, length: number): string {
-  const { solution } = problem;
-  const line = solution.startsWith(answerPrefix) ? 0 : solution.lastIndexOf(`\n${answerPrefix}`) + 1;
-  const limit = line > 0 || solution.startsWith(answerPrefix) ? line : solution.length;
-  return solution.slice(0, Math.min(length, limit));
+  const line = answerLineStart(problem.solution);
+  return problem.solution.slice(0, line < 0 ? length : Math.min(length, line));
 }

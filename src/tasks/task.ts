@@ -83,13 +83,18 @@ export type ParsedProblem =
 /** The marker that starts the answer line. */
 export const answerPrefix = 'A:';
 
+/** Where the last `A:` line of `text` starts (-1 = none). */
+export function answerLineStart(text: string): number {
+  const start = text.lastIndexOf(`\n${answerPrefix}`);
+  if (start >= 0) return start + 1;
+  return text.startsWith(answerPrefix) ? 0 : -1;
+}
+
 /** The last `A:` line of a completion, trimmed; null when none (or when it is empty). */
 export function extractAnswerLine(completion: string): string | null {
   if (typeof completion !== 'string') return null;
-  let start = completion.lastIndexOf(`\n${answerPrefix}`);
-  if (start >= 0) start += 1;
-  else if (completion.startsWith(answerPrefix)) start = 0;
-  else return null;
+  const start = answerLineStart(completion);
+  if (start < 0) return null;
   const lineEnd = completion.indexOf('\n', start);
   const answer = completion.slice(start + answerPrefix.length, lineEnd < 0 ? undefined : lineEnd).trim();
   return answer.length > 0 ? answer : null;

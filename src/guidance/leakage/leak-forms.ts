@@ -53,18 +53,19 @@ export function findLeak(text: string, answer: string, context: LeakContext = {}
   if (trimmed === '') return null;
   const hint = normalise(text);
   const prompt = normalise(context.prompt ?? '').text;
+  const numbers = promptNumbers(prompt);
   const found: Leak[] = [];
   if (/^[-+]?\d+$/.test(trimmed)) {
     const digits = trimmed.replace(/^[-+]/, '');
-    const leak = digitLeak(hint, digits, prompt) ?? scatteredLeak(hint, digits);
+    const leak = digitLeak(hint, digits, numbers) ?? scatteredLeak(hint, digits);
     if (leak) found.push(leak);
-    const value = valueLeak(hint, trimmed, prompt, true);
+    const value = valueLeak(hint, trimmed, prompt, numbers, true);
     if (value) found.push(value);
   } else {
     const literal = textLeak(hint, normalise(trimmed).text, context.label ?? false);
     if (literal) found.push(literal);
     if (isArithmetic(trimmed)) {
-      const value = valueLeak(hint, trimmed, prompt, false);
+      const value = valueLeak(hint, trimmed, prompt, numbers, false);
       if (value) found.push(value);
     }
   }
@@ -76,8 +77,7 @@ function promptNumbers(prompt: string): Set<string> {
   return new Set([...prompt.matchAll(digitRun)].map((match) => digitsOf(match[0])));
 }
 
-function digitLeak(hint: Normalised, digits: string, prompt: string): Leak | null {
-  const numbers = promptNumbers(prompt);
+function digitLeak(hint: Normalised, digits: string, numbers: ReadonlySet<string>): Leak | null {
   for (const match of hint.text.matchAll(digitRun)) {
     const run = digitsOf(match[0]);
     if (!run.endsWith(digits)) continue;
@@ -109,11 +109,10 @@ function scatteredLeak(hint: Normalised, digits: string): Leak | null {
       const gaps = window.slice(1).map((run, k) => hint.text.slice(window[k].end, run.start));
       const singles = window.every((run) => run.digits.length === 1);
       const worded = gaps.every((gap) => /[a-z,;]/.test(gap));
-      const spelled = singles && window.length >= 3 && gaps.every((gap) => /^\s*[-./|]\s*$/.test(gap));
-      if (!worded && !(singles && gaps.every((gap) => /^\s*[-./|]\s*$/.test(gap)))) break;
-      if (sequence === digits && (worded || spelled))
-        return { position: hint.origin[runs[i].start], rule: 'scattered' };
-      if (singles && sequence === reversed && (worded || spelled)) {
+      const separated = singles && gaps.every((gap) => /^\s*[-./|]\s*$/.test(gap));
+      if (!worded && !separated) break;
+      const spelled = worded || (separated && window.length >= 3);
+      if (spelled && (sequence === digits || (singles && sequence === reversed))) {
         return { position: hint.origin[runs[i].start], rule: 'scattered' };
       }
     }
@@ -131,9 +130,15 @@ const squash = (text: string) => text.replace(/\s+/g, '');
  * has the answer's value by definition; only a span with another number gives it away ("100+29").
  * For an expression answer (countdown) any expression of its value reaches the target: a solution.
  */
-function valueLeak(hint: Normalised, answer: string, prompt: string, numeric: boolean): Leak | null {
+function valueLeak(
+  hint: Normalised,
+  answer: string,
+  prompt: string,
+  numbers: ReadonlySet<string>,
+  numeric: boolean,
+): Leak | null {
   const echo = squash(prompt);
-  const known = new Set([...promptNumbers(prompt), '0', '1']);
+  const known = new Set([...numbers, '0', '1']);
   const restates = (span: string) =>
     numeric && [...span.matchAll(/\d+(?:\.\d+)?/g)].every((number) => known.has(number[0]));
   const spans = [...hint.text.matchAll(arithmeticSpan), ...hint.text.matchAll(fraction)]

@@ -17,16 +17,25 @@ export interface RestorableItem {
   restored?: boolean;
 }
 
+/** The policy's log-probs of each item's completion tokens under its context, in one forward ([] for none). */
+export async function completionLogprobs(
+  policy: PolicyBackend,
+  items: readonly { context: number[]; completion: number[] }[],
+): Promise<number[][]> {
+  if (items.length === 0) return [];
+  const all = await policy.forward(items.map((item) => [...item.context, ...item.completion]));
+  return all.map((logprobs, index) => logprobs.slice(items[index].context.length - 1));
+}
+
 /** Sets π_old (and the sampler's stand-in) of every restored item from one forward under its context. */
 export async function restoredLogprobs(
   policy: PolicyBackend,
   items: readonly RestorableItem[],
 ): Promise<void> {
   const restored = items.filter((item) => item.restored);
-  if (restored.length === 0) return;
-  const all = await policy.forward(restored.map((item) => [...item.context, ...item.completion]));
+  const all = await completionLogprobs(policy, restored);
   restored.forEach((item, index) => {
-    const logprobs = all[index].slice(item.context.length - 1);
+    const logprobs = all[index];
     item.trainerLogprobs = logprobs;
     item.samplerLogprobs = logprobs;
   });

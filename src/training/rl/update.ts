@@ -52,7 +52,7 @@ import {
 } from '../../algorithms/mismatch.ts';
 import type { Datum } from '../../core/policy.ts';
 import type { RlContext } from './context.ts';
-import { restoredLogprobs } from './restored-context.ts';
+import { completionLogprobs, restoredLogprobs } from './restored-context.ts';
 import type { SampledGroup } from './rollout.ts';
 
 /** One trainable completion. */
@@ -179,10 +179,9 @@ function rolloutCorrectionOf(ctx: RlContext): RolloutCorrection {
 /** The trainer's log-probs of every completion at the sampling weights, before any update. */
 async function oldLogprobPass(ctx: RlContext, items: Item[]): Promise<void> {
   const open = items.filter((item) => item.trainerLogprobs === null);
-  if (open.length === 0) return;
-  const all = await ctx.policy.forward(open.map((item) => [...item.context, ...item.completion]));
+  const all = await completionLogprobs(ctx.policy, open);
   open.forEach((item, index) => {
-    item.trainerLogprobs = all[index].slice(item.context.length - 1);
+    item.trainerLogprobs = all[index];
   });
 }
 
@@ -194,12 +193,9 @@ async function oldLogprobPass(ctx: RlContext, items: Item[]): Promise<void> {
 async function replayedLogprobs(ctx: RlContext, items: Item[]): Promise<void> {
   const replayed = items.filter((item) => item.replayed);
   const open = replayed.filter((item) => item.trainerLogprobs === null);
-  const all =
-    open.length > 0
-      ? await ctx.policy.forward(open.map((item) => [...item.context, ...item.completion]))
-      : [];
+  const all = await completionLogprobs(ctx.policy, open);
   open.forEach((item, index) => {
-    item.atStart = all[index].slice(item.context.length - 1);
+    item.atStart = all[index];
   });
   for (const item of replayed) item.atStart ??= item.trainerLogprobs!;
 }
@@ -226,9 +222,7 @@ async function updateMinibatch(
   const oldLogprobs = batch.map((item) => item.trainerLogprobs ?? item.samplerLogprobs);
   const current = onPolicy
     ? batch.map((item, index) => item.atStart ?? oldLogprobs[index])
-    : (await policy.forward(batch.map((item) => [...item.context, ...item.completion]))).map(
-        (logprobs, index) => logprobs.slice(batch[index].context.length - 1),
-      );
+    : await completionLogprobs(policy, batch);
   const sequences: LossSequence[] = batch.map((item, index) => ({
     logprobs: current[index],
     oldLogprobs: oldLogprobs[index],

@@ -76,8 +76,9 @@ export const remixComponent = defineRlComponent({
           return replay;
         },
         afterUpdate: async ({ step }) => {
-          const keep = reincarnated(step) ? [] : pending.filter((group) => unreplayable(group) === null);
-          skipped = reincarnated(step) ? 0 : pending.length - keep.length;
+          const buffering = !reincarnated(step); // from reincarnation on nothing is buffered
+          const keep = buffering ? pending.filter((group) => unreplayable(group) === null) : [];
+          skipped = buffering ? pending.length - keep.length : 0;
           buffer.add(
             keep.map((group) => storeGroup(group, step)),
             step,
